@@ -1,0 +1,206 @@
+package io.lmwarden.router;
+
+import io.lmwarden.router.api.AdminApi;
+import io.lmwarden.router.config.RouterConfig;
+import io.lmwarden.router.placement.AffinityTable;
+import io.lmwarden.router.placement.Placer;
+import io.lmwarden.router.placement.PolicyFactory;
+import io.lmwarden.router.placement.PolicyHolder;
+import io.lmwarden.router.pool.EndpointSliceDiscovery;
+import io.lmwarden.router.pool.EngineMetricsScraper;
+import io.lmwarden.router.pool.PoolSnapshot;
+import io.lmwarden.router.pool.ReplicaDiscovery;
+import io.lmwarden.router.pool.ReplicaPool;
+import io.lmwarden.router.pool.StaticReplicaDiscovery;
+import io.lmwarden.router.proxy.ApiErrors;
+import io.lmwarden.router.proxy.InFlightTracker;
+import io.lmwarden.router.proxy.PassThrough;
+import io.lmwarden.router.proxy.ProxyContext;
+import io.lmwarden.router.proxy.ProxyHandler;
+import io.lmwarden.router.proxy.RouterTimestamps;
+import io.lmwarden.router.session.ApiFlavor;
+import io.lmwarden.router.stats.RequestAccounting;
+import io.lmwarden.router.stats.RouterMetrics;
+import io.lmwarden.router.stats.SessionLog;
+import io.lmwarden.sim.SimCluster;
+import io.lmwarden.sim.SimOptions;
+import io.lmwarden.sim.SimProfile;
+import io.vertx.core.Future;
+import io.vertx.core.Vertx;
+import io.vertx.core.http.HttpClient;
+import io.vertx.core.http.HttpClientOptions;
+import io.vertx.core.http.HttpHeaders;
+import io.vertx.core.http.HttpServer;
+import io.vertx.core.http.HttpServerOptions;
+import io.vertx.core.http.PoolOptions;
+import io.vertx.ext.web.Router;
+import io.vertx.ext.web.RoutingContext;
+import io.vertx.ext.web.handler.BodyHandler;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.function.LongFunction;
+import java.util.logging.Logger;
+
+/** Wires the router's parts together and owns their lifecycle. */
+final class RouterRuntime {
+
+    private static final Logger LOG = Logger.getLogger(RouterRuntime.class.getName());
+    private static final long AFFINITY_SWEEP_MS = 30_000;
+
+    private final RouterConfig config;
+    private final Vertx vertx;
+    private final SimCluster sim;
+    private final ReplicaDiscovery discovery;
+    private final EngineMetricsScraper scraper;
+    private final HttpClient client;
+    private final HttpServer server;
+    private final InFlightTracker inFlight;
+
+    private RouterRuntime(RouterConfig config, Vertx vertx, SimCluster sim, ReplicaDiscovery discovery,
+                          EngineMetricsScraper scraper, HttpClient client, HttpServer server, InFlightTracker inFlight) {
+        this.config = config;
+        this.vertx = vertx;
+        this.sim = sim;
+        this.discovery = discovery;
+        this.scraper = scraper;
+        this.client = client;
+        this.server = server;
+        this.inFlight = inFlight;
+    }
+
+    static RouterRuntime start(RouterConfig config) {
+        SimCluster sim = null;
+        List<String> replicaEntries = config.replicas();
+        if (config.simulate() > 0) {
+            sim = SimCluster.start(SimOptions.defaults()
+                    .withReplicas(config.simulate())
+                    .withProfile(SimProfile.named(config.simProfile()))
+                    .withModel(config.simModel())
+                    .withTimeScale(config.timeScale()));
+            List<String> entries = new ArrayList<>();
+            sim.replicas().forEach(r -> entries.add(r.id() + "=" + r.url()));
+            replicaEntries = entries;
+        }
+        Vertx vertx = Vertx.vertx();
+        try {
+            ReplicaDiscovery discovery = config.k8sService().isPresent()
+                    ? new EndpointSliceDiscovery(config.k8sService().get(), config.namespace())
+                    : new StaticReplicaDiscovery(replicaEntries);
+            ReplicaPool pool = new ReplicaPool(config.metricsStaleAfter());
+            AffinityTable affinity = new AffinityTable(config.affinityMaxEntries(), config.sessionIdleTimeout());
+            PolicyHolder policy = new PolicyHolder(new PolicyFactory(affinity, config.maxNumSeqs()),
+                    config.affinity() ? config.policy() : io.lmwarden.router.placement.LeastLoadedPolicy.NAME,
+                    config.spillThreshold());
+            RouterMetrics metrics = new RouterMetrics(pool, affinity);
+            SessionLog sessions = new SessionLog(10_000, 50);
+            RequestAccounting accounting = new RequestAccounting(metrics, sessions);
+            HttpClient client = vertx.createHttpClient(new HttpClientOptions()
+                            .setConnectTimeout((int) config.connectTimeout().toMillis())
+                            .setKeepAlive(true)
+                            .setTcpNoDelay(true),
+                    new PoolOptions().setHttp1MaxSize(1024));
+            LongFunction<PoolSnapshot> snapshot = now -> pool.snapshot(affinity::sessionsOn, now);
+            InFlightTracker inFlight = new InFlightTracker();
+            ProxyContext ctx = new ProxyContext(vertx, client, pool, snapshot, new Placer(policy), metrics, accounting,
+                    config.streamIdleTimeout(), inFlight);
+
+            Router router = Router.router(vertx);
+            router.route().handler(rc -> {
+                rc.put(RouterTimestamps.RECEIVED_AT_NANOS, System.nanoTime());
+                rc.next();
+            });
+            BodyHandler body = BodyHandler.create(false).setBodyLimit(config.bodyLimitBytes());
+            ProxyHandler proxy = new ProxyHandler(ctx);
+            for (ApiFlavor flavor : ApiFlavor.values()) {
+                router.post(flavor.path()).handler(body).handler(rc -> proxy.handle(rc, flavor))
+                        .failureHandler(rc -> failure(rc, flavor, config));
+            }
+            PassThrough passThrough = new PassThrough(ctx);
+            router.get("/v1/models").handler(passThrough::handle);
+            router.post("/tokenize").handler(body).handler(passThrough::handle);
+            router.put("/api/policy").handler(BodyHandler.create(false).setBodyLimit(64 * 1024));
+            new AdminApi(pool, snapshot, policy, affinity, sessions, accounting, metrics, inFlight,
+                    config.adminToken(), discovery.describe()).mount(router);
+            router.route().last().handler(rc -> rc.response().setStatusCode(404)
+                    .putHeader(HttpHeaders.CONTENT_TYPE, "application/json")
+                    .end(ApiErrors.body(null, 404, "no route for " + rc.request().method() + " " + rc.request().path())));
+
+            discovery.start(pool::apply);
+            EngineMetricsScraper scraper = new EngineMetricsScraper(vertx, client, pool, config.scrapeInterval());
+            scraper.start();
+            vertx.setPeriodic(AFFINITY_SWEEP_MS, id -> affinity.expireIdle(System.nanoTime()));
+
+            HttpServer server = vertx.createHttpServer(new HttpServerOptions()
+                            .setPort(config.port()).setHost(config.host()).setTcpNoDelay(true).setCompressionSupported(false))
+                    .requestHandler(router);
+            await(server.listen());
+            LOG.info(() -> "router listening port=" + server.actualPort() + " discovery=" + discovery.describe()
+                    + " policy=" + policy.get().name());
+            return new RouterRuntime(config, vertx, sim, discovery, scraper, client, server, inFlight);
+        } catch (RuntimeException e) {
+            vertx.close();
+            if (sim != null) {
+                sim.close();
+            }
+            throw e;
+        }
+    }
+
+    private static void failure(RoutingContext rc, ApiFlavor flavor, RouterConfig config) {
+        int status = rc.statusCode() > 0 ? rc.statusCode() : 500;
+        String message = status == 413
+                ? "request body exceeds the router's limit of " + config.bodyLimitBytes() + " bytes (bodyLimit)"
+                : "router error: " + (rc.failure() == null ? "status " + status : rc.failure().getMessage());
+        if (!rc.response().headWritten()) {
+            rc.response().setStatusCode(status).putHeader(HttpHeaders.CONTENT_TYPE, "application/json")
+                    .end(ApiErrors.body(flavor, status, message));
+        }
+    }
+
+    int port() {
+        return server.actualPort();
+    }
+
+    List<String> simulatedReplicaUrls() {
+        return sim == null ? List.of() : sim.urls();
+    }
+
+    /** Stops accepting, lets in-flight streams finish up to the grace period, then stops everything. */
+    void close() {
+        long graceMs = config.shutdownGrace().toMillis();
+        Future<Void> shutdown = server.shutdown(graceMs, TimeUnit.MILLISECONDS);
+        try {
+            inFlight.whenDrained().get(graceMs, TimeUnit.MILLISECONDS);
+        } catch (TimeoutException e) {
+            LOG.warning(() -> "shutdown grace over with " + inFlight.active() + " requests in flight");
+        } catch (Exception e) {
+            LOG.warning(() -> "shutdown wait interrupted: " + e);
+        }
+        try {
+            await(shutdown);
+        } catch (RuntimeException e) {
+            LOG.fine(() -> "server shutdown: " + e);
+        }
+        scraper.close();
+        discovery.close();
+        await(client.close());
+        await(vertx.close());
+        if (sim != null) {
+            sim.close();
+        }
+    }
+
+    private static <T> T await(Future<T> f) {
+        try {
+            return f.toCompletionStage().toCompletableFuture().get(60, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted", e);
+        } catch (Exception e) {
+            throw new IllegalStateException(e.getCause() != null ? e.getCause().getMessage() : e.getMessage(), e);
+        }
+    }
+}

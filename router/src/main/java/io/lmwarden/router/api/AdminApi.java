@@ -1,0 +1,195 @@
+package io.lmwarden.router.api;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.lmwarden.router.config.SpillThreshold;
+import io.lmwarden.router.placement.AffinityPolicy;
+import io.lmwarden.router.placement.AffinityTable;
+import io.lmwarden.router.placement.PolicyFactory;
+import io.lmwarden.router.placement.PolicyHolder;
+import io.lmwarden.router.pool.EngineMetrics;
+import io.lmwarden.router.pool.PoolSnapshot;
+import io.lmwarden.router.pool.ReplicaPool;
+import io.lmwarden.router.pool.ReplicaState;
+import io.lmwarden.router.pool.ReplicaView;
+import io.lmwarden.router.proxy.ApiErrors;
+import io.lmwarden.router.proxy.InFlightTracker;
+import io.lmwarden.router.stats.RequestAccounting;
+import io.lmwarden.router.stats.RouterMetrics;
+import io.lmwarden.router.stats.SessionLog;
+import io.lmwarden.router.stats.StepRecord;
+import io.vertx.core.http.HttpHeaders;
+import io.vertx.ext.web.Router;
+import io.vertx.ext.web.RoutingContext;
+
+import java.io.IOException;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.function.LongFunction;
+
+/** The router's own endpoints: health, readiness, metrics, replicas, sessions and the policy switch. */
+public final class AdminApi {
+
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    private final ReplicaPool pool;
+    private final LongFunction<PoolSnapshot> snapshot;
+    private final PolicyHolder policy;
+    private final AffinityTable affinity;
+    private final SessionLog sessions;
+    private final RequestAccounting accounting;
+    private final RouterMetrics metrics;
+    private final InFlightTracker inFlight;
+    private final Optional<String> adminToken;
+    private final String discovery;
+    private final Instant startedAt = Instant.now();
+
+    public AdminApi(ReplicaPool pool, LongFunction<PoolSnapshot> snapshot, PolicyHolder policy, AffinityTable affinity,
+                    SessionLog sessions, RequestAccounting accounting, RouterMetrics metrics, InFlightTracker inFlight,
+                    Optional<String> adminToken, String discovery) {
+        this.pool = pool;
+        this.snapshot = snapshot;
+        this.policy = policy;
+        this.affinity = affinity;
+        this.sessions = sessions;
+        this.accounting = accounting;
+        this.metrics = metrics;
+        this.inFlight = inFlight;
+        this.adminToken = adminToken;
+        this.discovery = discovery;
+    }
+
+    public void mount(Router router) {
+        router.get("/healthz").handler(rc -> json(rc, 200, Map.of("status", "ok")));
+        router.get("/readyz").handler(this::readyz);
+        router.get("/metrics").handler(rc -> rc.response()
+                .putHeader(HttpHeaders.CONTENT_TYPE, "text/plain; version=0.0.4; charset=utf-8").end(metrics.scrape()));
+        router.get("/api/replicas").handler(rc -> json(rc, 200, replicas()));
+        router.get("/api/sessions").handler(rc -> json(rc, 200, Map.of("sessions", sessions.recentSessions(100))));
+        router.get("/api/sessions/:key").handler(this::session);
+        router.get("/api/policy").handler(rc -> json(rc, 200, policyView()));
+        router.put("/api/policy").handler(this::putPolicy);
+    }
+
+    private void readyz(RoutingContext rc) {
+        int ready = snapshot.apply(System.nanoTime()).ready().size();
+        json(rc, ready > 0 ? 200 : 503, Map.of("ready", ready > 0, "readyReplicas", ready));
+    }
+
+    public Map<String, Object> policyView() {
+        PolicyHolder.Current c = policy.current();
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("policy", c.policy().name());
+        m.put("affinity", PolicyFactory.pinsSessions(c.policy()));
+        m.put("spillThreshold", c.spillThreshold().toString());
+        m.put("spillThresholdValue", c.policy() instanceof AffinityPolicy a ? a.threshold() : null);
+        m.put("policies", PolicyFactory.NAMES);
+        return m;
+    }
+
+    public Map<String, Object> replicas() {
+        PoolSnapshot snap = snapshot.apply(System.nanoTime());
+        Map<String, Object> m = policyView();
+        m.put("stickyPct", round(accounting.stickyPercent()));
+        m.put("inFlight", inFlight.active());
+        m.put("affinityEntries", affinity.size());
+        m.put("discovery", discovery);
+        m.put("startedAt", startedAt.toString());
+        m.put("countersSince", "router start");
+        List<Map<String, Object>> rows = new ArrayList<>();
+        for (ReplicaView r : snap.replicas()) {
+            ReplicaState s = pool.get(r.id()).orElse(null);
+            EngineMetrics e = r.metrics();
+            Map<String, Object> row = new LinkedHashMap<>();
+            row.put("id", r.id());
+            row.put("url", r.url());
+            row.put("ready", r.ready());
+            row.put("inFlight", r.inFlight());
+            row.put("stickySessions", r.stickySessions());
+            row.put("requests", s == null ? 0 : s.requests());
+            row.put("spilledIn", s == null ? 0 : s.spilledIn());
+            row.put("clientPinned", s == null ? 0 : s.clientPinned());
+            row.put("failures", s == null ? 0 : s.failures());
+            row.put("metricsFresh", r.metricsFresh());
+            row.put("metricsAgeMs", e == null ? null : (snap.takenAtNanos() - e.scrapedAtNanos()) / 1_000_000);
+            row.put("running", e == null ? null : e.running());
+            row.put("waiting", e == null ? null : e.waiting());
+            row.put("kvCacheUsage", e == null ? null : e.kvCacheUsage());
+            row.put("prefixHitRate", e == null ? null : round(e.prefixHitRate()));
+            row.put("prefixCacheQueries", e == null ? null : e.prefixCacheQueries());
+            row.put("prefixCacheHits", e == null ? null : e.prefixCacheHits());
+            row.put("promptTokens", e == null ? null : e.promptTokens());
+            row.put("generationTokens", e == null ? null : e.generationTokens());
+            row.put("kvCapacityTokens", e == null ? null : e.kvCapacityTokens());
+            row.put("models", e == null ? List.of() : e.models());
+            rows.add(row);
+        }
+        m.put("replicas", rows);
+        return m;
+    }
+
+    private void session(RoutingContext rc) {
+        String key = rc.pathParam("key");
+        Optional<List<StepRecord>> steps = sessions.steps(key);
+        if (steps.isEmpty()) {
+            json(rc, 404, Map.of("error", Map.of("message", "no recent session with key '" + key
+                    + "'; the router keeps the most recent sessions only", "code", 404)));
+            return;
+        }
+        List<StepRecord> list = steps.get();
+        String model = list.get(list.size() - 1).model();
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("key", key);
+        m.put("source", list.get(list.size() - 1).sessionKeySource());
+        m.put("model", model);
+        m.put("replica", affinity.peek(model, key).orElse(list.get(list.size() - 1).replica()));
+        m.put("steps", list);
+        json(rc, 200, m);
+    }
+
+    private void putPolicy(RoutingContext rc) {
+        if (adminToken.isPresent()) {
+            String auth = rc.request().getHeader(HttpHeaders.AUTHORIZATION);
+            if (auth == null || !auth.equals("Bearer " + adminToken.get())) {
+                rc.response().setStatusCode(401).putHeader(HttpHeaders.CONTENT_TYPE, "application/json")
+                        .end(ApiErrors.body(null, 401, "PUT /api/policy needs 'Authorization: Bearer <admin token>'"));
+                return;
+            }
+        }
+        try {
+            JsonNode body = rc.body() == null || rc.body().buffer() == null ? null : JSON.readTree(rc.body().buffer().getBytes());
+            if (body == null || !body.isObject() || !body.hasNonNull("policy")) {
+                throw new IllegalArgumentException("send a JSON object like {\"policy\":\"affinity\",\"spillThreshold\":\"auto\"}; "
+                        + "policies: " + String.join(", ", PolicyFactory.NAMES));
+            }
+            SpillThreshold spill = body.hasNonNull("spillThreshold")
+                    ? SpillThreshold.parse(body.get("spillThreshold").asText())
+                    : policy.current().spillThreshold();
+            policy.switchTo(body.get("policy").asText(), spill);
+            json(rc, 200, policyView());
+        } catch (IOException e) {
+            rc.response().setStatusCode(400).putHeader(HttpHeaders.CONTENT_TYPE, "application/json")
+                    .end(ApiErrors.body(null, 400, "body is not valid JSON: " + e.getMessage()));
+        } catch (IllegalArgumentException e) {
+            rc.response().setStatusCode(400).putHeader(HttpHeaders.CONTENT_TYPE, "application/json")
+                    .end(ApiErrors.body(null, 400, e.getMessage()));
+        }
+    }
+
+    private static double round(double v) {
+        return Math.round(v * 1000) / 1000.0;
+    }
+
+    static void json(RoutingContext rc, int status, Object value) {
+        try {
+            rc.response().setStatusCode(status).putHeader(HttpHeaders.CONTENT_TYPE, "application/json")
+                    .end(JSON.writeValueAsString(value));
+        } catch (IOException e) {
+            rc.fail(e);
+        }
+    }
+}

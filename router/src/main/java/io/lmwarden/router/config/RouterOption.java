@@ -1,0 +1,65 @@
+package io.lmwarden.router.config;
+
+/**
+ * Every router setting, with its YAML key, flag, environment variable and default. One table, so
+ * that the three sources cannot drift apart and the README reference is checked against it.
+ */
+public enum RouterOption {
+    PORT("port", "8000", "HTTP port the router listens on"),
+    HOST("host", "0.0.0.0", "address to bind"),
+    REPLICAS("replicas", "", "static replica base URLs, comma separated (http://host:port)"),
+    K8S_SERVICE("k8sService", "", "discover replicas from the EndpointSlices of this Kubernetes Service"),
+    NAMESPACE("namespace", "", "namespace of that Service (default: the pod's own, from its service account)"),
+    SIMULATE("simulate", "0", "start N simulated vLLM replicas in-process and route to them"),
+    SIM_PROFILE("simProfile", "a4000-qwen3-4b", "simulator profile for --simulate"),
+    SIM_MODEL("simModel", "Qwen/Qwen3-4B-Instruct-2507", "model name the simulated replicas serve"),
+    TIME_SCALE("timeScale", "1", "simulated replicas run K times faster than real time"),
+    POLICY("policy", "affinity", "placement policy: affinity, least-loaded, round-robin"),
+    SPILL_THRESHOLD("spillThreshold", "auto", "in-flight requests on the home replica above which a step spills: auto (= max_num_seqs/4) or an integer"),
+    AFFINITY("affinity", "true", "session affinity on/off; off places every request like least-loaded"),
+    MAX_NUM_SEQS("maxNumSeqs", "32", "engine max_num_seqs, used for spill threshold auto when the engine does not expose it"),
+    SESSION_IDLE_TIMEOUT("sessionIdleTimeout", "2h", "an affinity entry unused this long is forgotten"),
+    AFFINITY_MAX_ENTRIES("affinityMaxEntries", "1000000", "bound of the affinity table; the least recently used entry goes first"),
+    SCRAPE_INTERVAL("scrapeInterval", "500ms", "how often each replica's /metrics is scraped"),
+    METRICS_STALE_AFTER("metricsStaleAfter", "3s", "engine metrics older than this are ignored; the router's own in-flight counts place requests"),
+    BODY_LIMIT("bodyLimit", "32MiB", "largest request body accepted (413 beyond)"),
+    CONNECT_TIMEOUT("connectTimeout", "5s", "connect timeout to a replica"),
+    STREAM_IDLE_TIMEOUT("streamIdleTimeout", "300s", "a replica silent for this long ends the request with 504 (idle, not total)"),
+    SHUTDOWN_GRACE("shutdownGrace", "30s", "on shutdown, in-flight streams may finish for this long"),
+    ADMIN_TOKEN("adminToken", "", "when set, PUT /api/policy needs 'Authorization: Bearer <token>'"),
+    LOG_FORMAT("logFormat", "text", "log line format: text or json"),
+    CONFIG("config", "", "YAML config file with any of these keys");
+
+    private final String key;
+    private final String defaultValue;
+    private final String description;
+
+    RouterOption(String key, String defaultValue, String description) {
+        this.key = key;
+        this.defaultValue = defaultValue;
+        this.description = description;
+    }
+
+    /** Key in the YAML file, e.g. {@code spillThreshold}. */
+    public String key() {
+        return key;
+    }
+
+    /** Command line flag, e.g. {@code --spill-threshold}. */
+    public String flag() {
+        return "--" + key.replaceAll("([A-Z])", "-$1").toLowerCase(java.util.Locale.ROOT);
+    }
+
+    /** Environment variable, e.g. {@code LMW_SPILL_THRESHOLD}. */
+    public String env() {
+        return "LMW_" + name();
+    }
+
+    public String defaultValue() {
+        return defaultValue;
+    }
+
+    public String description() {
+        return description;
+    }
+}

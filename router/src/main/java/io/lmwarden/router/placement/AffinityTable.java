@@ -1,0 +1,126 @@
+package io.lmwarden.router.placement;
+
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.Iterator;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * Maps (model, session key) to the replica that holds the session's prefix. Bounded: beyond
+ * {@code maxEntries} the least recently used entry goes; an entry idle longer than the timeout is
+ * forgotten. Every operation is O(1) (expiry is amortised: it walks from the oldest entry and stops
+ * at the first one still in use). One lock: the table is touched once per request.
+ */
+public final class AffinityTable {
+
+    private static final char SEPARATOR = '\u0001';
+
+    /** Mutable on purpose: touching an entry on every request must not allocate. */
+    private static final class Entry {
+        String replicaId;
+        long lastUsedNanos;
+
+        Entry(String replicaId, long lastUsedNanos) {
+            this.replicaId = replicaId;
+            this.lastUsedNanos = lastUsedNanos;
+        }
+    }
+
+    private final int maxEntries;
+    private final long idleTimeoutNanos;
+    private final LinkedHashMap<String, Entry> entries;
+    private final Map<String, Integer> perReplica = new HashMap<>();
+
+    public AffinityTable(int maxEntries, Duration idleTimeout) {
+        this.maxEntries = maxEntries;
+        this.idleTimeoutNanos = idleTimeout.toNanos();
+        this.entries = new LinkedHashMap<>(Math.min(maxEntries, 1 << 16), 0.75f, true);
+    }
+
+    static String key(String model, String sessionKey) {
+        return model + SEPARATOR + sessionKey;
+    }
+
+    /** The session's replica if it has one and it has not gone idle; touches the entry. */
+    public synchronized Optional<String> lookup(String model, String sessionKey, long nowNanos) {
+        String k = key(model, sessionKey);
+        Entry e = entries.get(k);
+        if (e == null) {
+            return Optional.empty();
+        }
+        if (nowNanos - e.lastUsedNanos > idleTimeoutNanos) {
+            entries.remove(k);
+            decrement(e.replicaId);
+            return Optional.empty();
+        }
+        e.lastUsedNanos = nowNanos;
+        return Optional.of(e.replicaId);
+    }
+
+    /** Pins (or re-pins) the session to a replica. */
+    public synchronized void pin(String model, String sessionKey, String replicaId, long nowNanos) {
+        String k = key(model, sessionKey);
+        Entry e = entries.get(k);
+        if (e != null) {
+            if (!e.replicaId.equals(replicaId)) {
+                decrement(e.replicaId);
+                increment(replicaId);
+                e.replicaId = replicaId;
+            }
+            e.lastUsedNanos = nowNanos;
+            return;
+        }
+        entries.put(k, new Entry(replicaId, nowNanos));
+        increment(replicaId);
+        if (entries.size() > maxEntries) {
+            Iterator<Map.Entry<String, Entry>> it = entries.entrySet().iterator();
+            Entry eldest = it.next().getValue();
+            it.remove();
+            decrement(eldest.replicaId);
+        }
+    }
+
+    /** Forgets entries idle longer than the timeout; returns how many. */
+    public synchronized int expireIdle(long nowNanos) {
+        int removed = 0;
+        Iterator<Map.Entry<String, Entry>> it = entries.entrySet().iterator();
+        while (it.hasNext()) {
+            Entry e = it.next().getValue();
+            if (nowNanos - e.lastUsedNanos <= idleTimeoutNanos) {
+                break;
+            }
+            it.remove();
+            decrement(e.replicaId);
+            removed++;
+        }
+        return removed;
+    }
+
+    public synchronized Optional<String> peek(String model, String sessionKey) {
+        Entry e = entries.get(key(model, sessionKey));
+        return e == null ? Optional.empty() : Optional.of(e.replicaId);
+    }
+
+    public synchronized int size() {
+        return entries.size();
+    }
+
+    /** Sessions pinned to one replica. */
+    public synchronized int sessionsOn(String replicaId) {
+        return perReplica.getOrDefault(replicaId, 0);
+    }
+
+    public synchronized Map<String, Integer> sessionsPerReplica() {
+        return Map.copyOf(perReplica);
+    }
+
+    private void increment(String replicaId) {
+        perReplica.merge(replicaId, 1, Integer::sum);
+    }
+
+    private void decrement(String replicaId) {
+        perReplica.computeIfPresent(replicaId, (k, v) -> v <= 1 ? null : v - 1);
+    }
+}

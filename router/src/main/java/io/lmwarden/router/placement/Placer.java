@@ -1,0 +1,90 @@
+package io.lmwarden.router.placement;
+
+import io.lmwarden.router.pool.PoolSnapshot;
+import io.lmwarden.router.pool.ReplicaView;
+import io.lmwarden.router.session.RequestFacts;
+
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+import java.util.function.Supplier;
+import java.util.stream.Collectors;
+
+/**
+ * Filters the pool (ready, serves the model, not already tried), honours client pinning, and hands
+ * the rest to the current policy. A retry after a failure is marked {@code FALLBACK}.
+ */
+public final class Placer {
+
+    private final Supplier<PlacementPolicy> policy;
+
+    public Placer(Supplier<PlacementPolicy> policy) {
+        this.policy = policy;
+    }
+
+    public Placement place(RequestFacts facts, PoolSnapshot pool, Set<String> alreadyTried, long nowNanos)
+            throws NoReplicaAvailableException {
+        Optional<Placement> pinned = clientPinned(facts, pool, alreadyTried);
+        if (pinned.isPresent()) {
+            return pinned.get();
+        }
+        List<ReplicaView> candidates = candidates(facts, pool, alreadyTried);
+        Placement p = policy.get().place(new PlacementRequest(facts, candidates, pool, nowNanos));
+        if (!alreadyTried.isEmpty()) {
+            return p.withDecision(Decision.FALLBACK, "retry after " + String.join(",", alreadyTried) + " failed; " + p.reason());
+        }
+        return p;
+    }
+
+    static List<ReplicaView> candidates(RequestFacts facts, PoolSnapshot pool, Set<String> alreadyTried)
+            throws NoReplicaAvailableException {
+        List<ReplicaView> ready = pool.ready().stream().filter(r -> !alreadyTried.contains(r.id())).toList();
+        if (ready.isEmpty()) {
+            if (pool.replicas().isEmpty()) {
+                throw new NoReplicaAvailableException(503, "no replica is known yet; the router is waiting for discovery");
+            }
+            throw new NoReplicaAvailableException(503, alreadyTried.isEmpty()
+                    ? "no ready replica among " + pool.replicas().size() + "; retry later"
+                    : "no other ready replica to retry on after " + String.join(",", alreadyTried) + " failed");
+        }
+        if (facts.model().isEmpty()) {
+            return ready;
+        }
+        // Replicas whose metrics list served models are filtered by them; unknown ones stay eligible.
+        List<ReplicaView> serving = ready.stream()
+                .filter(r -> r.metrics() == null || r.metrics().models().isEmpty() || r.metrics().models().contains(facts.model()))
+                .toList();
+        // Nobody serves it: let an engine answer with its own 404, in its own words.
+        return serving.isEmpty() ? ready : serving;
+    }
+
+    private static Optional<Placement> clientPinned(RequestFacts facts, PoolSnapshot pool, Set<String> alreadyTried)
+            throws NoReplicaAvailableException {
+        Optional<ReplicaView> target;
+        String how;
+        if (facts.pinnedReplica().isPresent()) {
+            String id = facts.pinnedReplica().get();
+            target = pool.byId(id);
+            how = "X-LMW-Replica: " + id;
+            if (target.isEmpty()) {
+                throw new NoReplicaAvailableException(400, "X-LMW-Replica names replica '" + id + "', which does not exist; known: "
+                        + pool.replicas().stream().map(ReplicaView::id).collect(Collectors.joining(", ")));
+            }
+        } else if (facts.dataParallelRank().isPresent()) {
+            int rank = facts.dataParallelRank().get();
+            target = pool.byRank(rank);
+            how = "X-data-parallel-rank: " + rank;
+            if (target.isEmpty()) {
+                throw new NoReplicaAvailableException(400, "X-data-parallel-rank " + rank + " is out of range: there are "
+                        + pool.replicas().size() + " replicas (ranks 0.." + (pool.replicas().size() - 1) + ")");
+            }
+        } else {
+            return Optional.empty();
+        }
+        ReplicaView r = target.get();
+        if (!r.ready() || alreadyTried.contains(r.id())) {
+            throw new NoReplicaAvailableException(503, "the client pinned replica " + r.id() + " is not ready");
+        }
+        return Optional.of(new Placement(r, Decision.CLIENT_PINNED, how));
+    }
+}

@@ -1,0 +1,108 @@
+package io.lmwarden.router.pool;
+
+import io.vertx.core.Future;
+import io.vertx.core.Vertx;
+import io.vertx.core.buffer.Buffer;
+import io.vertx.core.http.HttpClient;
+import io.vertx.core.http.HttpMethod;
+import io.vertx.core.http.RequestOptions;
+
+import java.net.ConnectException;
+import java.time.Duration;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.logging.Logger;
+
+/**
+ * Scrapes every replica's {@code /metrics} on a fixed interval. A refused connection marks the
+ * replica unhealthy at once; other failures (a busy engine answering slowly) only after a few in a row.
+ */
+public final class EngineMetricsScraper implements AutoCloseable {
+
+    private static final Logger LOG = Logger.getLogger(EngineMetricsScraper.class.getName());
+    private static final int FAILURES_BEFORE_UNHEALTHY = 3;
+
+    private final Vertx vertx;
+    private final HttpClient client;
+    private final ReplicaPool pool;
+    private final Duration interval;
+    private final Map<String, Integer> consecutiveFailures = new ConcurrentHashMap<>();
+    private final Map<String, Boolean> inProgress = new ConcurrentHashMap<>();
+    private long timerId = -1;
+
+    public EngineMetricsScraper(Vertx vertx, HttpClient client, ReplicaPool pool, Duration interval) {
+        this.vertx = vertx;
+        this.client = client;
+        this.pool = pool;
+        this.interval = interval;
+    }
+
+    public void start() {
+        scrapeAll();
+        timerId = vertx.setPeriodic(Math.max(10, interval.toMillis()), id -> scrapeAll());
+    }
+
+    /** Scrapes all replicas now; used at start and by tests that cannot wait for the timer. */
+    public void scrapeAll() {
+        for (ReplicaState r : pool.all()) {
+            if (r.discoveredReady() && inProgress.putIfAbsent(r.id(), Boolean.TRUE) == null) {
+                scrape(r);
+            }
+        }
+    }
+
+    /**
+     * {@code /health} first: an engine that says it is unhealthy stops getting new requests at once,
+     * even while its metrics endpoint still answers. Then {@code /metrics}.
+     */
+    private void scrape(ReplicaState r) {
+        long timeoutMs = Math.max(1000, Math.min(5000, interval.toMillis() * 4));
+        get(r.url() + "/health", timeoutMs)
+                .compose(health -> health.statusCode() == 200
+                        ? get(r.url() + "/metrics", timeoutMs)
+                        : Future.failedFuture(new UnhealthyReplicaException("/health answered " + health.statusCode())))
+                .compose(resp -> resp.statusCode() == 200
+                        ? Future.succeededFuture(resp.body())
+                        : Future.failedFuture(new IllegalStateException("/metrics answered " + resp.statusCode())))
+                .onComplete(ar -> {
+                    inProgress.remove(r.id());
+                    if (ar.succeeded()) {
+                        r.recordScrape(EngineMetricsParser.parse(ar.result().toString(), System.nanoTime()));
+                        consecutiveFailures.remove(r.id());
+                        return;
+                    }
+                    int n = consecutiveFailures.merge(r.id(), 1, Integer::sum);
+                    Throwable cause = ar.cause();
+                    if (cause instanceof ConnectException || cause instanceof UnhealthyReplicaException
+                            || n >= FAILURES_BEFORE_UNHEALTHY) {
+                        if (r.healthy()) {
+                            LOG.warning(() -> "replica check failed id=" + r.id() + " failures=" + n + " cause=" + cause);
+                        }
+                        pool.markUnhealthy(r.id());
+                    }
+                });
+    }
+
+    private record BufferedResponse(int statusCode, Buffer body) {
+    }
+
+    private Future<BufferedResponse> get(String uri, long timeoutMs) {
+        RequestOptions opts = new RequestOptions().setMethod(HttpMethod.GET).setAbsoluteURI(uri).setTimeout(timeoutMs);
+        return client.request(opts).compose(req -> req.send())
+                .compose(resp -> resp.body().map(b -> new BufferedResponse(resp.statusCode(), b)));
+    }
+
+    /** The engine answered its health check with something other than 200. */
+    private static final class UnhealthyReplicaException extends Exception {
+        UnhealthyReplicaException(String message) {
+            super(message, null, false, false);
+        }
+    }
+
+    @Override
+    public void close() {
+        if (timerId >= 0) {
+            vertx.cancelTimer(timerId);
+        }
+    }
+}

@@ -1,0 +1,113 @@
+package io.lmwarden.router.pool;
+
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.LongAdder;
+
+/**
+ * The router's live, thread-safe record of one replica: what discovery says, what the last scrape
+ * said, and the router's own counters. Placement never reads it directly; it reads a {@link ReplicaView}.
+ */
+public final class ReplicaState {
+
+    private final String id;
+    private volatile String url;
+    private volatile boolean discoveredReady;
+    private volatile boolean healthy = true;
+    private volatile EngineMetrics metrics;
+    private final AtomicInteger inFlight = new AtomicInteger();
+    /** Requests sent since the last scrape: the engine has not counted them yet (vLLM's balancer does the same). */
+    private final AtomicInteger sentSinceScrape = new AtomicInteger();
+    private final LongAdder requests = new LongAdder();
+    private final LongAdder spilledIn = new LongAdder();
+    private final LongAdder clientPinned = new LongAdder();
+    private final LongAdder failures = new LongAdder();
+
+    public ReplicaState(String id, String url, boolean ready) {
+        this.id = id;
+        this.url = url;
+        this.discoveredReady = ready;
+    }
+
+    public String id() {
+        return id;
+    }
+
+    public String url() {
+        return url;
+    }
+
+    void update(String newUrl, boolean ready) {
+        this.url = newUrl;
+        this.discoveredReady = ready;
+    }
+
+    public boolean discoveredReady() {
+        return discoveredReady;
+    }
+
+    public boolean healthy() {
+        return healthy;
+    }
+
+    public void markHealthy(boolean ok) {
+        this.healthy = ok;
+    }
+
+    public EngineMetrics metrics() {
+        return metrics;
+    }
+
+    public void recordScrape(EngineMetrics m) {
+        this.metrics = m;
+        this.sentSinceScrape.set(0);
+        this.healthy = true;
+    }
+
+    public int inFlight() {
+        return inFlight.get();
+    }
+
+    public int sentSinceScrape() {
+        return sentSinceScrape.get();
+    }
+
+    /** A request was dispatched here. */
+    public void dispatched() {
+        inFlight.incrementAndGet();
+        sentSinceScrape.incrementAndGet();
+        requests.increment();
+    }
+
+    /** A dispatched request ended, however it ended. */
+    public void finished() {
+        inFlight.decrementAndGet();
+    }
+
+    public void countSpillIn() {
+        spilledIn.increment();
+    }
+
+    public void countClientPinned() {
+        clientPinned.increment();
+    }
+
+    public void countFailure() {
+        failures.increment();
+    }
+
+    public long requests() {
+        return requests.sum();
+    }
+
+    public long spilledIn() {
+        return spilledIn.sum();
+    }
+
+    public long clientPinned() {
+        return clientPinned.sum();
+    }
+
+    public long failures() {
+        return failures.sum();
+    }
+}

@@ -1,0 +1,34 @@
+package io.lmwarden.router.pool;
+
+/**
+ * An immutable view of one replica at the moment a snapshot was taken: all a placement policy sees.
+ *
+ * @param metrics       the last scrape, or null when none yet
+ * @param metricsFresh  whether {@code metrics} is recent enough to place by
+ * @param stickySessions sessions the affinity table pins here
+ */
+public record ReplicaView(
+        String id,
+        String url,
+        boolean ready,
+        int inFlight,
+        int sentSinceScrape,
+        int stickySessions,
+        EngineMetrics metrics,
+        boolean metricsFresh) {
+
+    /**
+     * vLLM's data-parallel balancer score: {@code waiting * 4 + running}, with requests sent since the
+     * last scrape counted as waiting. Without fresh engine metrics, the router's own in-flight count.
+     */
+    public double queueScore() {
+        if (!metricsFresh) {
+            return inFlight;
+        }
+        return (metrics.waiting() + sentSinceScrape) * 4 + metrics.running();
+    }
+
+    public double kvCacheUsage() {
+        return metricsFresh ? metrics.kvCacheUsage() : 0;
+    }
+}

@@ -1,0 +1,57 @@
+package io.lmwarden.router.proxy;
+
+import io.lmwarden.router.pool.ReplicaView;
+import io.vertx.core.buffer.Buffer;
+import io.vertx.core.http.HttpHeaders;
+import io.vertx.core.http.RequestOptions;
+import io.vertx.ext.web.RoutingContext;
+
+import java.util.Comparator;
+import java.util.Set;
+
+/**
+ * Small requests that need no placement ({@code GET /v1/models}, {@code POST /tokenize}): answered
+ * by the ready replica with the fewest requests in flight, response buffered.
+ */
+public final class PassThrough {
+
+    private static final Set<String> SET_HERE = Set.of("host", "content-length", "accept-encoding");
+
+    private final ProxyContext ctx;
+
+    public PassThrough(ProxyContext ctx) {
+        this.ctx = ctx;
+    }
+
+    public void handle(RoutingContext rc) {
+        ReplicaView target = ctx.snapshot().apply(System.nanoTime()).ready().stream()
+                .min(Comparator.comparingInt(ReplicaView::inFlight)).orElse(null);
+        if (target == null) {
+            rc.response().setStatusCode(503).putHeader(HttpHeaders.CONTENT_TYPE, "application/json")
+                    .end(ApiErrors.body(null, 503, "no ready replica; retry later"));
+            return;
+        }
+        Buffer body = rc.body() == null || rc.body().buffer() == null ? Buffer.buffer() : rc.body().buffer();
+        RequestOptions opts = new RequestOptions().setMethod(rc.request().method())
+                .setAbsoluteURI(target.url() + rc.request().uri());
+        ctx.client().request(opts)
+                .compose(req -> {
+                    HopByHopHeaders.copy(rc.request().headers(), req.headers(), SET_HERE);
+                    return req.send(body);
+                })
+                .compose(resp -> resp.body().map(b -> {
+                    rc.response().setStatusCode(resp.statusCode());
+                    HopByHopHeaders.copy(resp.headers(), rc.response().headers(), Set.of("content-length"));
+                    rc.response().putHeader("X-LMW-Replica", target.id());
+                    return b;
+                }))
+                .onComplete(ar -> {
+                    if (ar.succeeded()) {
+                        rc.response().end(ar.result());
+                    } else if (!rc.response().headWritten()) {
+                        rc.response().setStatusCode(502).putHeader(HttpHeaders.CONTENT_TYPE, "application/json")
+                                .end(ApiErrors.body(null, 502, "replica " + target.id() + " failed: " + ar.cause().getMessage()));
+                    }
+                });
+    }
+}

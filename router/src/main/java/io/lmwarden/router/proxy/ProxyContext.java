@@ -1,0 +1,25 @@
+package io.lmwarden.router.proxy;
+
+import io.lmwarden.router.placement.Placer;
+import io.lmwarden.router.pool.PoolSnapshot;
+import io.lmwarden.router.pool.ReplicaPool;
+import io.lmwarden.router.stats.RequestListener;
+import io.lmwarden.router.stats.RouterMetrics;
+import io.vertx.core.Vertx;
+import io.vertx.core.http.HttpClient;
+
+import java.time.Duration;
+import java.util.function.LongFunction;
+
+/** What every proxied exchange shares. */
+public record ProxyContext(
+        Vertx vertx,
+        HttpClient client,
+        ReplicaPool pool,
+        LongFunction<PoolSnapshot> snapshot,
+        Placer placer,
+        RouterMetrics metrics,
+        RequestListener listener,
+        Duration streamIdleTimeout,
+        InFlightTracker inFlight) {
+}

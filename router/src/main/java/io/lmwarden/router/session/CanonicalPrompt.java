@@ -1,0 +1,66 @@
+package io.lmwarden.router.session;
+
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Builds the canonical text of a prompt segment by segment, the way a chat template would render
+ * it, and turns it into a {@link PromptShape}. Hashing runs on the fly over fixed-size blocks so a
+ * large prompt is read once.
+ */
+public final class CanonicalPrompt {
+
+    private final StringBuilder text = new StringBuilder(4096);
+    private final List<PromptSegment> segments = new ArrayList<>();
+
+    /** Starts a named segment; its text follows with {@link #append}. */
+    public CanonicalPrompt segment(String name, String role) {
+        segments.add(new PromptSegment(name, text.length()));
+        text.append("<|").append(role).append("|>\n");
+        return this;
+    }
+
+    public CanonicalPrompt append(CharSequence s) {
+        text.append(s);
+        return this;
+    }
+
+    public int length() {
+        return text.length();
+    }
+
+    public CharSequence text() {
+        return text;
+    }
+
+    public PromptShape shape() {
+        int blocks = text.length() / PromptShape.BLOCK_CHARS;
+        long[] hashes = new long[blocks];
+        long parent = 0x9E3779B97F4A7C15L;
+        for (int b = 0; b < blocks; b++) {
+            parent = hashBlock(parent, text, b * PromptShape.BLOCK_CHARS, PromptShape.BLOCK_CHARS);
+            hashes[b] = parent;
+        }
+        return new PromptShape(hashes, text.length(), PromptShape.tokensForChars(text.length()), segments);
+    }
+
+    /** A 64-bit hash of the characters [0, endChar), for fingerprints of a conversation's fixed start. */
+    public long hashOfPrefix(int endChar) {
+        return hashBlock(0xC2B2AE3D27D4EB4FL, text, 0, Math.min(endChar, text.length()));
+    }
+
+    static long hashBlock(long seed, CharSequence s, int from, int len) {
+        // FNV-1a over UTF-16 units, then a murmur-style finaliser so nearby inputs spread out.
+        long h = seed ^ 0xcbf29ce484222325L;
+        for (int i = from, end = from + len; i < end; i++) {
+            h ^= s.charAt(i);
+            h *= 0x100000001b3L;
+        }
+        h ^= h >>> 33;
+        h *= 0xff51afd7ed558ccdL;
+        h ^= h >>> 33;
+        h *= 0xc4ceb9fe1a85ec53L;
+        h ^= h >>> 33;
+        return h;
+    }
+}

@@ -1,0 +1,18 @@
+package io.lmwarden.router.session;
+
+import java.util.Optional;
+
+/**
+ * What placement needs to know of one request, read from its body and headers without building an
+ * object tree: the model, whether it streams, its session key, and the shape of its prompt.
+ */
+public record RequestFacts(
+        ApiFlavor flavor,
+        String model,
+        boolean stream,
+        SessionKey sessionKey,
+        PromptShape shape,
+        int maxTokens,
+        Optional<String> pinnedReplica,
+        Optional<Integer> dataParallelRank) {
+}

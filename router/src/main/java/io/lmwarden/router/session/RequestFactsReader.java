@@ -1,0 +1,470 @@
+package io.lmwarden.router.session;
+
+import com.fasterxml.jackson.core.JsonFactory;
+import com.fasterxml.jackson.core.JsonGenerator;
+import com.fasterxml.jackson.core.JsonParser;
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.core.JsonToken;
+import com.fasterxml.jackson.core.StreamReadConstraints;
+
+import java.io.IOException;
+import java.io.StringWriter;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.function.Function;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * Reads the few fields placement needs from a request body with Jackson's streaming parser (never a
+ * full tree), and finds the session key in the documented order.
+ */
+public final class RequestFactsReader {
+
+    /** Claude Code's first system block changes on every request and is not part of the prompt. */
+    static final String BILLING_HEADER_PREFIX = "x-anthropic-billing-header";
+    private static final Pattern LEGACY_USER_ID_SESSION = Pattern.compile("_session_([0-9a-fA-F-]{8,})$");
+    private static final int COMPLETIONS_FINGERPRINT_CHARS = 4096;
+
+    private final JsonFactory json;
+
+    public RequestFactsReader() {
+        this.json = JsonFactory.builder()
+                .streamReadConstraints(StreamReadConstraints.builder().maxStringLength(Integer.MAX_VALUE).build())
+                .build();
+    }
+
+    /**
+     * @param header case-insensitive header lookup, null when absent
+     */
+    public RequestFacts read(ApiFlavor flavor, byte[] body, Function<String, String> header) throws MalformedRequestException {
+        Body b = parse(body);
+        CanonicalPrompt prompt = new CanonicalPrompt();
+        int fixedStartEnd = render(flavor, b, prompt);
+        PromptShape shape = prompt.shape();
+        SessionKey key = sessionKey(b, header, prompt, fixedStartEnd);
+        Optional<String> pinned = Optional.ofNullable(header.apply("x-lmw-replica")).map(String::trim).filter(s -> !s.isEmpty());
+        Optional<Integer> rank = Optional.empty();
+        String rankHeader = header.apply("x-data-parallel-rank");
+        if (rankHeader != null && !rankHeader.isBlank()) {
+            try {
+                rank = Optional.of(Integer.parseInt(rankHeader.trim()));
+            } catch (NumberFormatException e) {
+                throw new MalformedRequestException("header X-data-parallel-rank must be an integer, got '" + rankHeader + "'");
+            }
+            if (rank.get() < 0) {
+                throw new MalformedRequestException("header X-data-parallel-rank must be >= 0, got " + rank.get());
+            }
+        }
+        return new RequestFacts(flavor, b.model == null ? "" : b.model, b.stream, key, shape,
+                b.maxTokens, pinned, rank);
+    }
+
+    private SessionKey sessionKey(Body b, Function<String, String> header, CanonicalPrompt prompt, int fixedStartEnd) {
+        String v = nonBlank(header.apply("x-claude-code-session-id"));
+        if (v != null) {
+            return new SessionKey(v, SessionKeySource.CLAUDE_CODE_HEADER);
+        }
+        v = sessionFromUserId(b.metadataUserId);
+        if (v != null) {
+            return new SessionKey(v, SessionKeySource.METADATA_USER_ID);
+        }
+        v = nonBlank(header.apply("session-id"));
+        if (v == null) {
+            v = nonBlank(header.apply("session_id"));
+        }
+        if (v != null) {
+            return new SessionKey(v, SessionKeySource.CODEX_HEADER);
+        }
+        v = nonBlank(header.apply("x-session-id"));
+        if (v != null) {
+            return new SessionKey(v, SessionKeySource.SESSION_ID_HEADER);
+        }
+        v = nonBlank(header.apply("x-session-affinity"));
+        if (v != null) {
+            return new SessionKey(v, SessionKeySource.SESSION_AFFINITY_HEADER);
+        }
+        if (nonBlank(b.promptCacheKey) != null) {
+            return new SessionKey(b.promptCacheKey, SessionKeySource.PROMPT_CACHE_KEY);
+        }
+        if (nonBlank(b.conversation) != null) {
+            return new SessionKey(b.conversation, SessionKeySource.CONVERSATION);
+        }
+        if (nonBlank(b.user) != null) {
+            return new SessionKey(b.user, SessionKeySource.USER);
+        }
+        return new SessionKey(String.format("fp-%016x", prompt.hashOfPrefix(fixedStartEnd)), SessionKeySource.FINGERPRINT);
+    }
+
+    /** {@code metadata.user_id} is either JSON with {@code session_id} or the legacy {@code user_…_session_<uuid>}. */
+    String sessionFromUserId(String userId) {
+        if (userId == null || userId.isBlank()) {
+            return null;
+        }
+        String t = userId.trim();
+        if (t.startsWith("{")) {
+            try (JsonParser p = json.createParser(t)) {
+                if (p.nextToken() != JsonToken.START_OBJECT) {
+                    return null;
+                }
+                while (p.nextToken() == JsonToken.FIELD_NAME) {
+                    String name = p.currentName();
+                    JsonToken value = p.nextToken();
+                    if ("session_id".equals(name) && value == JsonToken.VALUE_STRING) {
+                        return nonBlank(p.getText());
+                    }
+                    p.skipChildren();
+                }
+            } catch (IOException e) {
+                return null;
+            }
+            return null;
+        }
+        Matcher m = LEGACY_USER_ID_SESSION.matcher(t);
+        return m.find() ? m.group(1) : null;
+    }
+
+    // ---- parsing -------------------------------------------------------------------------------
+
+    /** The fields of interest, as read; text parts are kept raw until rendered in canonical order. */
+    private static final class Body {
+        String model;
+        boolean stream;
+        int maxTokens = -1;
+        String user;
+        String promptCacheKey;
+        String conversation;
+        String metadataUserId;
+        final List<String> systemBlocks = new ArrayList<>();
+        final List<String> tools = new ArrayList<>();
+        final List<Message> messages = new ArrayList<>();
+        String instructions;
+        String prompt;
+    }
+
+    private record Message(String role, String text) {
+    }
+
+    private Body parse(byte[] body) throws MalformedRequestException {
+        Body b = new Body();
+        try (JsonParser p = json.createParser(body)) {
+            JsonToken first = p.nextToken();
+            if (first == null) {
+                throw new MalformedRequestException("request body is empty; send a JSON object");
+            }
+            if (first != JsonToken.START_OBJECT) {
+                throw new MalformedRequestException("request body must be a JSON object, got " + describe(first));
+            }
+            while (p.nextToken() == JsonToken.FIELD_NAME) {
+                String name = p.currentName();
+                JsonToken t = p.nextToken();
+                switch (name) {
+                    case "model" -> b.model = stringOrNull(p, t, "model");
+                    case "stream" -> b.stream = t == JsonToken.VALUE_TRUE;
+                    case "max_tokens", "max_completion_tokens", "max_output_tokens" -> {
+                        if (t == JsonToken.VALUE_NUMBER_INT) {
+                            b.maxTokens = p.getIntValue();
+                        }
+                    }
+                    case "user" -> b.user = t == JsonToken.VALUE_STRING ? p.getText() : skip(p);
+                    case "prompt_cache_key" -> b.promptCacheKey = t == JsonToken.VALUE_STRING ? p.getText() : skip(p);
+                    case "conversation_id" -> b.conversation = t == JsonToken.VALUE_STRING ? p.getText() : skip(p);
+                    case "conversation" -> b.conversation = conversationId(p, t);
+                    case "metadata" -> b.metadataUserId = metadataUserId(p, t);
+                    case "system" -> readSystem(p, t, b);
+                    case "instructions" -> b.instructions = t == JsonToken.VALUE_STRING ? p.getText() : raw(p);
+                    case "tools", "functions" -> readArrayRaw(p, t, b.tools);
+                    case "messages" -> readMessages(p, t, b.messages);
+                    case "input" -> readInput(p, t, b);
+                    case "prompt" -> b.prompt = t == JsonToken.VALUE_STRING ? p.getText() : raw(p);
+                    default -> p.skipChildren();
+                }
+            }
+            if (p.currentToken() != JsonToken.END_OBJECT) {
+                throw new MalformedRequestException("request body is not a complete JSON object");
+            }
+            if (p.nextToken() != null) {
+                throw new MalformedRequestException("request body has content after the JSON object");
+            }
+        } catch (JsonProcessingException e) {
+            throw new MalformedRequestException("request body is not valid JSON: " + e.getOriginalMessage()
+                    + " (line " + e.getLocation().getLineNr() + ", column " + e.getLocation().getColumnNr() + ")");
+        } catch (IOException e) {
+            throw new MalformedRequestException("request body cannot be read: " + e.getMessage());
+        }
+        return b;
+    }
+
+    private static String describe(JsonToken t) {
+        return switch (t) {
+            case START_ARRAY -> "an array";
+            case VALUE_STRING -> "a string";
+            case VALUE_NUMBER_INT, VALUE_NUMBER_FLOAT -> "a number";
+            case VALUE_TRUE, VALUE_FALSE -> "a boolean";
+            case VALUE_NULL -> "null";
+            default -> t.toString();
+        };
+    }
+
+    private static String stringOrNull(JsonParser p, JsonToken t, String field) throws IOException, MalformedRequestException {
+        if (t == JsonToken.VALUE_NULL) {
+            return null;
+        }
+        if (t != JsonToken.VALUE_STRING) {
+            throw new MalformedRequestException("field '" + field + "' must be a string, got " + describe(t));
+        }
+        return p.getText();
+    }
+
+    private static String skip(JsonParser p) throws IOException {
+        p.skipChildren();
+        return null;
+    }
+
+    private String raw(JsonParser p) throws IOException {
+        StringWriter w = new StringWriter();
+        try (JsonGenerator g = json.createGenerator(w)) {
+            g.copyCurrentStructure(p);
+        }
+        return w.toString();
+    }
+
+    private static String conversationId(JsonParser p, JsonToken t) throws IOException {
+        if (t == JsonToken.VALUE_STRING) {
+            return p.getText();
+        }
+        if (t != JsonToken.START_OBJECT) {
+            p.skipChildren();
+            return null;
+        }
+        String id = null;
+        while (p.nextToken() == JsonToken.FIELD_NAME) {
+            String name = p.currentName();
+            JsonToken v = p.nextToken();
+            if ("id".equals(name) && v == JsonToken.VALUE_STRING) {
+                id = p.getText();
+            } else {
+                p.skipChildren();
+            }
+        }
+        return id;
+    }
+
+    private static String metadataUserId(JsonParser p, JsonToken t) throws IOException {
+        if (t != JsonToken.START_OBJECT) {
+            p.skipChildren();
+            return null;
+        }
+        String userId = null;
+        while (p.nextToken() == JsonToken.FIELD_NAME) {
+            String name = p.currentName();
+            JsonToken v = p.nextToken();
+            if ("user_id".equals(name) && v == JsonToken.VALUE_STRING) {
+                userId = p.getText();
+            } else {
+                p.skipChildren();
+            }
+        }
+        return userId;
+    }
+
+    private void readSystem(JsonParser p, JsonToken t, Body b) throws IOException {
+        if (t == JsonToken.VALUE_STRING) {
+            addSystemBlock(b, p.getText());
+            return;
+        }
+        if (t != JsonToken.START_ARRAY) {
+            p.skipChildren();
+            return;
+        }
+        while (p.nextToken() != JsonToken.END_ARRAY) {
+            if (p.currentToken() == JsonToken.VALUE_STRING) {
+                addSystemBlock(b, p.getText());
+            } else if (p.currentToken() == JsonToken.START_OBJECT) {
+                StringBuilder sb = new StringBuilder();
+                readContentBlock(p, sb);
+                addSystemBlock(b, sb.toString());
+            } else {
+                p.skipChildren();
+            }
+        }
+    }
+
+    private static void addSystemBlock(Body b, String text) {
+        if (!text.startsWith(BILLING_HEADER_PREFIX)) {
+            b.systemBlocks.add(text);
+        }
+    }
+
+    private void readArrayRaw(JsonParser p, JsonToken t, List<String> out) throws IOException {
+        if (t != JsonToken.START_ARRAY) {
+            p.skipChildren();
+            return;
+        }
+        while (p.nextToken() != JsonToken.END_ARRAY) {
+            out.add(raw(p));
+        }
+    }
+
+    private void readMessages(JsonParser p, JsonToken t, List<Message> out) throws IOException, MalformedRequestException {
+        if (t != JsonToken.START_ARRAY) {
+            if (t != JsonToken.VALUE_NULL) {
+                throw new MalformedRequestException("field 'messages' must be an array, got " + describe(t));
+            }
+            return;
+        }
+        while (p.nextToken() != JsonToken.END_ARRAY) {
+            if (p.currentToken() != JsonToken.START_OBJECT) {
+                throw new MalformedRequestException("each entry of 'messages' must be an object, got " + describe(p.currentToken()));
+            }
+            out.add(readMessage(p));
+        }
+    }
+
+    /** One message object: its role and the text of its content, whatever form the content takes. */
+    private Message readMessage(JsonParser p) throws IOException {
+        String role = "user";
+        StringBuilder text = new StringBuilder();
+        while (p.nextToken() == JsonToken.FIELD_NAME) {
+            String name = p.currentName();
+            JsonToken v = p.nextToken();
+            switch (name) {
+                case "role" -> role = v == JsonToken.VALUE_STRING ? p.getText() : role;
+                case "content" -> readContent(p, v, text);
+                case "type" -> {
+                    if (v == JsonToken.VALUE_STRING) {
+                        text.append('[').append(p.getText()).append(']');
+                    }
+                }
+                case "tool_calls", "function_call", "name", "arguments", "call_id", "output", "tool_call_id" -> {
+                    text.append(name).append('=');
+                    if (v == JsonToken.VALUE_STRING) {
+                        text.append(p.getText());
+                    } else {
+                        text.append(raw(p));
+                    }
+                }
+                default -> p.skipChildren();
+            }
+        }
+        return new Message(role, text.toString());
+    }
+
+    private void readContent(JsonParser p, JsonToken t, StringBuilder out) throws IOException {
+        if (t == JsonToken.VALUE_STRING) {
+            out.append(p.getText());
+        } else if (t == JsonToken.START_ARRAY) {
+            while (p.nextToken() != JsonToken.END_ARRAY) {
+                if (p.currentToken() == JsonToken.VALUE_STRING) {
+                    out.append(p.getText());
+                } else if (p.currentToken() == JsonToken.START_OBJECT) {
+                    readContentBlock(p, out);
+                } else {
+                    p.skipChildren();
+                }
+                out.append('\n');
+            }
+        } else if (t == JsonToken.START_OBJECT) {
+            out.append(raw(p));
+        }
+    }
+
+    /**
+     * A content block: text, tool_use, tool_result, image…; rendered as its text, or for other kinds
+     * as a type marker plus their identifying fields.
+     */
+    private void readContentBlock(JsonParser p, StringBuilder out) throws IOException {
+        StringBuilder block = new StringBuilder();
+        String type = null;
+        while (p.nextToken() == JsonToken.FIELD_NAME) {
+            String name = p.currentName();
+            JsonToken v = p.nextToken();
+            switch (name) {
+                case "text", "thinking" -> {
+                    if (v == JsonToken.VALUE_STRING) {
+                        block.append(p.getText());
+                    } else {
+                        p.skipChildren();
+                    }
+                }
+                case "content" -> readContent(p, v, block);
+                case "name", "id", "tool_use_id" -> block.append(name).append('=').append(v == JsonToken.VALUE_STRING ? p.getText() : raw(p)).append(' ');
+                case "input" -> block.append(raw(p));
+                case "type" -> type = v == JsonToken.VALUE_STRING ? p.getText() : skip(p);
+                // cache_control marks where a client would like a cache breakpoint; not prompt text.
+                case "cache_control" -> p.skipChildren();
+                // Image data would only inflate the shape; its identity is enough.
+                case "source", "image_url" -> block.append("[media ").append(Integer.toHexString(raw(p).hashCode())).append(']');
+                default -> p.skipChildren();
+            }
+        }
+        if (type != null && !type.equals("text")) {
+            out.append('[').append(type).append(']');
+        }
+        out.append(block);
+    }
+
+    private void readInput(JsonParser p, JsonToken t, Body b) throws IOException {
+        if (t == JsonToken.VALUE_STRING) {
+            b.messages.add(new Message("user", p.getText()));
+            return;
+        }
+        if (t != JsonToken.START_ARRAY) {
+            p.skipChildren();
+            return;
+        }
+        while (p.nextToken() != JsonToken.END_ARRAY) {
+            if (p.currentToken() == JsonToken.START_OBJECT) {
+                b.messages.add(readMessage(p));
+            } else if (p.currentToken() == JsonToken.VALUE_STRING) {
+                b.messages.add(new Message("user", p.getText()));
+            } else {
+                p.skipChildren();
+            }
+        }
+    }
+
+    // ---- rendering -----------------------------------------------------------------------------
+
+    /**
+     * Renders the prompt in template order (system, tools, messages) and returns the end of the
+     * conversation's fixed start: everything up to and including the first user turn.
+     */
+    private int render(ApiFlavor flavor, Body b, CanonicalPrompt out) {
+        if (b.prompt != null) {
+            out.segment("prompt", "prompt").append(b.prompt);
+            return Math.min(out.length(), COMPLETIONS_FINGERPRINT_CHARS);
+        }
+        if (!b.systemBlocks.isEmpty() || b.instructions != null) {
+            out.segment("system", "system");
+            if (b.instructions != null) {
+                out.append(b.instructions).append("\n");
+            }
+            for (String s : b.systemBlocks) {
+                out.append(s).append("\n");
+            }
+        }
+        if (!b.tools.isEmpty()) {
+            out.segment("tools", "tools");
+            for (String tool : b.tools) {
+                out.append(tool).append("\n");
+            }
+        }
+        int fixedStartEnd = -1;
+        int n = 0;
+        for (Message m : b.messages) {
+            n++;
+            boolean systemLike = m.role.equals("system") || m.role.equals("developer");
+            out.segment(systemLike ? "system" : "message " + n + " (" + m.role + ")", m.role).append(m.text).append("\n");
+            if (fixedStartEnd < 0 && m.role.equals("user")) {
+                fixedStartEnd = out.length();
+            }
+        }
+        return fixedStartEnd < 0 ? out.length() : fixedStartEnd;
+    }
+
+    private static String nonBlank(String s) {
+        return s == null || s.isBlank() ? null : s.trim();
+    }
+}

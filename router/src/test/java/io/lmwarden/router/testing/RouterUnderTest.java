@@ -1,0 +1,62 @@
+package io.lmwarden.router.testing;
+
+import io.lmwarden.router.LmWardenRouter;
+import io.lmwarden.router.config.RouterConfig;
+
+import java.time.Duration;
+import java.util.function.UnaryOperator;
+
+/** A router on a free port in front of a {@link SimPool}, closed together. */
+public final class RouterUnderTest implements AutoCloseable {
+
+    private final SimPool sims;
+    private final LmWardenRouter router;
+
+    private RouterUnderTest(SimPool sims, LmWardenRouter router) {
+        this.sims = sims;
+        this.router = router;
+    }
+
+    public static RouterUnderTest start(SimPool sims, UnaryOperator<RouterConfig> tweak) {
+        RouterConfig config = RouterConfig.forReplicas(sims.routerEntries()).withHost("127.0.0.1")
+                .withScrapeInterval(Duration.ofMillis(100));
+        LmWardenRouter router = LmWardenRouter.start(tweak.apply(config));
+        waitUntilReady(router);
+        return new RouterUnderTest(sims, router);
+    }
+
+    private static void waitUntilReady(LmWardenRouter router) {
+        Http http = new Http();
+        long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+        while (System.nanoTime() < deadline) {
+            Http.Reply r = http.get(router.url() + "/api/replicas");
+            if (r.status() == 200 && r.body().contains("\"metricsFresh\":true") && !r.body().contains("\"metricsFresh\":false")) {
+                return;
+            }
+            sleep(50);
+        }
+        throw new IllegalStateException("router did not see fresh metrics from every replica within 10 s");
+    }
+
+    public static void sleep(long ms) {
+        try {
+            Thread.sleep(ms);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    public String url() {
+        return router.url();
+    }
+
+    public SimPool sims() {
+        return sims;
+    }
+
+    @Override
+    public void close() {
+        router.close();
+        sims.close();
+    }
+}
