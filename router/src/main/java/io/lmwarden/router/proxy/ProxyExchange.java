@@ -200,20 +200,23 @@ final class ProxyExchange {
             return;
         }
         ctx.metrics().error(kind);
-        if (upstream != null) {
-            upstream.reset();
-        }
+        HttpClientRequest toCancel = upstream;
+        int status = kind.equals("idle_timeout") ? 504 : 502;
         if (!response.headWritten()) {
-            failBeforeResponse(kind.equals("idle_timeout") ? 504 : 502, message, kind);
-            return;
-        }
-        if (facts.stream()) {
-            response.end(ApiErrors.streamEvent(facts.flavor(), kind.equals("idle_timeout") ? 504 : 502, message));
+            failBeforeResponse(status, message, kind);
         } else {
-            // A JSON body cut short must not look whole: break the connection so the client sees an error.
-            response.reset();
+            if (facts.stream()) {
+                response.end(ApiErrors.streamEvent(facts.flavor(), status, message));
+            } else {
+                // A JSON body cut short must not look whole: break the connection so the client sees an error.
+                response.reset();
+            }
+            finish(response.getStatusCode(), false, kind);
         }
-        finish(response.getStatusCode(), false, kind);
+        // Only now: resetting calls the upstream's handlers at once, and they must find the exchange done.
+        if (toCancel != null) {
+            toCancel.reset();
+        }
     }
 
     private void failBeforeResponse(int status, String message, String kind) {
@@ -229,11 +232,11 @@ final class ProxyExchange {
         if (done) {
             return;
         }
+        finish(499, false, "client_cancelled");
         if (upstream != null) {
             // Cancels the engine's work: vLLM aborts a request whose connection closes.
             upstream.reset();
         }
-        finish(499, false, "client_cancelled");
     }
 
     private void armIdleTimer() {

@@ -57,6 +57,11 @@ public final class SimPool implements AutoCloseable {
         return new long[] {q, h};
     }
 
+    /** Requests the replica's engine is running right now. */
+    public int running(int i) {
+        return clusters.get(i).replicas().get(0).snapshot().running();
+    }
+
     public int size() {
         return clusters.size();
     }

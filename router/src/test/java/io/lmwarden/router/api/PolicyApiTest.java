@@ -1,0 +1,43 @@
+package io.lmwarden.router.api;
+
+import io.lmwarden.router.testing.Http;
+import io.lmwarden.router.testing.RouterUnderTest;
+import io.lmwarden.router.testing.SimPool;
+import io.lmwarden.sim.SimProfile;
+import org.junit.jupiter.api.Test;
+
+import java.util.Map;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+class PolicyApiTest {
+
+    @Test
+    void switchesPolicyAtRunTimeBehindTheAdminToken() {
+        try (RouterUnderTest router = RouterUnderTest.start(SimPool.start(2, SimProfile.named("tiny"), 5),
+                c -> c.withAdminToken("s3cret"))) {
+            Http http = new Http();
+            assertThat(http.get(router.url() + "/api/policy").body()).contains("\"policy\":\"affinity\"").contains("\"affinity\":true");
+
+            Http.Reply noToken = http.put(router.url() + "/api/policy", "{\"policy\":\"least-loaded\"}", Map.of());
+            assertThat(noToken.status()).isEqualTo(401);
+            Http.Reply unknown = http.put(router.url() + "/api/policy", "{\"policy\":\"random\"}", Map.of("Authorization", "Bearer s3cret"));
+            assertThat(unknown.status()).isEqualTo(400);
+            assertThat(unknown.body()).contains("unknown policy 'random'").contains("least-loaded");
+            Http.Reply ok = http.put(router.url() + "/api/policy", "{\"policy\":\"least-loaded\"}", Map.of("Authorization", "Bearer s3cret"));
+            assertThat(ok.status()).isEqualTo(200);
+            assertThat(ok.body()).contains("\"policy\":\"least-loaded\"").contains("\"affinity\":false");
+
+            String chat = "{\"model\":\"Qwen/Qwen3-4B-Instruct-2507\",\"max_tokens\":2,\"messages\":[{\"role\":\"user\",\"content\":\"x\"}]}";
+            assertThat(http.post(router.url() + "/v1/chat/completions", chat, Map.of("X-Session-Id", "p1")).decision()).isEqualTo("NEW");
+            assertThat(http.post(router.url() + "/v1/chat/completions", chat, Map.of("X-Session-Id", "p1")).decision()).isEqualTo("NEW");
+
+            http.put(router.url() + "/api/policy", "{\"policy\":\"affinity\",\"spillThreshold\":\"3\"}", Map.of("Authorization", "Bearer s3cret"));
+            assertThat(http.get(router.url() + "/api/replicas").body()).contains("\"spillThreshold\":\"3\"").contains("\"spillThresholdValue\":3");
+            assertThat(http.post(router.url() + "/v1/chat/completions", chat, Map.of("X-Session-Id", "p1")).decision()).isEqualTo("NEW");
+            assertThat(http.post(router.url() + "/v1/chat/completions", chat, Map.of("X-Session-Id", "p1")).decision()).isEqualTo("STICKY");
+            assertThat(http.get(router.url() + "/api/sessions/p1").body()).contains("\"steps\"").contains("\"decision\":\"STICKY\"");
+            assertThat(http.get(router.url() + "/api/sessions/unknown").status()).isEqualTo(404);
+        }
+    }
+}

@@ -1,0 +1,58 @@
+package io.lmwarden.router.pool;
+
+import org.junit.jupiter.api.Test;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+class EngineMetricsParserTest {
+
+    @Test
+    void readsCurrentNamesAndSumsEngines() {
+        String text = """
+                # HELP vllm:num_requests_running Number of requests in model execution batches.
+                # TYPE vllm:num_requests_running gauge
+                vllm:num_requests_running{engine="0",model_name="Qwen/Qwen3-4B"} 3.0
+                vllm:num_requests_running{engine="1",model_name="Qwen/Qwen3-4B"} 2.0
+                vllm:num_requests_waiting{engine="0",model_name="Qwen/Qwen3-4B"} 1.0
+                vllm:kv_cache_usage_perc{engine="0",model_name="Qwen/Qwen3-4B"} 0.5
+                vllm:kv_cache_usage_perc{engine="1",model_name="Qwen/Qwen3-4B"} 0.25
+                vllm:prefix_cache_queries_total{engine="0",model_name="Qwen/Qwen3-4B"} 1000.0
+                vllm:prefix_cache_hits_total{engine="0",model_name="Qwen/Qwen3-4B"} 750.0
+                vllm:cache_config_info{block_size="16",num_gpu_blocks="2400",engine="0",model_name="Qwen/Qwen3-4B"} 1.0
+                vllm:request_queue_time_seconds_sum{engine="0",model_name="Qwen/Qwen3-4B"} 2.5
+                vllm:request_queue_time_seconds_count{engine="0",model_name="Qwen/Qwen3-4B"} 5.0
+                """;
+        EngineMetrics m = EngineMetricsParser.parse(text, 42);
+        assertThat(m.running()).isEqualTo(5.0);
+        assertThat(m.waiting()).isEqualTo(1.0);
+        assertThat(m.kvCacheUsage()).isEqualTo(0.375);
+        assertThat(m.prefixHitRate()).isEqualTo(0.75);
+        assertThat(m.kvCapacityTokens()).isEqualTo(38_400);
+        assertThat(m.queueTimeSum()).isEqualTo(2.5);
+        assertThat(m.models()).containsExactly("Qwen/Qwen3-4B");
+        assertThat(m.scrapedAtNanos()).isEqualTo(42);
+    }
+
+    @Test
+    void acceptsTheDeprecatedNames() {
+        String text = """
+                vllm:gpu_cache_usage_perc{model_name="m"} 0.9
+                vllm:gpu_prefix_cache_queries_total{model_name="m"} 200
+                vllm:gpu_prefix_cache_hits_total{model_name="m"} 50
+                """;
+        EngineMetrics m = EngineMetricsParser.parse(text, 0);
+        assertThat(m.kvCacheUsage()).isEqualTo(0.9);
+        assertThat(m.prefixCacheQueries()).isEqualTo(200);
+        assertThat(m.prefixHitRate()).isEqualTo(0.25);
+    }
+
+    @Test
+    void labelValuesWithEscapesAndOddLinesDoNotBreakParsing() {
+        String text = "vllm:num_requests_running{model_name=\"a \\\"quoted\\\" name\"} 7\n"
+                + "garbage line without value\n"
+                + "vllm:num_requests_waiting{model_name=\"x\"} NaN\n";
+        EngineMetrics m = EngineMetricsParser.parse(text, 0);
+        assertThat(m.running()).isEqualTo(7);
+        assertThat(m.models()).contains("a \"quoted\" name");
+    }
+}
