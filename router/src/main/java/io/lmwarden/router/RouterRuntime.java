@@ -3,7 +3,11 @@ package io.lmwarden.router;
 import io.lmwarden.router.api.AdminApi;
 import io.lmwarden.router.config.RouterConfig;
 import io.lmwarden.router.placement.AffinityTable;
+import io.lmwarden.router.diagnostics.PrefillRates;
+import io.lmwarden.router.diagnostics.PrefixBreakDetector;
+import io.lmwarden.router.diagnostics.TokenRates;
 import io.lmwarden.router.placement.Placer;
+import io.lmwarden.router.placement.PrefixIndexes;
 import io.lmwarden.router.placement.PolicyFactory;
 import io.lmwarden.router.placement.PolicyHolder;
 import io.lmwarden.router.pool.EndpointSliceDiscovery;
@@ -49,6 +53,10 @@ final class RouterRuntime {
 
     private static final Logger LOG = Logger.getLogger(RouterRuntime.class.getName());
     private static final long AFFINITY_SWEEP_MS = 30_000;
+    /** Until an engine publishes cache_config_info: the reference replica's ~38k tokens. */
+    private static final int DEFAULT_KV_CAPACITY_TOKENS = 38_400;
+    /** Sessions whose last prompt shape is kept for prefix-break detection (≈ 8 B per 16 tokens each). */
+    private static final int SESSIONS_WITH_PROMPT_HISTORY = 4096;
 
     private final RouterConfig config;
     private final Vertx vertx;
@@ -96,7 +104,13 @@ final class RouterRuntime {
                     config.spillThreshold());
             RouterMetrics metrics = new RouterMetrics(pool, affinity);
             SessionLog sessions = new SessionLog(10_000, 50);
-            RequestAccounting accounting = new RequestAccounting(metrics, sessions);
+            PrefixIndexes prefixIndexes = new PrefixIndexes(DEFAULT_KV_CAPACITY_TOKENS);
+            TokenRates tokenRates = new TokenRates();
+            // The prior is in engine time; a simulator running K times faster prefills K times faster.
+            PrefillRates prefillRates = new PrefillRates(config.prefillMsPerToken() / config.timeScale());
+            RequestAccounting accounting = new RequestAccounting(metrics, sessions, prefixIndexes,
+                    new PrefixBreakDetector(SESSIONS_WITH_PROMPT_HISTORY), prefillRates, tokenRates);
+            pool.onUnavailable(prefixIndexes::forget);
             HttpClient client = vertx.createHttpClient(new HttpClientOptions()
                             .setConnectTimeout((int) config.connectTimeout().toMillis())
                             .setKeepAlive(true)
@@ -104,7 +118,7 @@ final class RouterRuntime {
                     new PoolOptions().setHttp1MaxSize(1024));
             LongFunction<PoolSnapshot> snapshot = now -> pool.snapshot(affinity::sessionsOn, now);
             InFlightTracker inFlight = new InFlightTracker();
-            ProxyContext ctx = new ProxyContext(vertx, client, pool, snapshot, new Placer(policy), metrics, accounting,
+            ProxyContext ctx = new ProxyContext(vertx, client, pool, snapshot, new Placer(policy, prefixIndexes), metrics, accounting,
                     config.streamIdleTimeout(), inFlight);
 
             Router router = Router.router(vertx);
@@ -123,7 +137,7 @@ final class RouterRuntime {
             router.post("/tokenize").handler(body).handler(passThrough::handle);
             router.put("/api/policy").handler(BodyHandler.create(false).setBodyLimit(64 * 1024));
             new AdminApi(pool, snapshot, policy, affinity, sessions, accounting, metrics, inFlight,
-                    config.adminToken(), discovery.describe()).mount(router);
+                    config.adminToken(), discovery.describe(), tokenRates).mount(router);
             router.route().last().handler(rc -> rc.response().setStatusCode(404)
                     .putHeader(HttpHeaders.CONTENT_TYPE, "application/json")
                     .end(ApiErrors.body(null, 404, "no route for " + rc.request().method() + " " + rc.request().path())));

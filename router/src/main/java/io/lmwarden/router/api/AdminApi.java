@@ -3,6 +3,8 @@ package io.lmwarden.router.api;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.lmwarden.router.config.SpillThreshold;
+import io.lmwarden.router.diagnostics.CapacityAdvice;
+import io.lmwarden.router.diagnostics.TokenRates;
 import io.lmwarden.router.placement.AffinityPolicy;
 import io.lmwarden.router.placement.AffinityTable;
 import io.lmwarden.router.placement.PolicyFactory;
@@ -46,11 +48,12 @@ public final class AdminApi {
     private final InFlightTracker inFlight;
     private final Optional<String> adminToken;
     private final String discovery;
+    private final TokenRates tokenRates;
     private final Instant startedAt = Instant.now();
 
     public AdminApi(ReplicaPool pool, LongFunction<PoolSnapshot> snapshot, PolicyHolder policy, AffinityTable affinity,
                     SessionLog sessions, RequestAccounting accounting, RouterMetrics metrics, InFlightTracker inFlight,
-                    Optional<String> adminToken, String discovery) {
+                    Optional<String> adminToken, String discovery, TokenRates tokenRates) {
         this.pool = pool;
         this.snapshot = snapshot;
         this.policy = policy;
@@ -61,6 +64,7 @@ public final class AdminApi {
         this.inFlight = inFlight;
         this.adminToken = adminToken;
         this.discovery = discovery;
+        this.tokenRates = tokenRates;
     }
 
     public void mount(Router router) {
@@ -69,6 +73,7 @@ public final class AdminApi {
         router.get("/metrics").handler(rc -> rc.response()
                 .putHeader(HttpHeaders.CONTENT_TYPE, "text/plain; version=0.0.4; charset=utf-8").end(metrics.scrape()));
         router.get("/api/replicas").handler(rc -> json(rc, 200, replicas()));
+        router.get("/api/stats").handler(rc -> json(rc, 200, stats()));
         router.get("/api/sessions").handler(rc -> json(rc, 200, Map.of("sessions", sessions.recentSessions(100))));
         router.get("/api/sessions/:key").handler(this::session);
         router.get("/api/policy").handler(rc -> json(rc, 200, policyView()));
@@ -129,6 +134,49 @@ public final class AdminApi {
             rows.add(row);
         }
         m.put("replicas", rows);
+        m.put("capacity", capacity(snap));
+        return m;
+    }
+
+    private static final long ACTIVE_WINDOW_MILLIS = 5 * 60_000;
+
+    /** The rule of thumb: active sessions × their average context against the pool's KV capacity. */
+    private CapacityAdvice capacity(PoolSnapshot snap) {
+        long[] active = sessions.activeSessions(System.currentTimeMillis(), ACTIVE_WINDOW_MILLIS);
+        long pool = snap.ready().stream().filter(r -> r.metrics() != null).mapToLong(r -> r.metrics().kvCapacityTokens()).sum();
+        return CapacityAdvice.of((int) active[0], (int) active[1], pool);
+    }
+
+    public Map<String, Object> stats() {
+        long now = System.currentTimeMillis();
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("windowSeconds", 3600);
+        m.put("bucketSeconds", 60);
+        m.put("now", tokenRates.now(now, 10));
+        List<Map<String, Object>> series = tokenRates.lastHour(now);
+        long cached = 0;
+        long computed = 0;
+        long output = 0;
+        for (Map<String, Object> b : series) {
+            cached += (Long) b.get("cachedTokens");
+            computed += (Long) b.get("computedTokens");
+            output += (Long) b.get("outputTokens");
+        }
+        Map<String, Object> hour = new LinkedHashMap<>();
+        hour.put("promptTokens", cached + computed);
+        hour.put("cachedTokens", cached);
+        hour.put("computedTokens", computed);
+        hour.put("outputTokens", output);
+        hour.put("cachedShare", cached + computed == 0 ? null : round((double) cached / (cached + computed)));
+        m.put("lastHour", hour);
+        m.put("series", series);
+        m.put("recent", tokenRates.recent(now));
+        Map<String, Object> diag = new LinkedHashMap<>();
+        diag.put("requests", accounting.endedRequests());
+        diag.put("prefixBreaks", accounting.prefixBreaks());
+        diag.put("cacheMisses", accounting.cacheMisses());
+        diag.put("queueAteGain", accounting.queueAteGain());
+        m.put("diagnostics", diag);
         return m;
     }
 
@@ -147,6 +195,9 @@ public final class AdminApi {
         m.put("source", list.get(list.size() - 1).sessionKeySource());
         m.put("model", model);
         m.put("replica", affinity.peek(model, key).orElse(list.get(list.size() - 1).replica()));
+        m.put("prefixBreaks", list.stream().filter(st -> st.prefixBreak() != null).count());
+        m.put("cacheMisses", list.stream().filter(StepRecord::cacheMiss).count());
+        m.put("queueAteGain", list.stream().filter(StepRecord::queueAteGain).count());
         m.put("steps", list);
         json(rc, 200, m);
     }

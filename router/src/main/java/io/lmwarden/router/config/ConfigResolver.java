@@ -62,6 +62,7 @@ public final class ConfigResolver {
                     SpillThreshold.parse(v.get(RouterOption.SPILL_THRESHOLD)),
                     parseBoolean(RouterOption.AFFINITY, v.get(RouterOption.AFFINITY)),
                     Integer.parseInt(v.get(RouterOption.MAX_NUM_SEQS)),
+                    Double.parseDouble(v.get(RouterOption.PREFILL_MS_PER_TOKEN)),
                     Durations.parse(v.get(RouterOption.SESSION_IDLE_TIMEOUT)),
                     Integer.parseInt(v.get(RouterOption.AFFINITY_MAX_ENTRIES)),
                     Durations.parse(v.get(RouterOption.SCRAPE_INTERVAL)),

@@ -19,6 +19,7 @@ public record RouterConfig(
         SpillThreshold spillThreshold,
         boolean affinity,
         int maxNumSeqs,
+        double prefillMsPerToken,
         Duration sessionIdleTimeout,
         int affinityMaxEntries,
         Duration scrapeInterval,
@@ -44,6 +45,9 @@ public record RouterConfig(
         if (maxNumSeqs < 1) {
             throw new IllegalArgumentException("maxNumSeqs must be >= 1, got " + maxNumSeqs);
         }
+        if (prefillMsPerToken <= 0) {
+            throw new IllegalArgumentException("prefillMsPerToken must be > 0, got " + prefillMsPerToken);
+        }
         if (affinityMaxEntries < 1) {
             throw new IllegalArgumentException("affinityMaxEntries must be >= 1, got " + affinityMaxEntries);
         }
@@ -63,70 +67,161 @@ public record RouterConfig(
         return defaults().withPort(0).withReplicas(urls);
     }
 
-    public RouterConfig withPort(int p) {
-        return new RouterConfig(p, host, replicas, k8sService, namespace, simulate, simProfile, simModel, timeScale, policy,
-                spillThreshold, affinity, maxNumSeqs, sessionIdleTimeout, affinityMaxEntries, scrapeInterval,
-                metricsStaleAfter, bodyLimitBytes, connectTimeout, streamIdleTimeout, shutdownGrace, adminToken, logFormat);
+    /** Seconds as the engines count them, converted to the router's wall clock (a simulator may run faster). */
+    public double engineSecondsToWall(double engineSeconds) {
+        return engineSeconds / timeScale;
     }
 
-    public RouterConfig withHost(String h) {
-        return new RouterConfig(port, h, replicas, k8sService, namespace, simulate, simProfile, simModel, timeScale, policy,
-                spillThreshold, affinity, maxNumSeqs, sessionIdleTimeout, affinityMaxEntries, scrapeInterval,
-                metricsStaleAfter, bodyLimitBytes, connectTimeout, streamIdleTimeout, shutdownGrace, adminToken, logFormat);
+    public Builder toBuilder() {
+        return new Builder(this);
     }
 
-    public RouterConfig withReplicas(List<String> urls) {
-        return new RouterConfig(port, host, urls, k8sService, namespace, simulate, simProfile, simModel, timeScale, policy,
-                spillThreshold, affinity, maxNumSeqs, sessionIdleTimeout, affinityMaxEntries, scrapeInterval,
-                metricsStaleAfter, bodyLimitBytes, connectTimeout, streamIdleTimeout, shutdownGrace, adminToken, logFormat);
+    public RouterConfig withPort(int value) {
+        Builder b = toBuilder();
+        b.port = value;
+        return b.build();
     }
 
-    public RouterConfig withPolicy(String p) {
-        return new RouterConfig(port, host, replicas, k8sService, namespace, simulate, simProfile, simModel, timeScale, p,
-                spillThreshold, affinity, maxNumSeqs, sessionIdleTimeout, affinityMaxEntries, scrapeInterval,
-                metricsStaleAfter, bodyLimitBytes, connectTimeout, streamIdleTimeout, shutdownGrace, adminToken, logFormat);
+    public RouterConfig withHost(String value) {
+        Builder b = toBuilder();
+        b.host = value;
+        return b.build();
     }
 
-    public RouterConfig withSpillThreshold(SpillThreshold s) {
-        return new RouterConfig(port, host, replicas, k8sService, namespace, simulate, simProfile, simModel, timeScale, policy,
-                s, affinity, maxNumSeqs, sessionIdleTimeout, affinityMaxEntries, scrapeInterval,
-                metricsStaleAfter, bodyLimitBytes, connectTimeout, streamIdleTimeout, shutdownGrace, adminToken, logFormat);
+    public RouterConfig withReplicas(List<String> value) {
+        Builder b = toBuilder();
+        b.replicas = value;
+        return b.build();
     }
 
-    public RouterConfig withTimeScale(double k) {
-        return new RouterConfig(port, host, replicas, k8sService, namespace, simulate, simProfile, simModel, k, policy,
-                spillThreshold, affinity, maxNumSeqs, sessionIdleTimeout, affinityMaxEntries, scrapeInterval,
-                metricsStaleAfter, bodyLimitBytes, connectTimeout, streamIdleTimeout, shutdownGrace, adminToken, logFormat);
+    public RouterConfig withTimeScale(double value) {
+        Builder b = toBuilder();
+        b.timeScale = value;
+        return b.build();
     }
 
-    public RouterConfig withScrapeInterval(Duration d) {
-        return new RouterConfig(port, host, replicas, k8sService, namespace, simulate, simProfile, simModel, timeScale, policy,
-                spillThreshold, affinity, maxNumSeqs, sessionIdleTimeout, affinityMaxEntries, d,
-                metricsStaleAfter, bodyLimitBytes, connectTimeout, streamIdleTimeout, shutdownGrace, adminToken, logFormat);
+    public RouterConfig withPolicy(String value) {
+        Builder b = toBuilder();
+        b.policy = value;
+        return b.build();
     }
 
-    public RouterConfig withStreamIdleTimeout(Duration d) {
-        return new RouterConfig(port, host, replicas, k8sService, namespace, simulate, simProfile, simModel, timeScale, policy,
-                spillThreshold, affinity, maxNumSeqs, sessionIdleTimeout, affinityMaxEntries, scrapeInterval,
-                metricsStaleAfter, bodyLimitBytes, connectTimeout, d, shutdownGrace, adminToken, logFormat);
+    public RouterConfig withSpillThreshold(SpillThreshold value) {
+        Builder b = toBuilder();
+        b.spillThreshold = value;
+        return b.build();
+    }
+
+    public RouterConfig withAffinity(boolean value) {
+        Builder b = toBuilder();
+        b.affinity = value;
+        return b.build();
+    }
+
+    public RouterConfig withMaxNumSeqs(int value) {
+        Builder b = toBuilder();
+        b.maxNumSeqs = value;
+        return b.build();
+    }
+
+    public RouterConfig withPrefillMsPerToken(double value) {
+        Builder b = toBuilder();
+        b.prefillMsPerToken = value;
+        return b.build();
+    }
+
+    public RouterConfig withSessionIdleTimeout(Duration value) {
+        Builder b = toBuilder();
+        b.sessionIdleTimeout = value;
+        return b.build();
+    }
+
+    public RouterConfig withScrapeInterval(Duration value) {
+        Builder b = toBuilder();
+        b.scrapeInterval = value;
+        return b.build();
+    }
+
+    public RouterConfig withMetricsStaleAfter(Duration value) {
+        Builder b = toBuilder();
+        b.metricsStaleAfter = value;
+        return b.build();
+    }
+
+    public RouterConfig withBodyLimitBytes(long value) {
+        Builder b = toBuilder();
+        b.bodyLimitBytes = value;
+        return b.build();
+    }
+
+    public RouterConfig withStreamIdleTimeout(Duration value) {
+        Builder b = toBuilder();
+        b.streamIdleTimeout = value;
+        return b.build();
     }
 
     public RouterConfig withAdminToken(String token) {
-        return new RouterConfig(port, host, replicas, k8sService, namespace, simulate, simProfile, simModel, timeScale, policy,
-                spillThreshold, affinity, maxNumSeqs, sessionIdleTimeout, affinityMaxEntries, scrapeInterval,
-                metricsStaleAfter, bodyLimitBytes, connectTimeout, streamIdleTimeout, shutdownGrace,
-                Optional.ofNullable(token).filter(t -> !t.isBlank()), logFormat);
+        Builder b = toBuilder();
+        b.adminToken = Optional.ofNullable(token).filter(t -> !t.isBlank());
+        return b.build();
     }
 
-    public RouterConfig withBodyLimitBytes(long bytes) {
-        return new RouterConfig(port, host, replicas, k8sService, namespace, simulate, simProfile, simModel, timeScale, policy,
-                spillThreshold, affinity, maxNumSeqs, sessionIdleTimeout, affinityMaxEntries, scrapeInterval,
-                metricsStaleAfter, bytes, connectTimeout, streamIdleTimeout, shutdownGrace, adminToken, logFormat);
-    }
+    /** A copy with some settings changed; {@link #build} validates again. */
+    public static final class Builder {
+        int port;
+        String host;
+        List<String> replicas;
+        Optional<String> k8sService;
+        Optional<String> namespace;
+        int simulate;
+        String simProfile;
+        String simModel;
+        double timeScale;
+        String policy;
+        SpillThreshold spillThreshold;
+        boolean affinity;
+        int maxNumSeqs;
+        double prefillMsPerToken;
+        Duration sessionIdleTimeout;
+        int affinityMaxEntries;
+        Duration scrapeInterval;
+        Duration metricsStaleAfter;
+        long bodyLimitBytes;
+        Duration connectTimeout;
+        Duration streamIdleTimeout;
+        Duration shutdownGrace;
+        Optional<String> adminToken;
+        String logFormat;
 
-    public RouterConfig withSessionIdleTimeout(Duration d) {
-        return new RouterConfig(port, host, replicas, k8sService, namespace, simulate, simProfile, simModel, timeScale, policy,
-                spillThreshold, affinity, maxNumSeqs, d, affinityMaxEntries, scrapeInterval,
-                metricsStaleAfter, bodyLimitBytes, connectTimeout, streamIdleTimeout, shutdownGrace, adminToken, logFormat);
+        private Builder(RouterConfig c) {
+            port = c.port;
+            host = c.host;
+            replicas = c.replicas;
+            k8sService = c.k8sService;
+            namespace = c.namespace;
+            simulate = c.simulate;
+            simProfile = c.simProfile;
+            simModel = c.simModel;
+            timeScale = c.timeScale;
+            policy = c.policy;
+            spillThreshold = c.spillThreshold;
+            affinity = c.affinity;
+            maxNumSeqs = c.maxNumSeqs;
+            prefillMsPerToken = c.prefillMsPerToken;
+            sessionIdleTimeout = c.sessionIdleTimeout;
+            affinityMaxEntries = c.affinityMaxEntries;
+            scrapeInterval = c.scrapeInterval;
+            metricsStaleAfter = c.metricsStaleAfter;
+            bodyLimitBytes = c.bodyLimitBytes;
+            connectTimeout = c.connectTimeout;
+            streamIdleTimeout = c.streamIdleTimeout;
+            shutdownGrace = c.shutdownGrace;
+            adminToken = c.adminToken;
+            logFormat = c.logFormat;
+        }
+
+        public RouterConfig build() {
+            return new RouterConfig(port, host, replicas, k8sService, namespace, simulate, simProfile, simModel, timeScale, policy, spillThreshold, affinity, maxNumSeqs, prefillMsPerToken, sessionIdleTimeout, affinityMaxEntries, scrapeInterval, metricsStaleAfter, bodyLimitBytes, connectTimeout, streamIdleTimeout, shutdownGrace, adminToken, logFormat);
+        }
     }
 }

@@ -12,6 +12,10 @@ public record Placement(ReplicaView replica, Decision decision, String reason, i
         this(replica, decision, reason, 0);
     }
 
+    public Placement withExpectedCachedTokens(int tokens) {
+        return new Placement(replica, decision, reason, tokens);
+    }
+
     public Placement withDecision(Decision d, String why) {
         return new Placement(replica, d, why, expectedCachedTokens);
     }

@@ -17,23 +17,28 @@ import java.util.stream.Collectors;
 public final class Placer {
 
     private final Supplier<PlacementPolicy> policy;
+    private final PrefixIndexes prefixIndexes;
 
-    public Placer(Supplier<PlacementPolicy> policy) {
+    public Placer(Supplier<PlacementPolicy> policy, PrefixIndexes prefixIndexes) {
         this.policy = policy;
+        this.prefixIndexes = prefixIndexes;
     }
 
     public Placement place(RequestFacts facts, PoolSnapshot pool, Set<String> alreadyTried, long nowNanos)
             throws NoReplicaAvailableException {
         Optional<Placement> pinned = clientPinned(facts, pool, alreadyTried);
+        Placement p;
         if (pinned.isPresent()) {
-            return pinned.get();
+            p = pinned.get();
+        } else {
+            List<ReplicaView> candidates = candidates(facts, pool, alreadyTried);
+            p = policy.get().place(new PlacementRequest(facts, candidates, pool, nowNanos));
+            if (!alreadyTried.isEmpty()) {
+                p = p.withDecision(Decision.FALLBACK, "retry after " + String.join(",", alreadyTried) + " failed; " + p.reason());
+            }
         }
-        List<ReplicaView> candidates = candidates(facts, pool, alreadyTried);
-        Placement p = policy.get().place(new PlacementRequest(facts, candidates, pool, nowNanos));
-        if (!alreadyTried.isEmpty()) {
-            return p.withDecision(Decision.FALLBACK, "retry after " + String.join(",", alreadyTried) + " failed; " + p.reason());
-        }
-        return p;
+        // What the chosen replica should hold, for question 2 ("did it reach the replica with its prefix?").
+        return p.expectedCachedTokens() > 0 ? p : p.withExpectedCachedTokens(prefixIndexes.heldTokens(p.replica(), facts.shape()));
     }
 
     static List<ReplicaView> candidates(RequestFacts facts, PoolSnapshot pool, Set<String> alreadyTried)

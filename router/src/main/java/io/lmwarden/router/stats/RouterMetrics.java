@@ -113,6 +113,24 @@ public final class RouterMetrics {
                 .baseUnit("seconds").publishPercentileHistogram().register(registry).record(millis / 1000.0);
     }
 
+    public void prefixBreak(String segment) {
+        Counter.builder("lmw_prefix_breaks_total")
+                .description("Steps whose prompt changed before the end of the previous step's prompt, by segment (system, tools, message)")
+                .tags("segment", segment).register(registry).increment();
+    }
+
+    public void cacheMiss(String replica) {
+        Counter.builder("lmw_cache_misses_total")
+                .description("Requests whose engine reported under half of the cached tokens the router expected on that replica")
+                .tags("replica", replica).register(registry).increment();
+    }
+
+    public void queueAteGain(String replica) {
+        Counter.builder("lmw_queue_ate_gain_total")
+                .description("Requests that waited in the engine's queue longer than the prefill their cached tokens saved")
+                .tags("replica", replica).register(registry).increment();
+    }
+
     public String scrape() {
         refreshGauges();
         return registry.scrape();

@@ -42,6 +42,22 @@ public final class SessionLog {
         return steps == null ? Optional.empty() : Optional.of(new ArrayList<>(steps));
     }
 
+    /** Sessions with a step in the window, and their latest prompt sizes: {count, average tokens}. */
+    public synchronized long[] activeSessions(long nowMillis, long windowMillis) {
+        List<Deque<StepRecord>> all = new ArrayList<>(sessions.values());
+        long count = 0;
+        long tokens = 0;
+        for (int i = all.size() - 1; i >= 0; i--) {
+            StepRecord last = all.get(i).peekLast();
+            if (last == null || nowMillis - last.epochMillis() > windowMillis) {
+                break;
+            }
+            count++;
+            tokens += last.promptTokens();
+        }
+        return new long[] {count, count == 0 ? 0 : tokens / count};
+    }
+
     /** Most recently active session keys first. */
     public synchronized List<String> recentSessions(int limit) {
         List<String> keys = new ArrayList<>(sessions.keySet());

@@ -1,15 +1,23 @@
 package io.lmwarden.router.stats;
 
+import io.lmwarden.router.diagnostics.PrefixBreak;
+import io.lmwarden.router.diagnostics.TtfbSplit;
+
 /**
- * One request of a session as the router saw it.
+ * One request of a session as the router saw it, with the three diagnostics.
  *
- * @param promptTokens        the router's estimate of the prompt size
- * @param expectedCachedTokens what placement expected the replica to hold (0 when unknown)
- * @param cachedTokens        cached prompt tokens the engine reported, -1 when it reported none
- * @param ttfbMillis          router receive → first response byte, -1 when none came
- * @param routerMillis        router receive → upstream request sent (the router's own share)
- * @param completed           the stream ended with its completion marker (or a non-stream body ended)
- * @param outcome             ok, or what went wrong
+ * @param promptTokens         the prompt size: the engine's figure when it reported one, else the router's estimate
+ * @param sharedPrefixTokens   prefix shared with the session's previous step (router estimate)
+ * @param prefixBreak          set when something early in the prompt changed since the previous step
+ * @param expectedCachedTokens what the router expected the chosen replica to hold
+ * @param cachedTokens         cached prompt tokens the engine reported, -1 when it reported none
+ * @param cacheMiss            the engine reported far fewer cached tokens than expected
+ * @param ttfbMillis           router receive → first response byte, -1 when none came
+ * @param routerMillis         router receive → upstream request sent (the router's own share)
+ * @param ttfbSplit            router / queue / prefill, null without a TTFB
+ * @param queueAteGain         queueing took longer than the prefill the cache saved
+ * @param completed            the stream ended with its completion marker (or a non-stream body ended)
+ * @param outcome              ok, or what went wrong
  */
 public record StepRecord(
         long epochMillis,
@@ -20,13 +28,17 @@ public record StepRecord(
         String replica,
         String decision,
         String reason,
-        int promptTokens,
+        long promptTokens,
         int sharedPrefixTokens,
+        PrefixBreak prefixBreak,
         int expectedCachedTokens,
         long cachedTokens,
+        boolean cacheMiss,
         long outputTokens,
         double ttfbMillis,
         double routerMillis,
+        TtfbSplit ttfbSplit,
+        boolean queueAteGain,
         int status,
         boolean completed,
         String outcome) {

@@ -1,0 +1,635 @@
+/* LM Warden dashboard: polls the router's JSON admin API and renders it. No build step, no libraries.
+ * Every value that comes from a client (session keys, reasons) is set as text, never as HTML. */
+(function () {
+  'use strict';
+
+  var REPLICAS_EVERY_MS = 1000;
+  var STATS_EVERY_MS = 2000;
+  var SESSIONS_EVERY_MS = 2000;
+  var DASH = '\u2013';
+  var SVG_NS = 'http://www.w3.org/2000/svg';
+
+  function $(id) { return document.getElementById(id); }
+
+  /* ---------- small DOM helpers ---------- */
+
+  function el(tag, attrs) {
+    var node = document.createElement(tag);
+    setAttrs(node, attrs);
+    for (var i = 2; i < arguments.length; i++) append(node, arguments[i]);
+    return node;
+  }
+
+  function svg(tag, attrs) {
+    var node = document.createElementNS(SVG_NS, tag);
+    setAttrs(node, attrs);
+    for (var i = 2; i < arguments.length; i++) append(node, arguments[i]);
+    return node;
+  }
+
+  function setAttrs(node, attrs) {
+    if (!attrs) return;
+    Object.keys(attrs).forEach(function (k) {
+      var v = attrs[k];
+      if (v === null || v === undefined || v === false) return;
+      if (k === 'text') node.textContent = String(v);
+      else if (k === 'onclick') node.addEventListener('click', v);
+      else node.setAttribute(k, v === true ? '' : String(v));
+    });
+  }
+
+  function append(node, child) {
+    if (child === null || child === undefined || child === false) return;
+    if (Array.isArray(child)) { child.forEach(function (c) { append(node, c); }); return; }
+    node.appendChild(typeof child === 'object' ? child : document.createTextNode(String(child)));
+  }
+
+  function clear(node) { while (node.firstChild) node.removeChild(node.firstChild); }
+
+  /* ---------- formatting ---------- */
+
+  function isNum(v) { return typeof v === 'number' && isFinite(v); }
+
+  function fmtInt(v) { return isNum(v) ? Math.round(v).toLocaleString('en-US') : DASH; }
+
+  function fmtPct(fraction, digits) {
+    if (!isNum(fraction)) return DASH;
+    return (fraction * 100).toFixed(digits === undefined ? 1 : digits) + '%';
+  }
+
+  function fmtRate(v) {
+    if (!isNum(v)) return DASH;
+    var a = Math.abs(v);
+    if (a >= 1e6) return (v / 1e6).toFixed(1) + 'M';
+    if (a >= 1e4) return (v / 1e3).toFixed(0) + 'k';
+    if (a >= 1e3) return (v / 1e3).toFixed(1) + 'k';
+    if (a >= 100 || v === 0) return v.toFixed(0);
+    return v.toFixed(1);
+  }
+
+  function fmtMs(v) {
+    if (!isNum(v) || v < 0) return DASH;
+    if (v >= 10000) return (v / 1000).toFixed(1) + ' s';
+    if (v >= 1000) return (v / 1000).toFixed(2) + ' s';
+    return v.toFixed(v < 10 ? 1 : 0) + ' ms';
+  }
+
+  function pad2(n) { return n < 10 ? '0' + n : '' + n; }
+
+  function fmtClock(ms, withSeconds) {
+    if (!isNum(ms)) return DASH;
+    var d = new Date(ms);
+    return pad2(d.getHours()) + ':' + pad2(d.getMinutes()) + (withSeconds === false ? '' : ':' + pad2(d.getSeconds()));
+  }
+
+  function fmtDuration(ms) {
+    if (!isNum(ms) || ms < 0) return DASH;
+    var s = Math.floor(ms / 1000);
+    if (s < 60) return s + ' s';
+    var m = Math.floor(s / 60);
+    if (m < 60) return m + ' min';
+    var h = Math.floor(m / 60);
+    if (h < 48) return h + ' h ' + (m % 60) + ' min';
+    return Math.floor(h / 24) + ' d ' + (h % 24) + ' h';
+  }
+
+  function chip(label, value, cls, title) {
+    return el('span', { 'class': 'chip' + (cls ? ' ' + cls : ''), title: title, 'data-chip': label },
+      label, ' ', el('b', { text: value }));
+  }
+
+  /* ---------- HTTP ---------- */
+
+  function getJson(url, init) {
+    return fetch(url, Object.assign({ cache: 'no-store' }, init || {})).then(function (r) {
+      return r.text().then(function (text) {
+        var body = null;
+        try { body = text ? JSON.parse(text) : null; } catch (e) { body = null; }
+        return { status: r.status, ok: r.ok, body: body, text: text };
+      });
+    });
+  }
+
+  function errorMessage(reply) {
+    if (reply.body && reply.body.error && reply.body.error.message) return reply.body.error.message;
+    return reply.text ? reply.text.slice(0, 300) : 'no body';
+  }
+
+  /** Runs fn now and then every ms after it settles, so a slow router never piles requests up. */
+  function every(ms, fn) {
+    function tick() {
+      var settled = function () { setTimeout(tick, ms); };
+      try {
+        Promise.resolve(fn()).then(settled, function (e) { console.warn(e); settled(); });
+      } catch (e) {
+        console.warn(e);
+        settled();
+      }
+    }
+    tick();
+  }
+
+  /* ---------- replicas card ---------- */
+
+  var replicaRefreshes = 0;
+  var policyDirty = false;
+  var spillDirty = false;
+  var knownPolicies = '';
+
+  function refreshReplicas() {
+    return getJson('/api/replicas').then(function (reply) {
+      if (!reply.ok || !reply.body) throw new Error('HTTP ' + reply.status + ': ' + errorMessage(reply));
+      renderReplicas(reply.body);
+      replicaRefreshes++;
+      document.body.setAttribute('data-replica-refreshes', String(replicaRefreshes));
+      setConnection(true, 'live');
+      $('updated').textContent = 'updated ' + fmtClock(Date.now());
+    }).catch(function (e) {
+      setConnection(false, 'offline');
+      $('updated').textContent = String(e.message || e);
+    });
+  }
+
+  function setConnection(ok, text) {
+    var c = $('conn');
+    c.className = 'conn ' + (ok ? 'conn-ok' : 'conn-bad');
+    c.textContent = text;
+  }
+
+  function renderReplicas(d) {
+    var chips = $('routing-chips');
+    clear(chips);
+    var manual = d.spillThreshold && d.spillThreshold !== 'auto';
+    var spillText = isNum(d.spillThresholdValue) ? d.spillThresholdValue + (manual ? ' (manual)' : ' (auto)')
+      : (d.spillThreshold ? d.spillThreshold : DASH);
+    append(chips, [
+      chip('Affinity', d.affinity ? 'on' : 'off', d.affinity ? 'chip-on' : 'chip-off',
+        'sessions are pinned to the replica that holds their prefix cache'),
+      chip('Policy', d.policy || DASH),
+      chip('Spill threshold', d.affinity ? spillText : 'n/a', null,
+        'a step leaves its home replica when that replica has more requests in flight than this'),
+      chip('Sticky', isNum(d.stickyPct) ? d.stickyPct.toFixed(1) + '%' : DASH, null,
+        'steps that went to the replica their session is pinned to'),
+      chip('In flight', fmtInt(d.inFlight)),
+      chip('Pinned sessions', fmtInt(d.affinityEntries), null, 'entries in the affinity table')
+    ]);
+    $('discovery').textContent = d.discovery ? 'discovery: ' + d.discovery : '';
+
+    renderCapacity(d.capacity);
+
+    var body = $('replicas-body');
+    clear(body);
+    var rows = Array.isArray(d.replicas) ? d.replicas : [];
+    if (rows.length === 0) {
+      append(body, el('tr', { 'class': 'empty-row' }, el('td', { colspan: 11, text: 'no replicas discovered yet' })));
+    }
+    rows.forEach(function (r) { append(body, replicaRow(r)); });
+
+    var started = Date.parse(d.startedAt);
+    var note = 'Counters run since the router started';
+    if (isNum(started)) {
+      note += ' (' + new Date(started).toLocaleString('en-GB') + ', ' + fmtDuration(Date.now() - started) + ' ago)';
+    }
+    note += '. Running, waiting, KV cache and prefix hits are the engines\u2019 own metrics.';
+    $('counters-note').textContent = note;
+
+    syncPolicyForm(d);
+  }
+
+  function numCell(col, v, title) {
+    var zero = isNum(v) && v === 0;
+    return el('td', { 'data-col': col, 'class': zero ? 'zero' : null, title: title }, fmtInt(v));
+  }
+
+  function meterCell(col, fraction, kind, title) {
+    var td = el('td', { 'data-col': col, title: title });
+    if (!isNum(fraction)) { td.textContent = DASH; return td; }
+    var pct = Math.max(0, Math.min(1, fraction)) * 100;
+    var fillCls = 'meter-fill ' + kind + (kind === 'kv' && fraction >= 0.9 ? ' hot' : '');
+    append(td, el('span', { 'class': 'meter' },
+      el('span', { 'class': 'meter-track' }, el('span', { 'class': fillCls, style: 'width:' + pct.toFixed(1) + '%' })),
+      el('span', { 'class': 'meter-val', text: fmtPct(fraction) })));
+    return td;
+  }
+
+  function replicaRow(r) {
+    var hitRate = null;
+    var hitTitle = 'no prefix-cache queries yet';
+    if (isNum(r.prefixCacheQueries) && r.prefixCacheQueries > 0 && isNum(r.prefixCacheHits)) {
+      hitRate = r.prefixCacheHits / r.prefixCacheQueries;
+      hitTitle = fmtInt(r.prefixCacheHits) + ' of ' + fmtInt(r.prefixCacheQueries) + ' prompt tokens from the prefix cache';
+    } else if (isNum(r.prefixHitRate) && isNum(r.prefixCacheQueries) && r.prefixCacheQueries > 0) {
+      hitRate = r.prefixHitRate;
+    }
+    var kvTitle = isNum(r.kvCapacityTokens) ? 'KV capacity ' + fmtInt(r.kvCapacityTokens) + ' tokens' : null;
+    var readyCell = el('td', { 'class': 'l', 'data-col': 'ready' },
+      el('span', { 'class': 'dot ' + (r.ready ? 'dot-ok' : 'dot-bad') }), r.ready ? 'ready' : 'not ready');
+    if (r.metricsFresh === false) {
+      append(readyCell, el('span', { 'class': 'stale', title: 'the router uses its own in-flight count while engine metrics are stale',
+        text: 'metrics stale' + (isNum(r.metricsAgeMs) ? ' ' + (r.metricsAgeMs / 1000).toFixed(1) + ' s' : '') }));
+    }
+    var reqTitle = isNum(r.failures) && r.failures > 0 ? r.failures + ' failed' : null;
+    return el('tr', { 'data-replica': r.id },
+      el('td', { 'class': 'l rid', title: r.url || null, text: r.id }),
+      readyCell,
+      numCell('requests', r.requests, reqTitle),
+      numCell('inFlight', r.inFlight),
+      numCell('stickySessions', r.stickySessions),
+      numCell('spilledIn', r.spilledIn),
+      numCell('clientPinned', r.clientPinned),
+      numCell('running', r.running),
+      numCell('waiting', r.waiting),
+      meterCell('kvCacheUsage', r.kvCacheUsage, 'kv', kvTitle),
+      meterCell('prefixHitRate', hitRate, 'hit', hitTitle));
+  }
+
+  function renderCapacity(c) {
+    var box = $('capacity');
+    clear(box);
+    if (!c || typeof c !== 'object') { box.hidden = true; return; }
+    var numbers = fmtInt(c.activeSessions) + ' active sessions \u00d7 ~' + fmtInt(c.avgContextTokens)
+      + ' tokens of context = ' + fmtInt(c.demandTokens) + ' tokens; the pool\u2019s KV cache holds '
+      + fmtInt(c.poolKvTokens) + ' tokens';
+    if (c.overCapacity) {
+      box.className = 'advisor';
+      append(box, el('b', { text: 'Capacity advisor: over capacity. ' }), numbers + '. ');
+      if (c.message) append(box, el('span', { text: c.message }));
+      box.hidden = false;
+    } else {
+      box.className = 'advisor fine';
+      append(box, 'Capacity: ' + numbers + '.');
+      box.hidden = false;
+    }
+    box.setAttribute('data-over-capacity', c.overCapacity ? 'true' : 'false');
+  }
+
+  function syncPolicyForm(d) {
+    var select = $('policy-select');
+    var names = Array.isArray(d.policies) ? d.policies : [];
+    if (names.join(',') !== knownPolicies) {
+      knownPolicies = names.join(',');
+      clear(select);
+      names.forEach(function (n) { append(select, el('option', { value: n, text: n })); });
+      policyDirty = false;
+    }
+    if (!policyDirty && d.policy) select.value = d.policy;
+    if (!spillDirty && document.activeElement !== $('spill-input')) {
+      $('spill-input').value = d.spillThreshold || 'auto';
+    }
+  }
+
+  function applyPolicy(ev) {
+    ev.preventDefault();
+    var status = $('policy-status');
+    var spill = $('spill-input').value.trim() || 'auto';
+    var headers = { 'Content-Type': 'application/json' };
+    var token = $('token-input').value.trim();
+    if (token) headers.Authorization = 'Bearer ' + token;
+    $('policy-apply').disabled = true;
+    status.className = 'policy-status';
+    status.textContent = 'applying\u2026';
+    getJson('/api/policy', {
+      method: 'PUT', headers: headers,
+      body: JSON.stringify({ policy: $('policy-select').value, spillThreshold: spill })
+    }).then(function (reply) {
+      if (reply.ok) {
+        policyDirty = false;
+        spillDirty = false;
+        status.className = 'policy-status ok';
+        status.textContent = 'applied: ' + (reply.body && reply.body.policy) + ', spill ' + (reply.body && reply.body.spillThreshold);
+        return refreshReplicas();
+      }
+      status.className = 'policy-status bad';
+      status.textContent = 'HTTP ' + reply.status + ': ' + errorMessage(reply);
+      return null;
+    }).catch(function (e) {
+      status.className = 'policy-status bad';
+      status.textContent = 'request failed: ' + (e.message || e);
+    }).then(function () { $('policy-apply').disabled = false; });
+  }
+
+  /* ---------- stats ---------- */
+
+  function refreshStats() {
+    return getJson('/api/stats').then(function (reply) {
+      if (reply.status === 404) {
+        renderStats(null, 'No statistics yet: this router does not serve /api/stats (HTTP 404).');
+      } else if (!reply.ok || !reply.body) {
+        renderStats(null, 'Statistics unavailable: HTTP ' + reply.status + ': ' + errorMessage(reply));
+      } else {
+        renderStats(reply.body, null);
+      }
+    }).catch(function (e) {
+      renderStats(null, 'Statistics unavailable: ' + (e.message || e));
+    });
+  }
+
+  var lastStats = null;
+
+  function renderStats(s, problem) {
+    lastStats = s;
+    var empty = $('stats-empty');
+    empty.hidden = !problem;
+    empty.textContent = problem || '';
+    var chips = $('stats-chips');
+    clear(chips);
+    var now = (s && s.now) || {};
+    var hour = (s && s.lastHour) || {};
+    append(chips, [
+      chip('Prompt', fmtRate(now.promptTokensPerSec) + ' tok/s', null, 'prompt tokens per second, now'),
+      chip('cached', fmtRate(now.cachedTokensPerSec), null, 'engine-reported cached prompt tokens per second, now'),
+      chip('computed', fmtRate(now.computedTokensPerSec), null, 'prompt tokens the engines computed, per second, now'),
+      chip('Output', fmtRate(now.outputTokensPerSec) + ' tok/s'),
+      chip('Cache hit now', fmtPct(now.cachedShare)),
+      chip('Cache hit last hour', fmtPct(hour.cachedShare), 'chip-big',
+        fmtInt(hour.cachedTokens) + ' of ' + fmtInt(hour.promptTokens) + ' prompt tokens from cache in the last hour')
+    ]);
+    var diag = $('diagnostics');
+    clear(diag);
+    var dg = (s && s.diagnostics) || {};
+    append(diag, [
+      el('span', null, 'requests ', el('b', { text: fmtInt(dg.requests) })),
+      el('span', { title: 'steps whose prompt changed before the end of the previous step\u2019s prompt' },
+        'prefix breaks ', el('b', { text: fmtInt(dg.prefixBreaks) })),
+      el('span', { title: 'steps whose engine reported fewer cached tokens than placement expected' },
+        'cache misses ', el('b', { text: fmtInt(dg.cacheMisses) })),
+      el('span', { title: 'steps that waited in the queue longer than the cache saved' },
+        'queue ate gain ', el('b', { text: fmtInt(dg.queueAteGain) }))
+    ]);
+    drawStatsCharts();
+  }
+
+  function drawStatsCharts() {
+    var s = lastStats;
+    var bucketMs = (s && isNum(s.bucketSeconds) ? s.bucketSeconds : 60) * 1000;
+    var windowMs = (s && isNum(s.windowSeconds) ? s.windowSeconds : 3600) * 1000;
+    var hourPoints = (s && Array.isArray(s.series) ? s.series : []).map(function (b) {
+      var sec = bucketMs / 1000;
+      return {
+        t: b.t, cached: (b.cachedTokens || 0) / sec, computed: (b.computedTokens || 0) / sec,
+        output: (b.outputTokens || 0) / sec, requests: b.requests
+      };
+    });
+    var livePoints = (s && Array.isArray(s.recent) ? s.recent : []).map(function (p) {
+      return { t: p.t, cached: p.cachedTokensPerSec || 0, computed: p.computedTokensPerSec || 0, output: p.outputTokensPerSec || 0 };
+    });
+    drawTokenChart($('chart-hour'), hourPoints, { slotMs: bucketMs, windowMs: windowMs, tickMs: 10 * 60000, seconds: false });
+    drawTokenChart($('chart-live'), livePoints, { slotMs: 1000, windowMs: 120000, tickMs: 30000, seconds: true });
+  }
+
+  function niceMax(v) {
+    if (!(v > 0)) return 1;
+    var p = Math.pow(10, Math.floor(Math.log10(v)));
+    var steps = [1, 1.5, 2, 2.5, 3, 4, 5, 6, 8, 10];
+    for (var i = 0; i < steps.length; i++) if (steps[i] * p >= v) return steps[i] * p;
+    return 10 * p;
+  }
+
+  /** Stacked prompt bars (cached below, computed on top) over green output bars, on a shared time axis. */
+  function drawTokenChart(box, points, o) {
+    clear(box);
+    var W = Math.max(320, Math.floor(box.clientWidth || 600));
+    var H = 250;
+    var L = 44, R = 8, T = 14;
+    var topH = 140, gap = 30, botH = 44;
+    var plotW = W - L - R;
+    var topY0 = T, topY1 = T + topH;
+    var botY0 = topY1 + gap, botY1 = botY0 + botH;
+
+    var lastEnd = points.length ? points[points.length - 1].t + o.slotMs : null;
+    var nowMs = Date.now();
+    var end = lastEnd === null ? nowMs
+      : (Math.abs(nowMs - lastEnd) < o.windowMs ? Math.max(nowMs, lastEnd) : lastEnd);
+    var start = end - o.windowMs;
+    var inWindow = points.filter(function (p) { return isNum(p.t) && p.t + o.slotMs > start && p.t < end; });
+
+    var maxPrompt = 0, maxOut = 0;
+    inWindow.forEach(function (p) {
+      maxPrompt = Math.max(maxPrompt, p.cached + p.computed);
+      maxOut = Math.max(maxOut, p.output);
+    });
+    var topMax = niceMax(maxPrompt), botMax = niceMax(maxOut);
+
+    var root = svg('svg', { width: W, height: H, viewBox: '0 0 ' + W + ' ' + H, role: 'img' });
+    function x(t) { return L + (t - start) / o.windowMs * plotW; }
+
+    // grid and y labels
+    [0, 0.5, 1].forEach(function (f) {
+      var y = topY1 - f * topH;
+      append(root, svg('line', { 'class': f === 0 ? 'base-line' : 'grid-line', x1: L, x2: W - R, y1: y, y2: y }));
+      append(root, svg('text', { 'class': 'axis', x: L - 5, y: y + 3, 'text-anchor': 'end', text: fmtRate(f * topMax) }));
+    });
+    [0, 1].forEach(function (f) {
+      var y = botY1 - f * botH;
+      append(root, svg('line', { 'class': f === 0 ? 'base-line' : 'grid-line', x1: L, x2: W - R, y1: y, y2: y }));
+      append(root, svg('text', { 'class': 'axis', x: L - 5, y: y + 3, 'text-anchor': 'end', text: fmtRate(f * botMax) }));
+    });
+    append(root, svg('text', { 'class': 'panel-label', x: L + 2, y: topY0 - 3, text: 'prompt tok/s' }));
+    append(root, svg('text', { 'class': 'panel-label', x: L + 2, y: botY0 - 4, text: 'output tok/s' }));
+
+    var slotW = plotW * o.slotMs / o.windowMs;
+    var barW = Math.max(1, slotW - (slotW > 4 ? Math.min(2, slotW * 0.2) : 0));
+    inWindow.forEach(function (p) {
+      var x0 = Math.max(L, x(p.t));
+      var w = Math.min(barW, W - R - x0);
+      if (w <= 0) return;
+      var hc = p.cached / topMax * topH;
+      var hp = p.computed / topMax * topH;
+      var ho = p.output / botMax * botH;
+      var prompt = p.cached + p.computed;
+      var tip = fmtClock(p.t, true) + '\nprompt ' + fmtRate(prompt) + ' tok/s (cached ' + fmtRate(p.cached)
+        + ', computed ' + fmtRate(p.computed) + (prompt > 0 ? ', ' + fmtPct(p.cached / prompt) + ' cached' : '')
+        + ')\noutput ' + fmtRate(p.output) + ' tok/s' + (isNum(p.requests) ? '\n' + p.requests + ' requests' : '');
+      var g = svg('g', { 'class': 'slot' }, svg('title', { text: tip }));
+      if (hc > 0) append(g, svg('rect', { x: x0, y: topY1 - hc, width: w, height: hc, 'class': 'bar-cached' }));
+      if (hp > 0) append(g, svg('rect', { x: x0, y: topY1 - hc - hp, width: w, height: hp, 'class': 'bar-computed' }));
+      if (ho > 0) append(g, svg('rect', { x: x0, y: botY1 - ho, width: w, height: ho, 'class': 'bar-output' }));
+      append(root, g);
+    });
+
+    // time axis
+    var firstTick = Math.ceil(start / o.tickMs) * o.tickMs;
+    for (var t = firstTick; t <= end; t += o.tickMs) {
+      var tx = x(t);
+      append(root, svg('line', { 'class': 'grid-line', x1: tx, x2: tx, y1: botY1, y2: botY1 + 3 }));
+      append(root, svg('text', { 'class': 'axis', x: tx, y: botY1 + 14, 'text-anchor': 'middle', text: fmtClock(t, o.seconds) }));
+    }
+
+    if (maxPrompt === 0 && maxOut === 0) {
+      append(root, svg('text', { 'class': 'no-data', x: L + plotW / 2, y: topY0 + topH / 2, 'text-anchor': 'middle',
+        text: points.length ? 'no tokens in this window' : 'no data yet' }));
+    }
+    box.setAttribute('data-bars', String(inWindow.length));
+    append(box, root);
+  }
+
+  /* ---------- sessions ---------- */
+
+  var selectedSession = null;
+  var knownRecent = '';
+
+  function refreshRecentSessions() {
+    return getJson('/api/sessions').then(function (reply) {
+      if (!reply.ok || !reply.body || !Array.isArray(reply.body.sessions)) return;
+      var keys = reply.body.sessions.slice(0, 16);
+      var sig = keys.join('\n') + '|' + selectedSession;
+      if (sig === knownRecent) return;
+      knownRecent = sig;
+      var list = $('recent-sessions');
+      clear(list);
+      if (keys.length === 0) append(list, el('span', { 'class': 'muted', text: 'none yet' }));
+      keys.forEach(function (k) {
+        append(list, el('button', {
+          type: 'button', 'class': 'recent-key' + (k === selectedSession ? ' active' : ''), title: k, text: k,
+          'data-session': k, onclick: function () { $('session-input').value = k; showSession(k); }
+        }));
+      });
+    }).catch(function () { /* the replicas poll reports connectivity */ });
+  }
+
+  function showSession(key) {
+    selectedSession = key;
+    knownRecent = '';
+    refreshRecentSessions();
+    return refreshSession();
+  }
+
+  function refreshSession() {
+    var key = selectedSession;
+    if (!key) return null;
+    return getJson('/api/sessions/' + encodeURIComponent(key)).then(function (reply) {
+      if (key !== selectedSession) return;
+      if (!reply.ok || !reply.body) {
+        renderSessionError('HTTP ' + reply.status + ': ' + errorMessage(reply));
+        return;
+      }
+      renderSession(reply.body);
+    }).catch(function (e) {
+      if (key === selectedSession) renderSessionError('request failed: ' + (e.message || e));
+    });
+  }
+
+  function renderSessionError(message) {
+    var box = $('session-error');
+    box.textContent = message;
+    box.hidden = false;
+    clear($('session-head'));
+    $('steps-table').hidden = true;
+  }
+
+  function renderSession(s) {
+    $('session-error').hidden = true;
+    var steps = Array.isArray(s.steps) ? s.steps : [];
+    var breaks = isNum(s.prefixBreaks) ? s.prefixBreaks
+      : steps.filter(function (st) { return st && st.prefixBreak; }).length;
+    var head = $('session-head');
+    clear(head);
+    append(head, [
+      chip('Session', s.key || DASH, 'mono-chip'),
+      chip('key from', s.source || DASH),
+      chip('model', s.model || DASH),
+      chip('home replica', s.replica || DASH),
+      chip('steps', String(steps.length)),
+      chip('prefix breaks', fmtInt(breaks), breaks > 0 ? 'chip-off' : null)
+    ]);
+    var body = $('steps-body');
+    clear(body);
+    steps.forEach(function (st, i) {
+      var rows = stepRows(st || {}, i);
+      rows.forEach(function (r) { append(body, r); });
+    });
+    if (steps.length === 0) {
+      append(body, el('tr', { 'class': 'empty-row' }, el('td', { colspan: 11, text: 'no steps recorded' })));
+    }
+    $('steps-table').hidden = false;
+  }
+
+  function orDash(v) { return v === null || v === undefined || v === '' ? DASH : String(v); }
+
+  function stepRows(st, i) {
+    var decision = st.decision ? String(st.decision) : null;
+    var decisionCell = el('td', { 'class': 'l', 'data-col': 'decision' },
+      decision ? el('span', { 'class': 'badge d-' + decision.replace(/[^A-Z_]/g, ''), text: decision }) : DASH,
+      st.reason ? el('div', { 'class': 'why', text: st.reason }) : null);
+
+    var shared = st.sharedPrefixTokens;
+    var sharedText = fmtInt(shared);
+    if (isNum(shared) && isNum(st.promptTokens) && st.promptTokens > 0 && i > 0) {
+      sharedText += ' (' + Math.round(100 * shared / st.promptTokens) + '%)';
+    }
+
+    var cachedCell = el('td', { 'data-col': 'cachedTokens' });
+    if (!isNum(st.cachedTokens)) cachedCell.textContent = DASH;
+    else if (st.cachedTokens < 0) append(cachedCell, el('span', { 'class': 'muted', text: 'not reported' }));
+    else append(cachedCell, fmtInt(st.cachedTokens));
+    if (st.cacheMiss === true) {
+      cachedCell.insertBefore(el('span', { 'class': 'badge b-miss', title: 'the engine read fewer tokens from cache than expected', text: 'miss' }),
+        cachedCell.firstChild);
+    }
+
+    var ttfbCell = el('td', { 'class': 'l', 'data-col': 'ttfb' });
+    append(ttfbCell, el('b', { text: fmtMs(st.ttfbMillis) }));
+    var split = st.ttfbSplit;
+    if (split && typeof split === 'object') {
+      append(ttfbCell, ' ', el('span', { 'class': 'split', title: split.queueSource ? 'queue time from ' + split.queueSource : null },
+        el('span', { 'class': 'seg-router', text: fmtMs(split.routerMs) }), ' / ',
+        el('span', { 'class': 'seg-queue', text: fmtMs(split.queueMs) }), ' / ',
+        el('span', { 'class': 'seg-prefill', text: fmtMs(split.prefillMs) })));
+    } else {
+      append(ttfbCell, ' ', el('span', { 'class': 'split muted', title: 'router share; queue and prefill not reported' },
+        fmtMs(st.routerMillis) + ' / ' + DASH + ' / ' + DASH));
+    }
+    if (st.queueAteGain === true) {
+      append(ttfbCell, ' ', el('span', { 'class': 'badge b-gain', title: 'the queue on the home replica cost more than the cache saved', text: 'queue ate gain' }));
+    }
+
+    var streamCell = el('td', { 'class': 'l', 'data-col': 'completed' });
+    if (st.completed === true) append(streamCell, el('span', { 'class': 'badge b-ok', text: 'completed' }));
+    else if (st.completed === false) append(streamCell, el('span', { 'class': 'badge b-bad', text: 'not completed' }));
+    else append(streamCell, DASH);
+    if (isNum(st.status)) append(streamCell, el('span', { 'class': 'muted', text: String(st.status) }));
+    if (st.outcome && st.outcome !== 'ok') append(streamCell, ' ', el('span', { 'class': 'muted', text: st.outcome }));
+
+    var pb = st.prefixBreak && typeof st.prefixBreak === 'object' ? st.prefixBreak : null;
+    var row = el('tr', { 'class': pb ? 'break-row' : null, 'data-step': i },
+      el('td', { text: String(i + 1) }),
+      el('td', { 'class': 'l', 'data-col': 'time', text: fmtClock(st.epochMillis) }),
+      el('td', { 'class': 'l rid', 'data-col': 'replica', text: orDash(st.replica) }),
+      decisionCell,
+      el('td', { 'data-col': 'promptTokens', text: fmtInt(st.promptTokens) }),
+      el('td', { 'data-col': 'sharedPrefixTokens', text: sharedText }),
+      el('td', { 'data-col': 'expectedCachedTokens', text: fmtInt(st.expectedCachedTokens) }),
+      cachedCell,
+      el('td', { 'data-col': 'outputTokens', text: fmtInt(st.outputTokens) }),
+      ttfbCell,
+      streamCell);
+    if (!pb) return [row];
+    var note = 'Prefix break at token ' + fmtInt(pb.atToken) + ' (char ' + fmtInt(pb.atChar) + ') in '
+      + orDash(pb.segment) + '; the previous prompt had ' + fmtInt(pb.previousTokens)
+      + ' tokens, everything after the break is computed again.';
+    return [row, el('tr', { 'class': 'break-note', 'data-break-for': i },
+      el('td', null), el('td', { colspan: 10, text: '\u26a0 ' + note }))];
+  }
+
+  /* ---------- start ---------- */
+
+  $('policy-form').addEventListener('submit', applyPolicy);
+  $('policy-select').addEventListener('change', function () { policyDirty = true; });
+  $('spill-input').addEventListener('input', function () { spillDirty = true; });
+  $('session-form').addEventListener('submit', function (ev) {
+    ev.preventDefault();
+    var key = $('session-input').value.trim();
+    if (key) showSession(key);
+  });
+  var resizeTimer = null;
+  window.addEventListener('resize', function () {
+    clearTimeout(resizeTimer);
+    resizeTimer = setTimeout(drawStatsCharts, 150);
+  });
+
+  every(REPLICAS_EVERY_MS, refreshReplicas);
+  every(STATS_EVERY_MS, refreshStats);
+  every(SESSIONS_EVERY_MS, function () {
+    return Promise.all([refreshRecentSessions(), refreshSession()]);
+  });
+}());
