@@ -510,6 +510,7 @@
   }
 
   function renderSessionError(message) {
+    renderedSession = '';
     var box = $('session-error');
     box.textContent = message;
     box.hidden = false;
@@ -517,7 +518,13 @@
     $('steps-table').hidden = true;
   }
 
+  var renderedSession = '';
+
   function renderSession(s) {
+    // Re-render only on change, so a reader's text selection survives the refresh.
+    var signature = JSON.stringify(s);
+    if (signature === renderedSession && $('session-error').hidden) return;
+    renderedSession = signature;
     $('session-error').hidden = true;
     var steps = Array.isArray(s.steps) ? s.steps : [];
     var breaks = isNum(s.prefixBreaks) ? s.prefixBreaks

@@ -8,6 +8,7 @@ import io.lmwarden.router.diagnostics.PrefixBreakDetector;
 import io.lmwarden.router.diagnostics.TokenRates;
 import io.lmwarden.router.placement.Placer;
 import io.lmwarden.router.placement.PrefixIndexes;
+import io.lmwarden.router.placement.TtftEstimator;
 import io.lmwarden.router.placement.PolicyFactory;
 import io.lmwarden.router.placement.PolicyHolder;
 import io.lmwarden.router.pool.EndpointSliceDiscovery;
@@ -57,6 +58,8 @@ final class RouterRuntime {
     private static final int DEFAULT_KV_CAPACITY_TOKENS = 38_400;
     /** Sessions whose last prompt shape is kept for prefix-break detection (≈ 8 B per 16 tokens each). */
     private static final int SESSIONS_WITH_PROMPT_HISTORY = 4096;
+    /** A typical agent step holds its sequence slot for ~256 output tokens at ~25 ms each. */
+    private static final double TYPICAL_DECODE_ENGINE_MS = 256 * 25;
 
     private final RouterConfig config;
     private final Vertx vertx;
@@ -99,9 +102,6 @@ final class RouterRuntime {
                     : new StaticReplicaDiscovery(replicaEntries);
             ReplicaPool pool = new ReplicaPool(config.metricsStaleAfter());
             AffinityTable affinity = new AffinityTable(config.affinityMaxEntries(), config.sessionIdleTimeout());
-            PolicyHolder policy = new PolicyHolder(new PolicyFactory(affinity, config.maxNumSeqs()),
-                    config.affinity() ? config.policy() : io.lmwarden.router.placement.LeastLoadedPolicy.NAME,
-                    config.spillThreshold());
             RouterMetrics metrics = new RouterMetrics(pool, affinity);
             SessionLog sessions = new SessionLog(10_000, 50);
             PrefixIndexes prefixIndexes = new PrefixIndexes(DEFAULT_KV_CAPACITY_TOKENS);
@@ -111,6 +111,11 @@ final class RouterRuntime {
             RequestAccounting accounting = new RequestAccounting(metrics, sessions, prefixIndexes,
                     new PrefixBreakDetector(SESSIONS_WITH_PROMPT_HISTORY), prefillRates, tokenRates);
             pool.onUnavailable(prefixIndexes::forget);
+            TtftEstimator estimator = new TtftEstimator(prefixIndexes, prefillRates, config.maxNumSeqs(),
+                    TYPICAL_DECODE_ENGINE_MS / config.timeScale());
+            PolicyHolder policy = new PolicyHolder(new PolicyFactory(affinity, config.maxNumSeqs(), estimator, config.timeScale()),
+                    config.affinity() ? config.policy() : io.lmwarden.router.placement.LeastLoadedPolicy.NAME,
+                    config.spillThreshold());
             HttpClient client = vertx.createHttpClient(new HttpClientOptions()
                             .setConnectTimeout((int) config.connectTimeout().toMillis())
                             .setKeepAlive(true)
@@ -138,6 +143,7 @@ final class RouterRuntime {
             router.put("/api/policy").handler(BodyHandler.create(false).setBodyLimit(64 * 1024));
             new AdminApi(pool, snapshot, policy, affinity, sessions, accounting, metrics, inFlight,
                     config.adminToken(), discovery.describe(), tokenRates).mount(router);
+            io.lmwarden.router.api.WebUi.mount(router);
             router.route().last().handler(rc -> rc.response().setStatusCode(404)
                     .putHeader(HttpHeaders.CONTENT_TYPE, "application/json")
                     .end(ApiErrors.body(null, 404, "no route for " + rc.request().method() + " " + rc.request().path())));

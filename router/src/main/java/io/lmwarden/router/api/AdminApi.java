@@ -91,7 +91,8 @@ public final class AdminApi {
         m.put("policy", c.policy().name());
         m.put("affinity", PolicyFactory.pinsSessions(c.policy()));
         m.put("spillThreshold", c.spillThreshold().toString());
-        m.put("spillThresholdValue", c.policy() instanceof AffinityPolicy a ? a.threshold() : null);
+        m.put("spillThresholdValue", c.policy() instanceof AffinityPolicy a ? Integer.valueOf(a.threshold())
+                : c.policy() instanceof io.lmwarden.router.placement.CostPolicy cp ? Integer.valueOf(cp.threshold()) : null);
         m.put("policies", PolicyFactory.NAMES);
         return m;
     }

@@ -1,6 +1,7 @@
 package io.lmwarden.router.api;
 
 import io.vertx.core.http.HttpHeaders;
+import io.vertx.core.http.HttpMethod;
 import io.vertx.ext.web.Router;
 import io.vertx.ext.web.handler.StaticHandler;
 
@@ -27,7 +28,7 @@ public final class WebUi {
                 .setDirectoryListing(false)
                 .setIncludeHidden(false)
                 .setIndexPage("index.html");
-        router.get(URL_PREFIX + "/*").handler(rc -> {
+        router.route(URL_PREFIX + "/*").method(HttpMethod.GET).method(HttpMethod.HEAD).handler(rc -> {
             rc.response().putHeader(HttpHeaders.CACHE_CONTROL, "no-cache");
             rc.next();
         }).handler(files);

@@ -7,19 +7,24 @@ import java.util.List;
 /** Builds a policy by its name; the list of names is what {@code --policy} and {@code PUT /api/policy} accept. */
 public final class PolicyFactory {
 
-    public static final List<String> NAMES = List.of(AffinityPolicy.NAME, LeastLoadedPolicy.NAME, RoundRobinPolicy.NAME);
+    public static final List<String> NAMES = List.of(AffinityPolicy.NAME, CostPolicy.NAME, LeastLoadedPolicy.NAME, RoundRobinPolicy.NAME);
 
     private final AffinityTable affinity;
     private final int maxNumSeqs;
+    private final TtftEstimator estimator;
+    private final double timeScale;
 
-    public PolicyFactory(AffinityTable affinity, int maxNumSeqs) {
+    public PolicyFactory(AffinityTable affinity, int maxNumSeqs, TtftEstimator estimator, double timeScale) {
         this.affinity = affinity;
         this.maxNumSeqs = maxNumSeqs;
+        this.estimator = estimator;
+        this.timeScale = timeScale;
     }
 
     public PlacementPolicy create(String name, SpillThreshold spillThreshold) {
         return switch (name) {
             case AffinityPolicy.NAME -> new AffinityPolicy(affinity, spillThreshold, maxNumSeqs);
+            case CostPolicy.NAME -> new CostPolicy(affinity, spillThreshold, maxNumSeqs, estimator, timeScale);
             case LeastLoadedPolicy.NAME -> new LeastLoadedPolicy();
             case RoundRobinPolicy.NAME -> new RoundRobinPolicy();
             default -> throw new IllegalArgumentException("unknown policy '" + name + "'; choose one of " + String.join(", ", NAMES));
@@ -28,6 +33,6 @@ public final class PolicyFactory {
 
     /** Whether a policy keeps sessions on a home replica (the UI's "affinity on/off"). */
     public static boolean pinsSessions(PlacementPolicy p) {
-        return p instanceof AffinityPolicy;
+        return p instanceof AffinityPolicy || p instanceof CostPolicy;
     }
 }

@@ -1,6 +1,7 @@
 package io.lmwarden.router.pool;
 
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
 
 /**
@@ -17,6 +18,9 @@ public final class ReplicaState {
     private final AtomicInteger inFlight = new AtomicInteger();
     /** Requests sent since the last scrape: the engine has not counted them yet (vLLM's balancer does the same). */
     private final AtomicInteger sentSinceScrape = new AtomicInteger();
+    /** Prompt tokens sent here whose prefill has not produced a first byte yet: work ahead of a new request. */
+    private final AtomicLong pendingPrefillTokens = new AtomicLong();
+    private final AtomicInteger pendingRequests = new AtomicInteger();
     private final LongAdder requests = new LongAdder();
     private final LongAdder spilledIn = new LongAdder();
     private final LongAdder clientPinned = new LongAdder();
@@ -81,6 +85,26 @@ public final class ReplicaState {
     /** A dispatched request ended, however it ended. */
     public void finished() {
         inFlight.decrementAndGet();
+    }
+
+    /** A request whose prefill of {@code tokens} uncached tokens is now queued or running here. */
+    public void prefillStarted(long tokens) {
+        pendingPrefillTokens.addAndGet(tokens);
+        pendingRequests.incrementAndGet();
+    }
+
+    /** Its first byte came back (or it ended without one): the prefill is no longer ahead of anyone. */
+    public void prefillDone(long tokens) {
+        pendingPrefillTokens.addAndGet(-tokens);
+        pendingRequests.decrementAndGet();
+    }
+
+    public long pendingPrefillTokens() {
+        return Math.max(0, pendingPrefillTokens.get());
+    }
+
+    public int pendingRequests() {
+        return Math.max(0, pendingRequests.get());
     }
 
     public void countSpillIn() {

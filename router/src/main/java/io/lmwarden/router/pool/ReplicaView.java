@@ -6,6 +6,8 @@ package io.lmwarden.router.pool;
  * @param metrics       the last scrape, or null when none yet
  * @param metricsFresh  whether {@code metrics} is recent enough to place by
  * @param stickySessions sessions the affinity table pins here
+ * @param pendingPrefillTokens uncached prompt tokens the router sent here that have not produced a first byte yet
+ * @param pendingRequests requests the router sent here that have not produced a first byte yet
  */
 public record ReplicaView(
         String id,
@@ -14,6 +16,8 @@ public record ReplicaView(
         int inFlight,
         int sentSinceScrape,
         int stickySessions,
+        long pendingPrefillTokens,
+        int pendingRequests,
         EngineMetrics metrics,
         boolean metricsFresh) {
 

@@ -50,6 +50,7 @@ final class ProxyExchange {
     private long firstByteNanos = -1;
     private long idleTimer = -1;
     private boolean attemptOpen;
+    private long pendingPrefill = -1;
     private boolean done;
 
     ProxyExchange(ProxyContext ctx, HttpServerRequest request, RequestFacts facts, Buffer body, long receivedAtNanos) {
@@ -93,6 +94,8 @@ final class ProxyExchange {
         }
         tried.add(replica.id());
         replica.dispatched();
+        pendingPrefill = Math.max(0, facts.shape().estimatedTokens() - placement.expectedCachedTokens());
+        replica.prefillStarted(pendingPrefill);
         attemptOpen = true;
         ctx.listener().placed(facts, placement);
         armIdleTimer();
@@ -151,6 +154,7 @@ final class ProxyExchange {
             }
             if (firstByteNanos < 0) {
                 firstByteNanos = System.nanoTime();
+                endPendingPrefill();
             }
             armIdleTimer();
             observer.accept(chunk);
@@ -254,7 +258,15 @@ final class ProxyExchange {
     private void closeAttempt() {
         if (attemptOpen) {
             attemptOpen = false;
+            endPendingPrefill();
             replica.finished();
+        }
+    }
+
+    private void endPendingPrefill() {
+        if (pendingPrefill >= 0) {
+            replica.prefillDone(pendingPrefill);
+            pendingPrefill = -1;
         }
     }
 

@@ -1,0 +1,58 @@
+package io.lmwarden.router.placement;
+
+import io.lmwarden.router.diagnostics.PrefillRates;
+import io.lmwarden.router.pool.ReplicaView;
+import io.lmwarden.router.session.PromptShape;
+
+/**
+ * The cost model of the home-or-elsewhere decision (WORKLOAD.md, "How to decide between the home
+ * replica and a cold one"): {@code T = queue + prefill of the uncached remainder}.
+ * <ul>
+ *   <li>Tokens held: the replica's {@link PrefixIndex}.</li>
+ *   <li>Prefill rate: learned per replica from observed TTFBs, with the configured prior.</li>
+ *   <li>Queue: the uncached tokens the router already sent there that have not produced a first
+ *       byte, plus requests the engine reports waiting that are not the router's (another router,
+ *       a direct client) at a typical size, plus a wait for a free sequence slot when the engine is full.</li>
+ * </ul>
+ */
+public final class TtftEstimator {
+
+    /** Size assumed for a queued request the router knows nothing about. */
+    static final int UNKNOWN_REQUEST_TOKENS = 2048;
+
+    private final PrefixIndexes prefixIndexes;
+    private final PrefillRates prefillRates;
+    private final int maxNumSeqs;
+    private final double decodeMsPerRequest;
+
+    /**
+     * @param decodeMsPerRequest typical time a running request holds its slot after its first token,
+     *                           in wall ms: what a request waits per sequence ahead when the engine is full
+     */
+    public TtftEstimator(PrefixIndexes prefixIndexes, PrefillRates prefillRates, int maxNumSeqs, double decodeMsPerRequest) {
+        this.prefixIndexes = prefixIndexes;
+        this.prefillRates = prefillRates;
+        this.maxNumSeqs = maxNumSeqs;
+        this.decodeMsPerRequest = decodeMsPerRequest;
+    }
+
+    public TtftEstimate estimate(ReplicaView r, PromptShape shape) {
+        int prompt = shape.estimatedTokens();
+        int held = Math.min(prefixIndexes.heldTokens(r, shape), Math.max(0, prompt - 1));
+        long uncached = prompt - held;
+        double rate = prefillRates.msPerToken(r.id());
+        long queuedTokens = r.pendingPrefillTokens();
+        int busy = r.inFlight();
+        if (r.metricsFresh()) {
+            double othersWaiting = Math.max(0, r.metrics().waiting() - r.pendingRequests());
+            queuedTokens += (long) (othersWaiting * UNKNOWN_REQUEST_TOKENS);
+            busy = (int) Math.max(busy, r.metrics().running() + r.metrics().waiting());
+        }
+        double queue = queuedTokens * rate;
+        if (busy >= maxNumSeqs) {
+            // Full: this request waits for one of the running ones to finish.
+            queue += (busy - maxNumSeqs + 1) * decodeMsPerRequest / maxNumSeqs;
+        }
+        return new TtftEstimate(r, held, uncached, queue, uncached * rate);
+    }
+}
