@@ -1,7 +1,85 @@
 package io.lmwarden.sim;
 
-public final class SimMain {
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
+
+/** Command line: serves N simulated vLLM replicas on consecutive ports until killed. */
+@Command(name = "lmw-sim", mixinStandardHelpOptions = true,
+        description = "Simulated vLLM replicas: vLLM's HTTP API and metrics over a scheduler and prefix-cache model.")
+public final class SimMain implements Callable<Integer> {
+    @Option(names = "--replicas", description = "Number of replicas (default: ${DEFAULT-VALUE})")
+    int replicas = 1;
+    @Option(names = "--port", description = "Port of the first replica; replica i listens on port+i; 0 = any free"
+            + " (default: ${DEFAULT-VALUE})")
+    int port = 8000;
+    @Option(names = "--host", description = "Address to bind (default: ${DEFAULT-VALUE})")
+    String host = "127.0.0.1";
+    @Option(names = "--model", description = "Served model name (default: ${DEFAULT-VALUE})")
+    String model = SimOptions.DEFAULT_MODEL;
+    @Option(names = "--profile", description = "Hardware profile: a4000-qwen3-4b or tiny (default: ${DEFAULT-VALUE})")
+    String profile = SimProfile.A4000_QWEN3_4B;
+    @Option(names = "--time-scale", description = "Simulated seconds per wall second (default: ${DEFAULT-VALUE})")
+    double timeScale = 1.0;
+    @Option(names = "--max-num-seqs", description = "Override the profile's max_num_seqs")
+    Integer maxNumSeqs;
+    @Option(names = "--kv-blocks", description = "Override the profile's number of KV blocks")
+    Integer kvBlocks;
+    @Option(names = "--block-size", description = "Override the KV block size in tokens")
+    Integer blockSize;
+    @Option(names = "--seed", description = "Seed of output texts and lengths (default: ${DEFAULT-VALUE})")
+    long seed = 42;
+    @Option(names = "--output-length", description = "fixed (= max_tokens) or random (uniform 1..max_tokens)"
+            + " (default: ${DEFAULT-VALUE})")
+    String outputLength = "fixed";
+
     public static void main(String[] args) {
-        System.out.println("simulator: not built yet");
+        System.exit(new CommandLine(new SimMain()).execute(args));
+    }
+
+    @Override
+    public Integer call() throws InterruptedException {
+        SimOptions options;
+        try {
+            options = options();
+        } catch (IllegalArgumentException e) {
+            System.err.println("lmw-sim: " + e.getMessage());
+            return 2;
+        }
+        SimCluster cluster = SimCluster.start(options);
+        CountDownLatch stopped = new CountDownLatch(1);
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+            cluster.close();
+            stopped.countDown();
+        }, "lmw-sim-shutdown"));
+        for (SimReplica r : cluster.replicas()) {
+            System.out.println(r.id() + " " + r.url());
+        }
+        System.out.flush();
+        stopped.await();
+        return 0;
+    }
+
+    SimOptions options() {
+        SimProfile p = SimProfile.named(profile);
+        if (blockSize != null) {
+            p = p.withBlockSize(blockSize);
+        }
+        if (kvBlocks != null) {
+            p = p.withKvBlocks(kvBlocks);
+        }
+        if (maxNumSeqs != null) {
+            p = p.withMaxNumSeqs(maxNumSeqs);
+        }
+        boolean random = switch (outputLength) {
+            case "fixed" -> false;
+            case "random" -> true;
+            default -> throw new IllegalArgumentException("--output-length must be fixed or random");
+        };
+        return SimOptions.defaults().withReplicas(replicas).withBasePort(port).withHost(host).withModel(model)
+                .withProfile(p).withTimeScale(timeScale).withSeed(seed).withRandomOutputLength(random);
     }
 }

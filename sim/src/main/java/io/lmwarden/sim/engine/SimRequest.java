@@ -1,0 +1,56 @@
+package io.lmwarden.sim.engine;
+
+import java.util.Arrays;
+
+/**
+ * One request inside the engine. Its whole token sequence (prompt and the output it will produce) is known
+ * up front because the output is deterministic filler, so block hashes of generated tokens are the ones a
+ * later prompt that re-sends the reply will produce.
+ */
+public final class SimRequest {
+    enum Status { WAITING, RUNNING, FINISHED }
+
+    final long id;
+    final int[] tokens;
+    final int promptLen;
+    final int targetOutput;
+    final boolean stopsAtMaxTokens;
+    final RequestListener listener;
+    final double arrival;
+    final long[] blockHashes;
+
+    Status status = Status.WAITING;
+    int numComputed;
+    int numOutput;
+    int cachedTokens = -1;
+    int[] blocks = new int[8];
+    int numBlocks;
+    int numCachedBlocks;
+    double firstScheduled = -1;
+    long lastFlushNanos;
+
+    SimRequest(long id, int[] promptTokens, int[] outputTokens, boolean stopsAtMaxTokens, int blockSize,
+               RequestListener listener, double arrival) {
+        this.id = id;
+        this.promptLen = promptTokens.length;
+        this.targetOutput = outputTokens.length;
+        this.tokens = Arrays.copyOf(promptTokens, promptLen + targetOutput);
+        System.arraycopy(outputTokens, 0, tokens, promptLen, targetOutput);
+        this.stopsAtMaxTokens = stopsAtMaxTokens;
+        this.listener = listener;
+        this.arrival = arrival;
+        this.blockHashes = BlockHasher.chain(tokens, blockSize);
+    }
+
+    /** Tokens the engine must have computed before it can sample the next one. */
+    int numTokens() {
+        return promptLen + numOutput;
+    }
+
+    void addBlock(int block) {
+        if (numBlocks == blocks.length) {
+            blocks = Arrays.copyOf(blocks, numBlocks * 2);
+        }
+        blocks[numBlocks++] = block;
+    }
+}

@@ -1,0 +1,139 @@
+package io.lmwarden.sim.http;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.lmwarden.sim.engine.Engine;
+import io.lmwarden.sim.engine.SimRequest;
+import io.lmwarden.sim.tokens.ChunkTokenizer;
+import io.lmwarden.sim.tokens.FillerText;
+import io.lmwarden.sim.tokens.InvalidPromptException;
+import io.lmwarden.sim.tokens.PromptRenderer;
+import io.vertx.ext.web.RoutingContext;
+
+import java.util.Arrays;
+import java.util.UUID;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * The shared path of /v1/chat/completions, /v1/completions and /v1/messages: parse, validate like vLLM,
+ * apply armed faults, render and tokenize the prompt, submit to the engine and stream the reply back.
+ */
+final class GenerationEndpoint {
+    enum Kind { CHAT, COMPLETION, MESSAGES }
+
+    /** vLLM's default would be "the rest of the context"; agents always send max_tokens, so keep it modest. */
+    static final int DEFAULT_MAX_TOKENS = 256;
+
+    private final ReplicaConfig config;
+    private final Engine engine;
+    private final FaultInjector faults;
+    private final AtomicLong requestCounter = new AtomicLong();
+
+    GenerationEndpoint(ReplicaConfig config, Engine engine, FaultInjector faults) {
+        this.config = config;
+        this.engine = engine;
+        this.faults = faults;
+    }
+
+    void handle(RoutingContext ctx, Kind kind) {
+        ApiStyle style = kind == Kind.MESSAGES ? ApiStyle.ANTHROPIC : ApiStyle.OPENAI;
+        JsonNode body = Requests.parseObject(ctx, style);
+        if (body == null) {
+            return;
+        }
+        FaultPlan plan = faults.next();
+        if (plan.stallMs() > 0) {
+            ctx.vertx().setTimer(plan.stallMs(), t -> proceed(ctx, kind, style, body, plan));
+        } else {
+            proceed(ctx, kind, style, body, plan);
+        }
+    }
+
+    private void proceed(RoutingContext ctx, Kind kind, ApiStyle style, JsonNode body, FaultPlan plan) {
+        if (plan.failStatus() > 0) {
+            Requests.error(ctx, style, plan.failStatus(),
+                    "Simulated failure injected by /sim/faults (status " + plan.failStatus() + ")", null);
+            return;
+        }
+        try {
+            if (!Requests.checkModel(ctx, style, body, config.model(), kind == Kind.MESSAGES)) {
+                return;
+            }
+            boolean stream = body.path("stream").asBoolean(false);
+            String prompt = switch (kind) {
+                case CHAT -> PromptRenderer.renderChat(body);
+                case COMPLETION -> PromptRenderer.renderCompletion(body);
+                case MESSAGES -> PromptRenderer.renderMessages(body);
+            };
+            int[] promptIds = ChunkTokenizer.tokenize(prompt);
+            int maxModelLen = config.profile().maxModelLen();
+            if (promptIds.length >= maxModelLen) {
+                Requests.error(ctx, style, 400, "This model's maximum context length is " + maxModelLen
+                        + " tokens. However, your request has " + promptIds.length
+                        + " input tokens. Please reduce the length of the input messages.", null);
+                return;
+            }
+            Integer requested = maxTokens(body, kind);
+            if (requested != null && promptIds.length + requested > maxModelLen) {
+                Requests.error(ctx, style, 400, "'max_tokens' or 'max_completion_tokens' is too large: " + requested
+                        + ". This model's maximum context length is " + maxModelLen + " tokens and your request has "
+                        + promptIds.length + " input tokens (" + requested + " > " + maxModelLen + " - "
+                        + promptIds.length + ").", "max_tokens");
+                return;
+            }
+            int maxTokens = requested != null ? requested : Math.min(DEFAULT_MAX_TOKENS, maxModelLen - promptIds.length);
+            int outputTokens = config.randomOutputLength() ? randomLength(maxTokens) : maxTokens;
+            String text = FillerText.of(outputTokens, config.seed() ^ Arrays.hashCode(promptIds));
+            int[] outputIds = ChunkTokenizer.tokenize(text);
+            ReplyStream reply = new ReplyStream(ctx.vertx().getOrCreateContext(), ctx.request(),
+                    format(kind, body, stream), text, stream, promptIds.length, plan.dropAfterChunks());
+            SimRequest request = engine.submit(promptIds, outputIds, outputTokens == maxTokens, reply);
+            reply.attach(engine, request);
+        } catch (InvalidPromptException e) {
+            Requests.error(ctx, style, 400, e.getMessage(), e.param());
+        }
+    }
+
+    private ReplyFormat format(Kind kind, JsonNode body, boolean stream) {
+        long created = System.currentTimeMillis() / 1000;
+        String hex = UUID.randomUUID().toString().replace("-", "");
+        String model = body.path("model").asText(config.model());
+        return switch (kind) {
+            case CHAT -> new OpenAiFormat(true, "chatcmpl-" + hex, created, model, includeUsage(body, stream));
+            case COMPLETION -> new OpenAiFormat(false, "cmpl-" + hex, created, model, includeUsage(body, stream));
+            case MESSAGES -> new AnthropicFormat("msg_" + hex.substring(0, 24), model);
+        };
+    }
+
+    private static boolean includeUsage(JsonNode body, boolean stream) {
+        return stream && body.path("stream_options").path("include_usage").asBoolean(false);
+    }
+
+    /** max_tokens (or max_completion_tokens); Anthropic requires it. Null when absent (OpenAI). */
+    private static Integer maxTokens(JsonNode body, Kind kind) {
+        String field = "max_tokens";
+        JsonNode v = body.get(field);
+        if ((v == null || v.isNull()) && kind == Kind.CHAT) {
+            field = "max_completion_tokens";
+            v = body.get(field);
+        }
+        if (v == null || v.isNull()) {
+            if (kind == Kind.MESSAGES) {
+                throw new InvalidPromptException("max_tokens: Field required", "max_tokens");
+            }
+            return null;
+        }
+        if (!v.canConvertToInt() || !v.isIntegralNumber() || v.asInt() < 1) {
+            throw new InvalidPromptException(field + ": must be an integer of at least 1", field);
+        }
+        return v.asInt();
+    }
+
+    private int randomLength(int maxTokens) {
+        long n = requestCounter.getAndIncrement();
+        long z = config.seed() * 0x9E3779B97F4A7C15L + n;
+        z = (z ^ (z >>> 30)) * 0xbf58476d1ce4e5b9L;
+        z = (z ^ (z >>> 27)) * 0x94d049bb133111ebL;
+        z ^= z >>> 31;
+        return 1 + (int) Math.floorMod(z, (long) maxTokens);
+    }
+}

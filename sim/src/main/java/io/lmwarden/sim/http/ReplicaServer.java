@@ -1,0 +1,153 @@
+package io.lmwarden.sim.http;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.lmwarden.sim.engine.Engine;
+import io.lmwarden.sim.tokens.ChunkTokenizer;
+import io.lmwarden.sim.tokens.InvalidPromptException;
+import io.lmwarden.sim.tokens.PromptRenderer;
+import io.vertx.core.Future;
+import io.vertx.core.Vertx;
+import io.vertx.core.http.HttpServer;
+import io.vertx.core.http.HttpServerOptions;
+import io.vertx.ext.web.Router;
+import io.vertx.ext.web.RoutingContext;
+import io.vertx.ext.web.handler.BodyHandler;
+
+/** The HTTP surface of one simulated vLLM replica. */
+public final class ReplicaServer {
+    private static final long BODY_LIMIT = 64L * 1024 * 1024;
+
+    private final ReplicaConfig config;
+    private final Engine engine;
+    private final FaultInjector faults = new FaultInjector();
+    private final GenerationEndpoint generation;
+    private final MetricsExposition metrics;
+    private final long created = System.currentTimeMillis() / 1000;
+    private HttpServer server;
+
+    public ReplicaServer(ReplicaConfig config, Engine engine) {
+        this.config = config;
+        this.engine = engine;
+        this.generation = new GenerationEndpoint(config, engine, faults);
+        this.metrics = new MetricsExposition(config.model(), config.index());
+    }
+
+    /** Binds the server; the future holds the actual port. */
+    public Future<Integer> listen(Vertx vertx, String host, int port) {
+        Router router = Router.router(vertx);
+        router.route().handler(BodyHandler.create(false).setBodyLimit(BODY_LIMIT));
+        router.post("/v1/chat/completions").handler(ctx -> generation.handle(ctx, GenerationEndpoint.Kind.CHAT));
+        router.post("/v1/completions").handler(ctx -> generation.handle(ctx, GenerationEndpoint.Kind.COMPLETION));
+        router.post("/v1/messages").handler(ctx -> generation.handle(ctx, GenerationEndpoint.Kind.MESSAGES));
+        router.post("/v1/messages/count_tokens").handler(this::countTokens);
+        router.get("/v1/models").handler(this::models);
+        router.get("/health").handler(this::health);
+        router.post("/tokenize").handler(this::tokenize);
+        router.get("/metrics").handler(ctx -> ctx.response().putHeader("content-type", MetricsExposition.CONTENT_TYPE)
+                .end(metrics.render(engine.metrics())));
+        router.post("/sim/faults").handler(this::armFaults);
+        router.get("/sim/faults").handler(ctx -> json(ctx, faults.describe().toString()));
+        router.delete("/sim/faults").handler(ctx -> {
+            faults.clear();
+            json(ctx, faults.describe().toString());
+        });
+        router.errorHandler(413, ctx -> Requests.error(ctx, styleOf(ctx), 413,
+                "Request body too large: the limit is " + BODY_LIMIT + " bytes", null));
+        router.errorHandler(404, ctx -> Requests.error(ctx, styleOf(ctx), 404,
+                "No route for " + ctx.request().method() + " " + ctx.request().path(), null));
+        router.errorHandler(405, ctx -> Requests.error(ctx, styleOf(ctx), 405,
+                "Method " + ctx.request().method() + " is not allowed on " + ctx.request().path(), null));
+        router.errorHandler(500, ctx -> Requests.error(ctx, styleOf(ctx), 500,
+                "Internal simulator error: " + ctx.failure(), null));
+        server = vertx.createHttpServer(new HttpServerOptions().setDecompressionSupported(true))
+                .requestHandler(router);
+        return server.listen(port, host).map(HttpServer::actualPort);
+    }
+
+    public Future<Void> close() {
+        return server == null ? Future.succeededFuture() : server.close();
+    }
+
+    private static ApiStyle styleOf(RoutingContext ctx) {
+        return ctx.request().path().startsWith("/v1/messages") ? ApiStyle.ANTHROPIC : ApiStyle.OPENAI;
+    }
+
+    private void health(RoutingContext ctx) {
+        ctx.response().setStatusCode(faults.unhealthy() ? 503 : 200).end();
+    }
+
+    private void models(RoutingContext ctx) {
+        ObjectNode root = Json.object();
+        root.put("object", "list");
+        ObjectNode m = root.putArray("data").addObject();
+        m.put("id", config.model());
+        m.put("object", "model");
+        m.put("created", created);
+        m.put("owned_by", "vllm");
+        m.put("root", config.model());
+        m.putNull("parent");
+        m.put("max_model_len", config.profile().maxModelLen());
+        json(ctx, root.toString());
+    }
+
+    private void tokenize(RoutingContext ctx) {
+        JsonNode body = Requests.parseObject(ctx, ApiStyle.OPENAI);
+        if (body == null) {
+            return;
+        }
+        try {
+            String prompt;
+            if (body.has("messages")) {
+                prompt = PromptRenderer.renderChat(body);
+            } else if (body.has("prompt")) {
+                prompt = PromptRenderer.renderCompletion(body);
+            } else {
+                Requests.error(ctx, ApiStyle.OPENAI, 400, "Send either 'prompt' or 'messages'", "prompt");
+                return;
+            }
+            int[] ids = ChunkTokenizer.tokenize(prompt);
+            ObjectNode root = Json.object();
+            root.put("count", ids.length);
+            root.put("max_model_len", config.profile().maxModelLen());
+            var tokens = root.putArray("tokens");
+            for (int id : ids) {
+                tokens.add(id & 0x7fffffff);
+            }
+            root.putNull("token_strs");
+            json(ctx, root.toString());
+        } catch (InvalidPromptException e) {
+            Requests.error(ctx, ApiStyle.OPENAI, 400, e.getMessage(), e.param());
+        }
+    }
+
+    private void countTokens(RoutingContext ctx) {
+        JsonNode body = Requests.parseObject(ctx, ApiStyle.ANTHROPIC);
+        if (body == null || !Requests.checkModel(ctx, ApiStyle.ANTHROPIC, body, config.model(), false)) {
+            return;
+        }
+        try {
+            int n = ChunkTokenizer.count(PromptRenderer.renderMessages(body));
+            json(ctx, "{\"input_tokens\":" + n + "}");
+        } catch (InvalidPromptException e) {
+            Requests.error(ctx, ApiStyle.ANTHROPIC, 400, e.getMessage(), e.param());
+        }
+    }
+
+    private void armFaults(RoutingContext ctx) {
+        JsonNode body = Requests.parseObject(ctx, ApiStyle.OPENAI);
+        if (body == null) {
+            return;
+        }
+        try {
+            faults.apply(body);
+            json(ctx, faults.describe().toString());
+        } catch (IllegalArgumentException e) {
+            Requests.error(ctx, ApiStyle.OPENAI, 400, e.getMessage(), null);
+        }
+    }
+
+    private static void json(RoutingContext ctx, String body) {
+        ctx.response().putHeader("content-type", "application/json").end(body);
+    }
+}

@@ -1,0 +1,182 @@
+package io.lmwarden.sim.tokens;
+
+import com.fasterxml.jackson.databind.JsonNode;
+
+/**
+ * Renders request bodies into one canonical prompt text, the way a ChatML template (Qwen's) lays it out:
+ * system text and tool definitions first, then each message between role markers, then the assistant header.
+ * Claude Code's per-request {@code x-anthropic-billing-header} system block is dropped, as vLLM does.
+ */
+public final class PromptRenderer {
+    public static final String BILLING_HEADER_PREFIX = "x-anthropic-billing-header:";
+    private static final String IMAGE_PLACEHOLDER = "<|vision_start|><|image_pad|><|vision_end|>";
+
+    private PromptRenderer() {
+    }
+
+    /** OpenAI {@code /v1/chat/completions}: {@code messages} (required) and {@code tools}. */
+    public static String renderChat(JsonNode body) {
+        JsonNode messages = body.get("messages");
+        if (messages == null || !messages.isArray()) {
+            throw new InvalidPromptException("Field required: 'messages' must be an array of messages", "messages");
+        }
+        if (messages.isEmpty()) {
+            throw new InvalidPromptException("'messages' must contain at least one message", "messages");
+        }
+        StringBuilder sb = new StringBuilder(4096);
+        appendSystem(sb, null, body.get("tools"));
+        for (int i = 0; i < messages.size(); i++) {
+            JsonNode m = messages.get(i);
+            String role = textField(m, "role", "messages[" + i + "].role");
+            String renderedRole = role.equals("tool") ? "user" : role;
+            sb.append("<|im_start|>").append(renderedRole).append('\n');
+            if (role.equals("tool")) {
+                sb.append("<tool_response>\n");
+                appendContent(sb, m.get("content"), "messages[" + i + "].content");
+                sb.append("\n</tool_response>");
+            } else {
+                appendContent(sb, m.get("content"), "messages[" + i + "].content");
+            }
+            JsonNode calls = m.get("tool_calls");
+            if (calls != null && calls.isArray()) {
+                for (JsonNode call : calls) {
+                    JsonNode fn = call.path("function");
+                    sb.append("\n<tool_call>\n{\"name\": \"").append(fn.path("name").asText())
+                            .append("\", \"arguments\": ").append(fn.path("arguments").asText()).append("}\n</tool_call>");
+                }
+            }
+            sb.append("<|im_end|>\n");
+        }
+        return sb.append("<|im_start|>assistant\n").toString();
+    }
+
+    /** Anthropic {@code /v1/messages}: {@code system} (string or text blocks), {@code tools}, {@code messages}. */
+    public static String renderMessages(JsonNode body) {
+        JsonNode messages = body.get("messages");
+        if (messages == null || !messages.isArray()) {
+            throw new InvalidPromptException("messages: Field required (an array of messages)", "messages");
+        }
+        StringBuilder sb = new StringBuilder(4096);
+        appendSystem(sb, systemText(body.get("system")), body.get("tools"));
+        for (int i = 0; i < messages.size(); i++) {
+            JsonNode m = messages.get(i);
+            String role = textField(m, "role", "messages." + i + ".role");
+            sb.append("<|im_start|>").append(role).append('\n');
+            appendContent(sb, m.get("content"), "messages." + i + ".content");
+            sb.append("<|im_end|>\n");
+        }
+        return sb.append("<|im_start|>assistant\n").toString();
+    }
+
+    /** OpenAI {@code /v1/completions}: {@code prompt} as a string or an array holding one string. */
+    public static String renderCompletion(JsonNode body) {
+        JsonNode prompt = body.get("prompt");
+        if (prompt == null || prompt.isNull()) {
+            throw new InvalidPromptException("Field required: 'prompt'", "prompt");
+        }
+        if (prompt.isTextual()) {
+            return prompt.asText();
+        }
+        if (prompt.isArray() && prompt.size() == 1 && prompt.get(0).isTextual()) {
+            return prompt.get(0).asText();
+        }
+        throw new InvalidPromptException("'prompt' must be a string or an array with one string", "prompt");
+    }
+
+    /** The system text that counts: a string, or the text blocks minus Claude Code's billing header. */
+    static String systemText(JsonNode system) {
+        if (system == null || system.isNull()) {
+            return null;
+        }
+        if (system.isTextual()) {
+            return system.asText();
+        }
+        if (!system.isArray()) {
+            throw new InvalidPromptException("system: must be a string or an array of text blocks", "system");
+        }
+        StringBuilder sb = new StringBuilder();
+        for (JsonNode block : system) {
+            String text = block.isTextual() ? block.asText() : block.path("text").asText("");
+            if (text.startsWith(BILLING_HEADER_PREFIX)) {
+                continue;
+            }
+            if (sb.length() > 0) {
+                sb.append('\n');
+            }
+            sb.append(text);
+        }
+        return sb.toString();
+    }
+
+    private static void appendSystem(StringBuilder sb, String system, JsonNode tools) {
+        boolean hasTools = tools != null && tools.isArray() && !tools.isEmpty();
+        if (system == null && !hasTools) {
+            return;
+        }
+        sb.append("<|im_start|>system\n");
+        if (system != null) {
+            sb.append(system);
+        }
+        if (hasTools) {
+            sb.append("\n\n# Tools\n\n<tools>");
+            for (JsonNode tool : tools) {
+                sb.append('\n').append(tool.toString());
+            }
+            sb.append("\n</tools>");
+        }
+        sb.append("<|im_end|>\n");
+    }
+
+    private static void appendContent(StringBuilder sb, JsonNode content, String param) {
+        if (content == null || content.isNull()) {
+            return;
+        }
+        if (content.isTextual()) {
+            sb.append(content.asText());
+            return;
+        }
+        if (!content.isArray()) {
+            throw new InvalidPromptException(param + ": must be a string or an array of content blocks", param);
+        }
+        boolean firstBlock = true;
+        for (JsonNode block : content) {
+            if (!firstBlock) {
+                sb.append('\n');
+            }
+            firstBlock = false;
+            appendBlock(sb, block, param);
+        }
+    }
+
+    private static void appendBlock(StringBuilder sb, JsonNode block, String param) {
+        if (block.isTextual()) {
+            sb.append(block.asText());
+            return;
+        }
+        String type = block.path("type").asText("");
+        switch (type) {
+            case "text", "input_text", "output_text" -> sb.append(block.path("text").asText(""));
+            case "image", "image_url", "input_image", "document" -> sb.append(IMAGE_PLACEHOLDER);
+            case "tool_use", "server_tool_use" -> sb.append("<tool_call>\n{\"name\": \"")
+                    .append(block.path("name").asText()).append("\", \"arguments\": ")
+                    .append(block.path("input").toString()).append("}\n</tool_call>");
+            case "tool_result" -> {
+                sb.append("<tool_response>\n");
+                appendContent(sb, block.get("content"), param);
+                sb.append("\n</tool_response>");
+            }
+            case "thinking" -> sb.append("<think>\n").append(block.path("thinking").asText("")).append("\n</think>");
+            case "redacted_thinking" -> { }
+            default -> sb.append(block.toString());
+        }
+    }
+
+    private static String textField(JsonNode node, String field, String param) {
+        JsonNode v = node == null ? null : node.get(field);
+        if (v == null || !v.isTextual()) {
+            throw new InvalidPromptException(param + ": Field required", param);
+        }
+        return v.asText();
+    }
+
+}
