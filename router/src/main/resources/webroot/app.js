@@ -38,10 +38,14 @@
     });
   }
 
-  function append(node, child) {
-    if (child === null || child === undefined || child === false) return;
-    if (Array.isArray(child)) { child.forEach(function (c) { append(node, c); }); return; }
-    node.appendChild(typeof child === 'object' ? child : document.createTextNode(String(child)));
+  /** Appends each child after the node: elements, text, arrays of either; null and false are skipped. */
+  function append(node) {
+    for (var i = 1; i < arguments.length; i++) {
+      var child = arguments[i];
+      if (child === null || child === undefined || child === false) continue;
+      if (Array.isArray(child)) { child.forEach(function (c) { append(node, c); }); continue; }
+      node.appendChild(typeof child === 'object' ? child : document.createTextNode(String(child)));
+    }
   }
 
   function clear(node) { while (node.firstChild) node.removeChild(node.firstChild); }
@@ -246,20 +250,22 @@
   function renderCapacity(c) {
     var box = $('capacity');
     clear(box);
-    if (!c || typeof c !== 'object') { box.hidden = true; return; }
-    var numbers = fmtInt(c.activeSessions) + ' active sessions \u00d7 ~' + fmtInt(c.avgContextTokens)
-      + ' tokens of context = ' + fmtInt(c.demandTokens) + ' tokens; the pool\u2019s KV cache holds '
-      + fmtInt(c.poolKvTokens) + ' tokens';
+    if (!c || typeof c !== 'object') { box.hidden = true; box.removeAttribute('data-over-capacity'); return; }
+    var demand = fmtInt(c.activeSessions) + ' active sessions \u00d7 ~' + fmtInt(c.avgContextTokens)
+      + ' tokens of context = ' + fmtInt(c.demandTokens) + ' tokens';
+    box.title = c.message || '';
     if (c.overCapacity) {
       box.className = 'advisor';
-      append(box, el('b', { text: 'Capacity advisor: over capacity. ' }), numbers + '. ');
-      if (c.message) append(box, el('span', { text: c.message }));
-      box.hidden = false;
+      append(box, el('b', { text: '\u26a0 Capacity advisor: over capacity. ' }),
+        demand + ' > ' + fmtInt(c.poolKvTokens) + ' tokens of KV cache in the pool. ',
+        'Sessions evict each other\u2019s cached prefixes: add replicas or lower the number of concurrent sessions.');
     } else {
+      var share = isNum(c.demandTokens) && isNum(c.poolKvTokens) && c.poolKvTokens > 0
+        ? ' (' + Math.round(100 * c.demandTokens / c.poolKvTokens) + '%)' : '';
       box.className = 'advisor fine';
-      append(box, 'Capacity: ' + numbers + '.');
-      box.hidden = false;
+      append(box, 'Capacity: ' + demand + ' of ' + fmtInt(c.poolKvTokens) + ' tokens of KV cache in the pool' + share + '.');
     }
+    box.hidden = false;
     box.setAttribute('data-over-capacity', c.overCapacity ? 'true' : 'false');
   }
 
@@ -578,7 +584,9 @@
     append(ttfbCell, el('b', { text: fmtMs(st.ttfbMillis) }));
     var split = st.ttfbSplit;
     if (split && typeof split === 'object') {
-      append(ttfbCell, ' ', el('span', { 'class': 'split', title: split.queueSource ? 'queue time from ' + split.queueSource : null },
+      var splitTitle = 'router / queue / prefill' + (split.queueSource ? '; queue time from ' + split.queueSource : '')
+        + (isNum(split.savedMs) ? '; the cache saved ~' + fmtMs(split.savedMs) + ' of prefill' : '');
+      append(ttfbCell, ' ', el('span', { 'class': 'split', title: splitTitle },
         el('span', { 'class': 'seg-router', text: fmtMs(split.routerMs) }), ' / ',
         el('span', { 'class': 'seg-queue', text: fmtMs(split.queueMs) }), ' / ',
         el('span', { 'class': 'seg-prefill', text: fmtMs(split.prefillMs) })));

@@ -11,7 +11,6 @@ import io.lmwarden.sim.SimProfile;
 import org.junit.jupiter.api.Test;
 import org.openqa.selenium.By;
 import org.openqa.selenium.JavascriptExecutor;
-import org.openqa.selenium.OutputType;
 import org.openqa.selenium.WebDriver;
 import org.openqa.selenium.WebElement;
 import org.openqa.selenium.chrome.ChromeDriver;
@@ -19,9 +18,9 @@ import org.openqa.selenium.support.ui.Select;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Base64;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -121,12 +120,23 @@ class DashboardBrowserTest {
                 replicas.add(step.get("replica"));
                 assertThat(number(step.get("promptTokens"))).as("prompt tokens of %s", step).isPositive();
                 assertThat(step.get("completed")).contains("completed");
-                assertThat(step.get("ttfb")).matches("[0-9.]+ m?s.*");
+                assertThat(step.get("ttfb")).as("TTFB with its router / queue / prefill split")
+                        .matches("[0-9.]+ m?s [0-9.]+ m?s / ([0-9.]+ m?s|\u2013) / ([0-9.]+ m?s|\u2013).*");
             }
             assertThat(decisions).containsExactly("NEW", "STICKY", "STICKY", "STICKY");
             assertThat(replicas).containsOnly(traffic.replicasBySession().get(key).get(0));
             assertThat(number(steps.get("3").get("sharedPrefixTokens").replaceAll(" \\(.*", "")))
                     .as("prefix the last step shares with the one before").isPositive();
+
+            // A burst of new sessions: more context than the pool's KV cache holds, and the card says so.
+            new AgentWorkload(64, 1, AgentSession.Identity.CLAUDE_CODE_HEADER).run(router, "burst");
+            JsonNode capacity = JSON.readTree(http.get(router.url() + "/api/replicas").body()).path("capacity");
+            assertThat(capacity.path("overCapacity").asBoolean()).as("router's capacity advice %s", capacity).isTrue();
+            await(Duration.ofSeconds(3), "the capacity advisor's warning",
+                    () -> "true".equals(browser.findElement(By.id("capacity")).getAttribute("data-over-capacity")),
+                    () -> browser.findElement(By.id("capacity")).getText());
+            assertThat(browser.findElement(By.id("capacity")).getText()).contains("over capacity")
+                    .contains(String.format("%,d", capacity.path("poolKvTokens").asLong()));
 
             saveScreenshot(browser);
 
@@ -161,7 +171,8 @@ class DashboardBrowserTest {
         boolean over = capacity.path("overCapacity").asBoolean();
         assertThat(box.getAttribute("data-over-capacity")).isEqualTo(Boolean.toString(over));
         assertThat(box.getText().contains("over capacity")).isEqualTo(over);
-        assertThat(box.getText()).contains(String.format("%,d", capacity.path("poolKvTokens").asLong()));
+        assertThat(box.getText()).contains(String.format("%,d", capacity.path("poolKvTokens").asLong()))
+                .contains(String.format("%,d active sessions", capacity.path("activeSessions").asLong()));
     }
 
     /** Rows of a table as {data-key of the row: {data-col: text}}, read in one script: the page re-renders them. */
@@ -235,14 +246,14 @@ class DashboardBrowserTest {
                 + (last == null ? "" : "; last error: " + last));
     }
 
+    /** The whole page, not just the window: Chromium renders beyond the viewport on request. */
     private static void saveScreenshot(ChromeDriver browser) throws Exception {
-        Number height = (Number) browser.executeScript(
-                "return Math.ceil(document.documentElement.scrollHeight);");
-        browser.manage().window().setSize(new org.openqa.selenium.Dimension(1280, Math.max(800, height.intValue() + 20)));
-        RouterUnderTest.sleep(300);
-        Path shot = browser.getScreenshotAs(OutputType.FILE).toPath();
+        Number height = (Number) browser.executeScript("return Math.ceil(document.documentElement.scrollHeight);");
+        Map<String, Object> shot = browser.executeCdpCommand("Page.captureScreenshot", Map.of(
+                "format", "png", "captureBeyondViewport", true,
+                "clip", Map.of("x", 0, "y", 0, "width", 1280, "height", height.intValue(), "scale", 1)));
         Files.createDirectories(SCREENSHOT.getParent());
-        Files.copy(shot, SCREENSHOT, StandardCopyOption.REPLACE_EXISTING);
+        Files.write(SCREENSHOT, Base64.getDecoder().decode((String) shot.get("data")));
         System.out.println("dashboard screenshot: " + SCREENSHOT.toAbsolutePath());
     }
 }
