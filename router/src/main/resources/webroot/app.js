@@ -495,6 +495,8 @@
 
   function showSession(key) {
     selectedSession = key;
+    // A link to the page with #session=<key> opens this session again.
+    history.replaceState(null, '', '#session=' + encodeURIComponent(key));
     knownRecent = '';
     refreshRecentSessions();
     return refreshSession();
@@ -535,6 +537,10 @@
     var steps = Array.isArray(s.steps) ? s.steps : [];
     var breaks = isNum(s.prefixBreaks) ? s.prefixBreaks
       : steps.filter(function (st) { return st && st.prefixBreak; }).length;
+    var misses = isNum(s.cacheMisses) ? s.cacheMisses
+      : steps.filter(function (st) { return st && st.cacheMiss === true; }).length;
+    var ateGain = isNum(s.queueAteGain) ? s.queueAteGain
+      : steps.filter(function (st) { return st && st.queueAteGain === true; }).length;
     var head = $('session-head');
     clear(head);
     append(head, [
@@ -543,7 +549,9 @@
       chip('model', s.model || DASH),
       chip('home replica', s.replica || DASH),
       chip('steps', String(steps.length)),
-      chip('prefix breaks', fmtInt(breaks), breaks > 0 ? 'chip-off' : null)
+      chip('prefix breaks', fmtInt(breaks), breaks > 0 ? 'chip-off' : null),
+      chip('cache misses', fmtInt(misses), misses > 0 ? 'chip-off' : null),
+      chip('queue ate gain', fmtInt(ateGain), ateGain > 0 ? 'chip-off' : null)
     ]);
     var body = $('steps-body');
     clear(body);
@@ -595,15 +603,15 @@
         fmtMs(st.routerMillis) + ' / ' + DASH + ' / ' + DASH));
     }
     if (st.queueAteGain === true) {
-      append(ttfbCell, ' ', el('span', { 'class': 'badge b-gain', title: 'the queue on the home replica cost more than the cache saved', text: 'queue ate gain' }));
+      append(ttfbCell, el('div', null, el('span', { 'class': 'badge b-gain', title: 'the queue on the home replica cost more than the cache saved', text: 'queue ate gain' })));
     }
 
     var streamCell = el('td', { 'class': 'l', 'data-col': 'completed' });
     if (st.completed === true) append(streamCell, el('span', { 'class': 'badge b-ok', text: 'completed' }));
     else if (st.completed === false) append(streamCell, el('span', { 'class': 'badge b-bad', text: 'not completed' }));
     else append(streamCell, DASH);
-    if (isNum(st.status)) append(streamCell, el('span', { 'class': 'muted', text: String(st.status) }));
-    if (st.outcome && st.outcome !== 'ok') append(streamCell, ' ', el('span', { 'class': 'muted', text: st.outcome }));
+    if (isNum(st.status) && st.status !== 200) append(streamCell, el('span', { 'class': 'muted', text: 'HTTP ' + st.status }));
+    if (st.outcome && st.outcome !== 'ok') append(streamCell, el('div', { 'class': 'why', text: st.outcome }));
 
     var pb = st.prefixBreak && typeof st.prefixBreak === 'object' ? st.prefixBreak : null;
     var row = el('tr', { 'class': pb ? 'break-row' : null, 'data-step': i },
@@ -641,6 +649,14 @@
     clearTimeout(resizeTimer);
     resizeTimer = setTimeout(drawStatsCharts, 150);
   });
+
+  var linked = /^#session=(.+)$/.exec(location.hash);
+  if (linked) {
+    try {
+      selectedSession = decodeURIComponent(linked[1]);
+      $('session-input').value = selectedSession;
+    } catch (e) { selectedSession = null; }
+  }
 
   every(REPLICAS_EVERY_MS, refreshReplicas);
   every(STATS_EVERY_MS, refreshStats);

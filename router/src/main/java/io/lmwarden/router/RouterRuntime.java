@@ -1,6 +1,7 @@
 package io.lmwarden.router;
 
 import io.lmwarden.router.api.AdminApi;
+import io.lmwarden.router.api.WebUi;
 import io.lmwarden.router.config.RouterConfig;
 import io.lmwarden.router.placement.AffinityTable;
 import io.lmwarden.router.diagnostics.PrefillRates;
@@ -143,7 +144,7 @@ final class RouterRuntime {
             router.put("/api/policy").handler(BodyHandler.create(false).setBodyLimit(64 * 1024));
             new AdminApi(pool, snapshot, policy, affinity, sessions, accounting, metrics, inFlight,
                     config.adminToken(), discovery.describe(), tokenRates).mount(router);
-            io.lmwarden.router.api.WebUi.mount(router);
+            WebUi.mount(router);
             router.route().last().handler(rc -> rc.response().setStatusCode(404)
                     .putHeader(HttpHeaders.CONTENT_TYPE, "application/json")
                     .end(ApiErrors.body(null, 404, "no route for " + rc.request().method() + " " + rc.request().path())));

@@ -32,7 +32,7 @@ public final class WebUi {
             rc.response().putHeader(HttpHeaders.CACHE_CONTROL, "no-cache");
             rc.next();
         }).handler(files);
-        router.get("/").handler(rc -> rc.reroute(URL_PREFIX + "/index.html"));
+        router.route("/").method(HttpMethod.GET).method(HttpMethod.HEAD).handler(rc -> rc.reroute(URL_PREFIX + "/index.html"));
         router.get(URL_PREFIX).handler(rc -> rc.redirect(URL_PREFIX + "/"));
     }
 }

@@ -44,6 +44,7 @@ class DashboardBrowserTest {
 
     @Test
     void showsLiveReplicasStatsAndOneSessionsSteps() throws Exception {
+        Chromium.missing().ifPresent(reason -> System.out.println("SKIPPED DashboardBrowserTest: " + reason));
         assumeTrue(Chromium.missing().isEmpty(), () -> Chromium.missing().orElse(""));
         try (RouterUnderTest router = RouterUnderTest.start(
                 SimPool.start(REPLICAS, SimProfile.defaultProfile(), 20),
