@@ -1,0 +1,140 @@
+package io.lmwarden.operator.dependent;
+
+import io.fabric8.kubernetes.api.model.EnvVar;
+import io.fabric8.kubernetes.api.model.IntOrString;
+import io.fabric8.kubernetes.api.model.Quantity;
+import io.fabric8.kubernetes.api.model.ResourceRequirements;
+import io.fabric8.kubernetes.api.model.Toleration;
+import io.fabric8.kubernetes.api.model.TolerationBuilder;
+import io.lmwarden.operator.model.Defaults;
+import io.lmwarden.operator.model.ModelCacheSpec;
+import io.lmwarden.operator.model.ModelDeploymentSpec;
+import io.lmwarden.operator.model.RouterSpec;
+import io.lmwarden.operator.model.SecretKeySpec;
+import io.lmwarden.operator.model.SimulatorSpec;
+
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * A ModelDeployment spec with every default applied. The CRD schema declares the same defaults,
+ * but the operator must not depend on API-server defaulting having happened.
+ */
+public record EffectiveSpec(
+        String model,
+        String servedModelName,
+        String vllmImage,
+        int dataParallelSize,
+        int tensorParallelSize,
+        Optional<Integer> maxNumSeqs,
+        Optional<Integer> maxModelLen,
+        Optional<Double> gpuMemoryUtilization,
+        List<String> extraArgs,
+        List<EnvVar> env,
+        Optional<ResourceRequirements> resources,
+        Map<String, String> nodeSelector,
+        List<Toleration> tolerations,
+        Optional<String> modelCacheClaim,
+        Optional<Quantity> modelCacheSizeLimit,
+        String modelCacheMountPath,
+        Optional<SecretKeySpec> hfTokenSecret,
+        Router router,
+        boolean simulated,
+        String simulatorProfile) {
+
+    public static final String GPU_RESOURCE = "nvidia.com/gpu";
+    /** Label published by NVIDIA GPU feature discovery (part of the GPU operator) on GPU nodes. */
+    public static final Map<String, String> GPU_NODE_SELECTOR = Map.of("nvidia.com/gpu.present", "true");
+    public static final Toleration GPU_TOLERATION = new TolerationBuilder()
+            .withKey(GPU_RESOURCE).withOperator("Exists").withEffect("NoSchedule").build();
+
+    /** Router settings with defaults applied. */
+    public record Router(int replicas, String image, String policy, String spillThreshold, boolean affinity,
+                         String sessionIdleTimeout, Optional<ResourceRequirements> resources) {
+    }
+
+    public static EffectiveSpec of(ModelDeploymentSpec spec, OperatorDefaults defaults) {
+        if (spec == null || spec.getModel() == null || spec.getModel().isBlank()) {
+            throw new IllegalArgumentException("spec.model is required: a Hugging Face model id such as Qwen/Qwen3-4B-Instruct-2507");
+        }
+        SimulatorSpec sim = Optional.ofNullable(spec.getSimulator()).orElseGet(SimulatorSpec::new);
+        boolean simulated = Boolean.TRUE.equals(sim.getEnabled());
+        ModelCacheSpec cache = Optional.ofNullable(spec.getModelCache()).orElseGet(ModelCacheSpec::new);
+        Optional<SecretKeySpec> token = Optional.ofNullable(spec.getHfTokenSecret())
+                .map(s -> new SecretKeySpec(s.getName(), orDefault(s.getKey(), Defaults.HF_TOKEN_KEY)));
+        return new EffectiveSpec(
+                spec.getModel(),
+                orDefault(spec.getServedModelName(), spec.getModel()),
+                orDefault(spec.getImage(), Defaults.VLLM_IMAGE),
+                atLeastOne(spec.getDataParallelSize(), "dataParallelSize"),
+                atLeastOne(spec.getTensorParallelSize(), "tensorParallelSize"),
+                Optional.ofNullable(spec.getMaxNumSeqs()),
+                Optional.ofNullable(spec.getMaxModelLen()),
+                Optional.ofNullable(spec.getGpuMemoryUtilization()),
+                listOrEmpty(spec.getExtraArgs()),
+                listOrEmpty(spec.getEnv()),
+                Optional.ofNullable(spec.getResources()),
+                spec.getNodeSelector() != null ? Map.copyOf(spec.getNodeSelector())
+                        : simulated ? Map.of() : GPU_NODE_SELECTOR,
+                spec.getTolerations() != null ? List.copyOf(spec.getTolerations())
+                        : simulated ? List.of() : List.of(GPU_TOLERATION),
+                Optional.ofNullable(cache.getClaimName()).filter(s -> !s.isBlank()),
+                Optional.ofNullable(cache.getSizeLimit()),
+                orDefault(cache.getMountPath(), Defaults.MODEL_CACHE_MOUNT_PATH),
+                token,
+                router(spec.getRouter(), defaults),
+                simulated,
+                orDefault(sim.getProfile(), Defaults.SIMULATOR_PROFILE));
+    }
+
+    private static Router router(RouterSpec spec, OperatorDefaults defaults) {
+        RouterSpec r = spec == null ? new RouterSpec() : spec;
+        return new Router(
+                atLeastOne(r.getReplicas(), "router.replicas"),
+                orDefault(r.getImage(), defaults.routerImage()),
+                orDefault(r.getPolicy(), Defaults.ROUTER_POLICY),
+                spillThreshold(r.getSpillThreshold()),
+                r.getAffinity() == null || r.getAffinity(),
+                orDefault(r.getSessionIdleTimeout(), Defaults.SESSION_IDLE_TIMEOUT),
+                Optional.ofNullable(r.getResources()));
+    }
+
+    private static String spillThreshold(IntOrString value) {
+        if (value == null) {
+            return Defaults.SPILL_THRESHOLD;
+        }
+        if (value.getIntVal() != null) {
+            if (value.getIntVal() < 1) {
+                throw new IllegalArgumentException("router.spillThreshold must be 'auto' or an integer >= 1, got " + value.getIntVal());
+            }
+            return Integer.toString(value.getIntVal());
+        }
+        String text = value.getStrVal();
+        if (text == null || text.isBlank()) {
+            return Defaults.SPILL_THRESHOLD;
+        }
+        if (!text.equals("auto") && !text.matches("[1-9][0-9]*")) {
+            throw new IllegalArgumentException("router.spillThreshold must be 'auto' or an integer >= 1, got '" + text + "'");
+        }
+        return text;
+    }
+
+    private static int atLeastOne(Integer value, String field) {
+        if (value == null) {
+            return 1;
+        }
+        if (value < 1) {
+            throw new IllegalArgumentException("spec." + field + " must be at least 1, got " + value);
+        }
+        return value;
+    }
+
+    private static String orDefault(String value, String fallback) {
+        return value == null || value.isBlank() ? fallback : value;
+    }
+
+    private static <T> List<T> listOrEmpty(List<T> list) {
+        return list == null ? List.of() : List.copyOf(list);
+    }
+}

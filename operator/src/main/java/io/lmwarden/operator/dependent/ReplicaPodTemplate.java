@@ -1,0 +1,182 @@
+package io.lmwarden.operator.dependent;
+
+import io.fabric8.kubernetes.api.model.Container;
+import io.fabric8.kubernetes.api.model.ContainerBuilder;
+import io.fabric8.kubernetes.api.model.EnvVar;
+import io.fabric8.kubernetes.api.model.EnvVarBuilder;
+import io.fabric8.kubernetes.api.model.PodSpec;
+import io.fabric8.kubernetes.api.model.PodSpecBuilder;
+import io.fabric8.kubernetes.api.model.Quantity;
+import io.fabric8.kubernetes.api.model.ResourceRequirements;
+import io.fabric8.kubernetes.api.model.ResourceRequirementsBuilder;
+import io.fabric8.kubernetes.api.model.Volume;
+import io.fabric8.kubernetes.api.model.VolumeBuilder;
+import io.fabric8.kubernetes.api.model.VolumeMountBuilder;
+
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The pod of one data-parallel replica: vLLM on {@code tensorParallelSize} GPUs, or LM Warden's
+ * simulator from the router image when the ModelDeployment asks for it. Both listen on {@link #PORT}
+ * and answer {@code /health}, which the readiness probe (and so the router's EndpointSlice view) uses.
+ */
+public final class ReplicaPodTemplate {
+    // Pods get no Docker-link style service variables (enableServiceLinks: false): a Service named
+    // "vllm" or "lmw-..." would otherwise inject VLLM_PORT / LMW_* values such as tcp://10.0.0.1:80,
+    // which vLLM and the LM Warden router read as their own settings.
+    public static final int PORT = 8000;
+    public static final String VLLM_CONTAINER = "vllm";
+    public static final String SIMULATOR_CONTAINER = "simulator";
+    static final String SIMULATOR_JAR = "/app/lmw-sim.jar";
+    /** vLLM downloads and loads weights before /health answers; allow 30 minutes. */
+    static final int VLLM_STARTUP_PERIOD_SECONDS = 10;
+    static final int VLLM_STARTUP_FAILURES = 180;
+
+    private final EffectiveSpec spec;
+    private final OperatorDefaults defaults;
+
+    public ReplicaPodTemplate(EffectiveSpec spec, OperatorDefaults defaults) {
+        this.spec = spec;
+        this.defaults = defaults;
+    }
+
+    public PodSpec podSpec() {
+        return spec.simulated() ? simulatorPod() : vllmPod();
+    }
+
+    /** Arguments after {@code vllm serve}. */
+    public List<String> vllmArgs() {
+        List<String> args = new ArrayList<>(List.of(
+                spec.model(),
+                "--served-model-name", spec.servedModelName(),
+                "--tensor-parallel-size", Integer.toString(spec.tensorParallelSize()),
+                "--host", "0.0.0.0",
+                "--port", Integer.toString(PORT),
+                "--enable-prompt-tokens-details",
+                "--enable-prefix-caching"));
+        spec.maxNumSeqs().ifPresent(n -> args.addAll(List.of("--max-num-seqs", n.toString())));
+        spec.maxModelLen().ifPresent(n -> args.addAll(List.of("--max-model-len", n.toString())));
+        spec.gpuMemoryUtilization().ifPresent(u -> args.addAll(List.of("--gpu-memory-utilization", u.toString())));
+        args.addAll(spec.extraArgs());
+        return List.copyOf(args);
+    }
+
+    /** Arguments after {@code java -jar /app/lmw-sim.jar}: one simulated replica per pod. */
+    public List<String> simulatorArgs() {
+        List<String> args = new ArrayList<>(List.of(
+                "--replicas", "1",
+                "--port", Integer.toString(PORT),
+                "--host", "0.0.0.0",
+                "--model", spec.servedModelName(),
+                "--profile", spec.simulatorProfile()));
+        spec.maxNumSeqs().ifPresent(n -> args.addAll(List.of("--max-num-seqs", n.toString())));
+        return List.copyOf(args);
+    }
+
+    static List<String> javaCommand(String jar) {
+        return List.of("java", "-XX:MaxRAMPercentage=75", "-jar", jar);
+    }
+
+    private PodSpec vllmPod() {
+        Container vllm = new ContainerBuilder()
+                .withName(VLLM_CONTAINER)
+                .withImage(spec.vllmImage())
+                .withImagePullPolicy("IfNotPresent")
+                .withCommand("vllm", "serve")
+                .withArgs(vllmArgs())
+                .addNewPort().withName("http").withContainerPort(PORT).withProtocol("TCP").endPort()
+                .withEnv(vllmEnv())
+                .withResources(gpuResources())
+                .withStartupProbe(RouterDeploymentDependent.httpProbe("/health", VLLM_STARTUP_PERIOD_SECONDS, VLLM_STARTUP_FAILURES))
+                .withReadinessProbe(RouterDeploymentDependent.httpProbe("/health", 5, 3))
+                .withLivenessProbe(livenessProbe())
+                .withVolumeMounts(
+                        new VolumeMountBuilder().withName("dshm").withMountPath("/dev/shm").build(),
+                        new VolumeMountBuilder().withName("model-cache").withMountPath(spec.modelCacheMountPath()).build())
+                .build();
+        return new PodSpecBuilder()
+                .withEnableServiceLinks(false)
+                .withContainers(vllm)
+                .withNodeSelector(spec.nodeSelector())
+                .withTolerations(spec.tolerations())
+                .withTerminationGracePeriodSeconds(60L)
+                .withVolumes(
+                        // NCCL and PyTorch workers share tensors through /dev/shm; the container default of 64 MiB is too small.
+                        new VolumeBuilder().withName("dshm").withNewEmptyDir().withMedium("Memory").endEmptyDir().build(),
+                        modelCacheVolume())
+                .build();
+    }
+
+    private PodSpec simulatorPod() {
+        Container simulator = new ContainerBuilder()
+                .withName(SIMULATOR_CONTAINER)
+                .withImage(spec.router().image())
+                .withImagePullPolicy(defaults.imagePullPolicy())
+                .withCommand(javaCommand(SIMULATOR_JAR))
+                .withArgs(simulatorArgs())
+                .addNewPort().withName("http").withContainerPort(PORT).withProtocol("TCP").endPort()
+                .withEnv(spec.env())
+                .withResources(spec.resources().orElseGet(ReplicaPodTemplate::simulatorResources))
+                .withStartupProbe(RouterDeploymentDependent.httpProbe("/health", 2, 60))
+                .withReadinessProbe(RouterDeploymentDependent.httpProbe("/health", 2, 3))
+                .withLivenessProbe(livenessProbe())
+                .withSecurityContext(PodHardening.containerSecurityContext())
+                .withVolumeMounts(PodHardening.tmpMount())
+                .build();
+        return new PodSpecBuilder()
+                .withEnableServiceLinks(false)
+                .withContainers(simulator)
+                .withNodeSelector(spec.nodeSelector())
+                .withTolerations(spec.tolerations())
+                .withSecurityContext(PodHardening.podSecurityContext())
+                .withTerminationGracePeriodSeconds(10L)
+                .withVolumes(PodHardening.tmpVolume())
+                .build();
+    }
+
+    private static io.fabric8.kubernetes.api.model.Probe livenessProbe() {
+        var probe = RouterDeploymentDependent.httpProbe("/health", 15, 4);
+        probe.setTimeoutSeconds(5);
+        return probe;
+    }
+
+    private List<EnvVar> vllmEnv() {
+        List<EnvVar> env = new ArrayList<>();
+        spec.hfTokenSecret().ifPresent(secret -> env.add(new EnvVarBuilder()
+                .withName("HF_TOKEN")
+                .withNewValueFrom().withNewSecretKeyRef(secret.getKey(), secret.getName(), false).endValueFrom()
+                .build()));
+        env.addAll(spec.env());
+        return env;
+    }
+
+    /** The user's resources with the GPU count forced to tensorParallelSize (requests = limits, as
+     *  Kubernetes requires for extended resources). */
+    private ResourceRequirements gpuResources() {
+        ResourceRequirements user = spec.resources().orElseGet(ResourceRequirements::new);
+        Map<String, Quantity> limits = new LinkedHashMap<>(user.getLimits() == null ? Map.of() : user.getLimits());
+        Map<String, Quantity> requests = new LinkedHashMap<>(user.getRequests() == null ? Map.of() : user.getRequests());
+        Quantity gpus = new Quantity(Integer.toString(spec.tensorParallelSize()));
+        limits.put(EffectiveSpec.GPU_RESOURCE, gpus);
+        requests.put(EffectiveSpec.GPU_RESOURCE, gpus);
+        return new ResourceRequirementsBuilder().withLimits(limits).withRequests(requests).build();
+    }
+
+    private static ResourceRequirements simulatorResources() {
+        return new ResourceRequirementsBuilder()
+                .withRequests(Map.of("cpu", new Quantity("100m"), "memory", new Quantity("256Mi")))
+                .withLimits(Map.of("memory", new Quantity("768Mi")))
+                .build();
+    }
+
+    private Volume modelCacheVolume() {
+        VolumeBuilder volume = new VolumeBuilder().withName("model-cache");
+        if (spec.modelCacheClaim().isPresent()) {
+            return volume.withNewPersistentVolumeClaim().withClaimName(spec.modelCacheClaim().get()).endPersistentVolumeClaim().build();
+        }
+        return volume.withNewEmptyDir().withSizeLimit(spec.modelCacheSizeLimit().orElse(null)).endEmptyDir().build();
+    }
+}

@@ -1,0 +1,99 @@
+package io.lmwarden.operator.dependent;
+
+import io.fabric8.kubernetes.api.model.ContainerBuilder;
+import io.fabric8.kubernetes.api.model.IntOrString;
+import io.fabric8.kubernetes.api.model.Probe;
+import io.fabric8.kubernetes.api.model.ProbeBuilder;
+import io.fabric8.kubernetes.api.model.Quantity;
+import io.fabric8.kubernetes.api.model.ResourceRequirements;
+import io.fabric8.kubernetes.api.model.ResourceRequirementsBuilder;
+import io.fabric8.kubernetes.api.model.VolumeBuilder;
+import io.fabric8.kubernetes.api.model.VolumeMountBuilder;
+import io.fabric8.kubernetes.api.model.apps.Deployment;
+import io.fabric8.kubernetes.api.model.apps.DeploymentBuilder;
+import io.javaoperatorsdk.operator.api.config.informer.Informer;
+import io.javaoperatorsdk.operator.processing.dependent.kubernetes.KubernetesDependent;
+import io.lmwarden.operator.model.ModelDeployment;
+
+import java.util.Map;
+
+/** Deployment {@code <name>-router}: the LM Warden router in front of the replicas. */
+@KubernetesDependent(informer = @Informer(labelSelector = Labels.MANAGED_BY_SELECTOR))
+public class RouterDeploymentDependent extends ModelDeploymentDependent<Deployment> {
+    public static final String CONTAINER = "router";
+    public static final String CONFIG_HASH_ANNOTATION = "lmwarden.io/router-config-hash";
+    static final String ROUTER_JAR = "/app/lmw-router.jar";
+
+    public RouterDeploymentDependent() {
+        this(OperatorDefaults.builtIn());
+    }
+
+    public RouterDeploymentDependent(OperatorDefaults defaults) {
+        super(Deployment.class, defaults);
+    }
+
+    @Override
+    public Deployment desired(ModelDeployment md) {
+        ResourceNames names = ResourceNames.of(md);
+        EffectiveSpec spec = effective(md);
+        RouterSettings settings = new RouterSettings(spec, names);
+        var container = new ContainerBuilder()
+                .withName(CONTAINER)
+                .withImage(spec.router().image())
+                .withImagePullPolicy(defaults().imagePullPolicy())
+                .withCommand(ReplicaPodTemplate.javaCommand(ROUTER_JAR))
+                .withArgs(settings.args())
+                .addNewPort().withName("http").withContainerPort(RouterSettings.PORT).withProtocol("TCP").endPort()
+                .withReadinessProbe(httpProbe("/readyz", 5, 3))
+                .withLivenessProbe(httpProbe("/healthz", 10, 3))
+                .withStartupProbe(httpProbe("/healthz", 2, 60))
+                .withResources(spec.router().resources().orElseGet(RouterDeploymentDependent::defaultResources))
+                .withSecurityContext(PodHardening.containerSecurityContext())
+                .withVolumeMounts(
+                        new VolumeMountBuilder().withName("config").withMountPath(RouterSettings.CONFIG_DIR)
+                                .withReadOnly(true).build(),
+                        PodHardening.tmpMount())
+                .build();
+        return new DeploymentBuilder()
+                .withMetadata(metadata(names.router(), names, Labels.ROUTER_COMPONENT))
+                .withNewSpec()
+                .withReplicas(spec.router().replicas())
+                .withNewSelector().withMatchLabels(Labels.selector(names, Labels.ROUTER_COMPONENT)).endSelector()
+                .withNewTemplate()
+                .withNewMetadata()
+                .withLabels(Labels.of(names, Labels.ROUTER_COMPONENT))
+                .withAnnotations(Map.of(CONFIG_HASH_ANNOTATION, settings.configHash()))
+                .endMetadata()
+                .withNewSpec()
+                .withServiceAccountName(names.router())
+                // The router reads LMW_* variables; service links would inject LMW_<SERVICE>_PORT=tcp://...
+                .withEnableServiceLinks(false)
+                .withAutomountServiceAccountToken(true)
+                .withSecurityContext(PodHardening.podSecurityContext())
+                .withContainers(container)
+                .withVolumes(
+                        new VolumeBuilder().withName("config").withNewConfigMap().withName(names.router())
+                                .endConfigMap().build(),
+                        PodHardening.tmpVolume())
+                .endSpec()
+                .endTemplate()
+                .endSpec()
+                .build();
+    }
+
+    static Probe httpProbe(String path, int periodSeconds, int failureThreshold) {
+        return new ProbeBuilder()
+                .withNewHttpGet().withPath(path).withPort(new IntOrString("http")).endHttpGet()
+                .withPeriodSeconds(periodSeconds)
+                .withTimeoutSeconds(2)
+                .withFailureThreshold(failureThreshold)
+                .build();
+    }
+
+    private static ResourceRequirements defaultResources() {
+        return new ResourceRequirementsBuilder()
+                .withRequests(Map.of("cpu", new Quantity("250m"), "memory", new Quantity("256Mi")))
+                .withLimits(Map.of("memory", new Quantity("1Gi")))
+                .build();
+    }
+}

@@ -1,0 +1,45 @@
+package io.lmwarden.operator.dependent;
+
+import io.fabric8.kubernetes.api.model.apps.StatefulSet;
+import io.fabric8.kubernetes.api.model.apps.StatefulSetBuilder;
+import io.javaoperatorsdk.operator.api.config.informer.Informer;
+import io.javaoperatorsdk.operator.processing.dependent.kubernetes.KubernetesDependent;
+import io.lmwarden.operator.model.ModelDeployment;
+
+/**
+ * StatefulSet {@code <name>-vllm}: one pod per data-parallel replica. A StatefulSet rather than a
+ * Deployment because its pod names ({@code <name>-vllm-0}, ...) are stable: the router uses them
+ * as replica ids, so a restarted pod keeps its pinned sessions. Pods start in parallel because
+ * replicas are independent engines, not an ordered cluster.
+ */
+@KubernetesDependent(informer = @Informer(labelSelector = Labels.MANAGED_BY_SELECTOR))
+public class VllmStatefulSetDependent extends ModelDeploymentDependent<StatefulSet> {
+
+    public VllmStatefulSetDependent() {
+        this(OperatorDefaults.builtIn());
+    }
+
+    public VllmStatefulSetDependent(OperatorDefaults defaults) {
+        super(StatefulSet.class, defaults);
+    }
+
+    @Override
+    public StatefulSet desired(ModelDeployment md) {
+        ResourceNames names = ResourceNames.of(md);
+        EffectiveSpec spec = effective(md);
+        return new StatefulSetBuilder()
+                .withMetadata(metadata(names.replicaStatefulSet(), names, Labels.REPLICA_COMPONENT))
+                .withNewSpec()
+                .withReplicas(spec.dataParallelSize())
+                .withServiceName(names.replicaService())
+                .withPodManagementPolicy("Parallel")
+                .withNewUpdateStrategy().withType("RollingUpdate").endUpdateStrategy()
+                .withNewSelector().withMatchLabels(Labels.selector(names, Labels.REPLICA_COMPONENT)).endSelector()
+                .withNewTemplate()
+                .withNewMetadata().withLabels(Labels.of(names, Labels.REPLICA_COMPONENT)).endMetadata()
+                .withSpec(new ReplicaPodTemplate(spec, defaults()).podSpec())
+                .endTemplate()
+                .endSpec()
+                .build();
+    }
+}

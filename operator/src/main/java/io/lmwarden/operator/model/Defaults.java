@@ -1,0 +1,16 @@
+package io.lmwarden.operator.model;
+
+/** Defaults written into the CRD schema and applied again in code, so objects created without
+ *  API-server defaulting (older clients, tests) behave the same. */
+public final class Defaults {
+    public static final String VLLM_IMAGE = "vllm/vllm-openai:v0.11.0";
+    public static final String ROUTER_POLICY = "affinity";
+    public static final String SPILL_THRESHOLD = "auto";
+    public static final String SESSION_IDLE_TIMEOUT = "2h";
+    public static final String SIMULATOR_PROFILE = "a4000-qwen3-4b";
+    public static final String HF_TOKEN_KEY = "token";
+    public static final String MODEL_CACHE_MOUNT_PATH = "/root/.cache/huggingface";
+
+    private Defaults() {
+    }
+}

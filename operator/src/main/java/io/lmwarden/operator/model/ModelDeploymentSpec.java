@@ -1,0 +1,125 @@
+package io.lmwarden.operator.model;
+
+import com.fasterxml.jackson.annotation.JsonInclude;
+import com.fasterxml.jackson.annotation.JsonPropertyDescription;
+import io.fabric8.generator.annotation.Default;
+import io.fabric8.generator.annotation.Max;
+import io.fabric8.generator.annotation.Min;
+import io.fabric8.generator.annotation.Pattern;
+import io.fabric8.generator.annotation.Required;
+import io.fabric8.generator.annotation.ValidationRule;
+import io.fabric8.kubernetes.api.model.EnvVar;
+import io.fabric8.kubernetes.api.model.ResourceRequirements;
+import io.fabric8.kubernetes.api.model.Toleration;
+
+import java.util.List;
+import java.util.Map;
+
+/** What the user asks for. Fields left out get the defaults described on each field. */
+@JsonInclude(JsonInclude.Include.NON_NULL)
+@ValidationRule(value = "!has(self.servedModelName) || size(self.servedModelName) > 0",
+        message = "servedModelName must not be empty; leave it out to serve the model under its Hugging Face id")
+@ValidationRule(value = "!has(self.maxNumSeqs) || !has(self.router) || !has(self.router.spillThreshold) "
+        + "|| type(self.router.spillThreshold) == string || self.router.spillThreshold <= self.maxNumSeqs",
+        message = "router.spillThreshold must not exceed maxNumSeqs: a replica never runs more sequences than that")
+public class ModelDeploymentSpec {
+
+    @Required
+    @Pattern("^[A-Za-z0-9][A-Za-z0-9._-]*(/[A-Za-z0-9._-]+)?$")
+    @JsonPropertyDescription("Hugging Face model id served by vLLM, e.g. Qwen/Qwen3-4B-Instruct-2507.")
+    private String model;
+
+    @JsonPropertyDescription("Name clients put in the request's model field; defaults to the model id.")
+    private String servedModelName;
+
+    @Default(Defaults.VLLM_IMAGE)
+    @Pattern("^[^:@\\s]+(:[A-Za-z0-9._-]+|@sha256:[a-f0-9]{64})$")
+    @JsonPropertyDescription("vLLM container image with a pinned tag or digest.")
+    private String image;
+
+    @Default("1")
+    @Min(1)
+    @JsonPropertyDescription("Number of vLLM replicas (one pod each); the router balances and pins sessions across them.")
+    private Integer dataParallelSize;
+
+    @Default("1")
+    @Min(1)
+    @Max(64)
+    @JsonPropertyDescription("GPUs per replica (vLLM --tensor-parallel-size); also the pod's nvidia.com/gpu limit.")
+    private Integer tensorParallelSize;
+
+    @Min(1)
+    @JsonPropertyDescription("vLLM --max-num-seqs; the router's 'auto' spill threshold is a quarter of it.")
+    private Integer maxNumSeqs;
+
+    @Min(1)
+    @JsonPropertyDescription("vLLM --max-model-len.")
+    private Integer maxModelLen;
+
+    @Min(value = 0.0, inclusive = false)
+    @Max(1.0)
+    @JsonPropertyDescription("vLLM --gpu-memory-utilization, in (0, 1].")
+    private Double gpuMemoryUtilization;
+
+    @JsonPropertyDescription("Further vLLM arguments, appended after the ones the operator sets.")
+    private List<String> extraArgs;
+
+    @JsonPropertyDescription("Extra environment variables for the vLLM container.")
+    private List<EnvVar> env;
+
+    @JsonPropertyDescription("Resources of the vLLM container; the nvidia.com/gpu limit is always set to tensorParallelSize.")
+    private ResourceRequirements resources;
+
+    @JsonPropertyDescription("Node selector of replica pods; left out: nvidia.com/gpu.present=true (none in simulator mode).")
+    private Map<String, String> nodeSelector;
+
+    @JsonPropertyDescription("Tolerations of replica pods; left out: the nvidia.com/gpu NoSchedule taint (none in simulator mode).")
+    private List<Toleration> tolerations;
+
+    @JsonPropertyDescription("Where downloaded weights live: an existing PersistentVolumeClaim or an emptyDir (default).")
+    private ModelCacheSpec modelCache;
+
+    @JsonPropertyDescription("Secret with a Hugging Face token, exposed to vLLM as HF_TOKEN.")
+    private SecretKeySpec hfTokenSecret;
+
+    @JsonPropertyDescription("The router in front of the replicas.")
+    private RouterSpec router;
+
+    @JsonPropertyDescription("Run LM Warden's vLLM simulator instead of vLLM: no GPU needed.")
+    private SimulatorSpec simulator;
+
+    public String getModel() { return model; }
+    public void setModel(String model) { this.model = model; }
+    public String getServedModelName() { return servedModelName; }
+    public void setServedModelName(String servedModelName) { this.servedModelName = servedModelName; }
+    public String getImage() { return image; }
+    public void setImage(String image) { this.image = image; }
+    public Integer getDataParallelSize() { return dataParallelSize; }
+    public void setDataParallelSize(Integer dataParallelSize) { this.dataParallelSize = dataParallelSize; }
+    public Integer getTensorParallelSize() { return tensorParallelSize; }
+    public void setTensorParallelSize(Integer tensorParallelSize) { this.tensorParallelSize = tensorParallelSize; }
+    public Integer getMaxNumSeqs() { return maxNumSeqs; }
+    public void setMaxNumSeqs(Integer maxNumSeqs) { this.maxNumSeqs = maxNumSeqs; }
+    public Integer getMaxModelLen() { return maxModelLen; }
+    public void setMaxModelLen(Integer maxModelLen) { this.maxModelLen = maxModelLen; }
+    public Double getGpuMemoryUtilization() { return gpuMemoryUtilization; }
+    public void setGpuMemoryUtilization(Double gpuMemoryUtilization) { this.gpuMemoryUtilization = gpuMemoryUtilization; }
+    public List<String> getExtraArgs() { return extraArgs; }
+    public void setExtraArgs(List<String> extraArgs) { this.extraArgs = extraArgs; }
+    public List<EnvVar> getEnv() { return env; }
+    public void setEnv(List<EnvVar> env) { this.env = env; }
+    public ResourceRequirements getResources() { return resources; }
+    public void setResources(ResourceRequirements resources) { this.resources = resources; }
+    public Map<String, String> getNodeSelector() { return nodeSelector; }
+    public void setNodeSelector(Map<String, String> nodeSelector) { this.nodeSelector = nodeSelector; }
+    public List<Toleration> getTolerations() { return tolerations; }
+    public void setTolerations(List<Toleration> tolerations) { this.tolerations = tolerations; }
+    public ModelCacheSpec getModelCache() { return modelCache; }
+    public void setModelCache(ModelCacheSpec modelCache) { this.modelCache = modelCache; }
+    public SecretKeySpec getHfTokenSecret() { return hfTokenSecret; }
+    public void setHfTokenSecret(SecretKeySpec hfTokenSecret) { this.hfTokenSecret = hfTokenSecret; }
+    public RouterSpec getRouter() { return router; }
+    public void setRouter(RouterSpec router) { this.router = router; }
+    public SimulatorSpec getSimulator() { return simulator; }
+    public void setSimulator(SimulatorSpec simulator) { this.simulator = simulator; }
+}

@@ -1,0 +1,55 @@
+package io.lmwarden.operator.model;
+
+import com.fasterxml.jackson.annotation.JsonInclude;
+import com.fasterxml.jackson.annotation.JsonPropertyDescription;
+import io.fabric8.kubernetes.api.model.Condition;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+
+/** What the operator observed. Written only by the operator through the status subresource. */
+@JsonInclude(JsonInclude.Include.NON_NULL)
+public class ModelDeploymentStatus {
+
+    @JsonPropertyDescription("metadata.generation of the spec this status describes.")
+    private Long observedGeneration;
+
+    @JsonPropertyDescription("Replica pods passing their readiness probe.")
+    private Integer readyReplicas;
+
+    @JsonPropertyDescription("True when at least one router pod is ready.")
+    private Boolean routerReady;
+
+    @JsonPropertyDescription("In-cluster URL of the router Service; agents use <endpoint>/v1.")
+    private String endpoint;
+
+    @JsonPropertyDescription("Ready, Progressing and Degraded, each with a reason.")
+    private List<Condition> conditions = new ArrayList<>();
+
+    public Long getObservedGeneration() { return observedGeneration; }
+    public void setObservedGeneration(Long observedGeneration) { this.observedGeneration = observedGeneration; }
+    public Integer getReadyReplicas() { return readyReplicas; }
+    public void setReadyReplicas(Integer readyReplicas) { this.readyReplicas = readyReplicas; }
+    public Boolean getRouterReady() { return routerReady; }
+    public void setRouterReady(Boolean routerReady) { this.routerReady = routerReady; }
+    public String getEndpoint() { return endpoint; }
+    public void setEndpoint(String endpoint) { this.endpoint = endpoint; }
+    public List<Condition> getConditions() { return conditions; }
+    public void setConditions(List<Condition> conditions) { this.conditions = conditions; }
+
+    @Override
+    public boolean equals(Object o) {
+        return o instanceof ModelDeploymentStatus s
+                && Objects.equals(observedGeneration, s.observedGeneration)
+                && Objects.equals(readyReplicas, s.readyReplicas)
+                && Objects.equals(routerReady, s.routerReady)
+                && Objects.equals(endpoint, s.endpoint)
+                && Objects.equals(conditions, s.conditions);
+    }
+
+    @Override
+    public int hashCode() {
+        return Objects.hash(observedGeneration, readyReplicas, routerReady, endpoint, conditions);
+    }
+}

@@ -1,0 +1,62 @@
+package io.lmwarden.operator.model;
+
+import com.fasterxml.jackson.annotation.JsonInclude;
+import com.fasterxml.jackson.annotation.JsonPropertyDescription;
+import io.fabric8.generator.annotation.Default;
+import io.fabric8.generator.annotation.Min;
+import io.fabric8.generator.annotation.Pattern;
+import io.fabric8.generator.annotation.ValidationRule;
+import io.fabric8.kubernetes.api.model.IntOrString;
+import io.fabric8.kubernetes.api.model.ResourceRequirements;
+
+/** Settings of the LM Warden router Deployment. */
+@JsonInclude(JsonInclude.Include.NON_NULL)
+public class RouterSpec {
+
+    @Default("1")
+    @Min(1)
+    @JsonPropertyDescription("Router pods. Each keeps its own affinity table; more than one splits sessions by pod.")
+    private Integer replicas;
+
+    @JsonPropertyDescription("Router image; defaults to the image the operator was installed with.")
+    private String image;
+
+    @Default(Defaults.ROUTER_POLICY)
+    @Pattern("^(affinity|least-loaded|round-robin|cost)$")
+    @JsonPropertyDescription("Placement policy: affinity, least-loaded, round-robin or cost.")
+    private String policy;
+
+    @Default(Defaults.SPILL_THRESHOLD)
+    @ValidationRule(value = "type(self) == int ? self >= 1 : self == 'auto'",
+            message = "spillThreshold must be 'auto' or an integer >= 1")
+    @JsonPropertyDescription("Running sequences on a session's home replica above which it spills elsewhere: "
+            + "'auto' (a quarter of maxNumSeqs) or an integer.")
+    private IntOrString spillThreshold;
+
+    @Default("true")
+    @JsonPropertyDescription("Pin sessions to replicas (true) or place every request afresh (false).")
+    private Boolean affinity;
+
+    @Default(Defaults.SESSION_IDLE_TIMEOUT)
+    @Pattern("^[0-9]+(ms|s|m|h)$")
+    @JsonPropertyDescription("Idle time after which a session's pin is forgotten, e.g. 30m or 2h.")
+    private String sessionIdleTimeout;
+
+    @JsonPropertyDescription("Resources of the router container.")
+    private ResourceRequirements resources;
+
+    public Integer getReplicas() { return replicas; }
+    public void setReplicas(Integer replicas) { this.replicas = replicas; }
+    public String getImage() { return image; }
+    public void setImage(String image) { this.image = image; }
+    public String getPolicy() { return policy; }
+    public void setPolicy(String policy) { this.policy = policy; }
+    public IntOrString getSpillThreshold() { return spillThreshold; }
+    public void setSpillThreshold(IntOrString spillThreshold) { this.spillThreshold = spillThreshold; }
+    public Boolean getAffinity() { return affinity; }
+    public void setAffinity(Boolean affinity) { this.affinity = affinity; }
+    public String getSessionIdleTimeout() { return sessionIdleTimeout; }
+    public void setSessionIdleTimeout(String sessionIdleTimeout) { this.sessionIdleTimeout = sessionIdleTimeout; }
+    public ResourceRequirements getResources() { return resources; }
+    public void setResources(ResourceRequirements resources) { this.resources = resources; }
+}

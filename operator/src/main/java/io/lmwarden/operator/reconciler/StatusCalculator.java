@@ -1,0 +1,175 @@
+package io.lmwarden.operator.reconciler;
+
+import io.fabric8.kubernetes.api.model.Condition;
+import io.fabric8.kubernetes.api.model.ConditionBuilder;
+import io.fabric8.kubernetes.api.model.apps.Deployment;
+import io.fabric8.kubernetes.api.model.apps.StatefulSet;
+import io.lmwarden.operator.dependent.ResourceNames;
+import io.lmwarden.operator.model.ModelDeployment;
+import io.lmwarden.operator.model.ModelDeploymentStatus;
+
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
+import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
+
+/**
+ * Derives a ModelDeployment's status from the StatefulSet and router Deployment it owns.
+ * A pure function of its inputs (the clock is a parameter) so tests can drive every transition.
+ *
+ * <ul>
+ *   <li>Ready: every replica and at least one router pod ready.</li>
+ *   <li>Progressing: a rollout or scale is under way, or replicas are still starting for the first time.</li>
+ *   <li>Degraded: the last reconciliation failed, or replicas or the router were ready and are not any more.</li>
+ * </ul>
+ */
+public final class StatusCalculator {
+    public static final String READY = "Ready";
+    public static final String PROGRESSING = "Progressing";
+    public static final String DEGRADED = "Degraded";
+
+    public ModelDeploymentStatus compute(ModelDeployment md, Optional<StatefulSet> replicas,
+                                         Optional<Deployment> router, Instant now) {
+        ModelDeploymentStatus previous = md.getStatus();
+        int desired = desiredReplicas(md);
+        int ready = replicas.map(StatusCalculator::readyReplicas).orElse(0);
+        boolean routerReady = router.map(StatusCalculator::readyReplicas).orElse(0) >= 1;
+        boolean rolling = replicas.map(s -> statefulSetRolling(s, desired)).orElse(true)
+                || router.map(StatusCalculator::deploymentRolling).orElse(true);
+        boolean wasReady = isTrue(previous, READY);
+
+        Condition readyCondition = ready >= desired && routerReady
+                ? condition(READY, true, "AllReplicasReady", ready + "/" + desired + " replicas and the router are ready")
+                : ready < desired
+                ? condition(READY, false, "ReplicasNotReady", ready + "/" + desired + " replicas ready")
+                : condition(READY, false, "RouterNotReady", "all " + desired + " replicas ready, no router pod ready yet");
+
+        Condition progressing;
+        if (rolling) {
+            progressing = condition(PROGRESSING, true, "RollingOut", "replicas or router are being created, updated or scaled");
+        } else if ((ready < desired || !routerReady) && !wasReady) {
+            progressing = condition(PROGRESSING, true, "WaitingForPods", "pods are starting (vLLM may be downloading and loading the model)");
+        } else {
+            progressing = condition(PROGRESSING, false, "RolloutComplete", "spec is applied");
+        }
+
+        Condition degraded;
+        if (wasReady && !rolling && ready < desired) {
+            degraded = condition(DEGRADED, true, "ReplicasUnavailable", ready + "/" + desired + " replicas ready after all were ready");
+        } else if (wasReady && !rolling && !routerReady) {
+            degraded = condition(DEGRADED, true, "RouterUnavailable", "no router pod is ready");
+        } else {
+            degraded = condition(DEGRADED, false, "AsExpected", "");
+        }
+
+        return status(md, previous, ready, routerReady, List.of(readyCondition, progressing, degraded), now);
+    }
+
+    /** Status after a failed reconciliation: Degraded with the error, everything else as before. */
+    public ModelDeploymentStatus failed(ModelDeployment md, Throwable error, Instant now) {
+        ModelDeploymentStatus previous = md.getStatus();
+        Condition degraded = condition(DEGRADED, true, "ReconcileFailed", rootMessage(error));
+        Condition ready = previousCondition(previous, READY)
+                .orElseGet(() -> condition(READY, false, "ReconcileFailed", "see the Degraded condition"));
+        Condition progressing = previousCondition(previous, PROGRESSING)
+                .orElseGet(() -> condition(PROGRESSING, false, "ReconcileFailed", "see the Degraded condition"));
+        int readyReplicas = previous == null || previous.getReadyReplicas() == null ? 0 : previous.getReadyReplicas();
+        boolean routerReady = previous != null && Boolean.TRUE.equals(previous.getRouterReady());
+        return status(md, previous, readyReplicas, routerReady, List.of(ready, progressing, degraded), now);
+    }
+
+    private static ModelDeploymentStatus status(ModelDeployment md, ModelDeploymentStatus previous, int ready,
+                                                boolean routerReady, List<Condition> conditions, Instant now) {
+        Long generation = md.getMetadata().getGeneration();
+        ModelDeploymentStatus status = new ModelDeploymentStatus();
+        status.setObservedGeneration(generation);
+        status.setReadyReplicas(ready);
+        status.setRouterReady(routerReady);
+        status.setEndpoint(ResourceNames.of(md).endpoint());
+        String timestamp = now.truncatedTo(ChronoUnit.SECONDS).toString();
+        status.setConditions(conditions.stream().map(c -> {
+            c.setObservedGeneration(generation);
+            // A condition's transition time moves only when its status flips.
+            c.setLastTransitionTime(previousCondition(previous, c.getType())
+                    .filter(p -> Objects.equals(p.getStatus(), c.getStatus()) && p.getLastTransitionTime() != null)
+                    .map(Condition::getLastTransitionTime)
+                    .orElse(timestamp));
+            return c;
+        }).toList());
+        return status;
+    }
+
+    static int desiredReplicas(ModelDeployment md) {
+        Integer dp = md.getSpec() == null ? null : md.getSpec().getDataParallelSize();
+        return dp == null || dp < 1 ? 1 : dp;
+    }
+
+    private static boolean statefulSetRolling(StatefulSet sts, int desired) {
+        var status = sts.getStatus();
+        if (status == null || sts.getSpec() == null) {
+            return true;
+        }
+        return !observed(sts.getMetadata().getGeneration(), status.getObservedGeneration())
+                || !Objects.equals(sts.getSpec().getReplicas(), desired)
+                || orZero(status.getUpdatedReplicas()) < desired
+                || orZero(status.getReplicas()) != desired
+                || (status.getUpdateRevision() != null && !status.getUpdateRevision().equals(status.getCurrentRevision()));
+    }
+
+    private static boolean deploymentRolling(Deployment deployment) {
+        var status = deployment.getStatus();
+        if (status == null || deployment.getSpec() == null) {
+            return true;
+        }
+        int replicas = orZero(deployment.getSpec().getReplicas());
+        return !observed(deployment.getMetadata().getGeneration(), status.getObservedGeneration())
+                || orZero(status.getUpdatedReplicas()) < replicas;
+    }
+
+    private static boolean observed(Long generation, Long observedGeneration) {
+        return generation == null || (observedGeneration != null && observedGeneration >= generation);
+    }
+
+    private static int readyReplicas(StatefulSet sts) {
+        return sts.getStatus() == null ? 0 : orZero(sts.getStatus().getReadyReplicas());
+    }
+
+    private static int readyReplicas(Deployment deployment) {
+        return deployment.getStatus() == null ? 0 : orZero(deployment.getStatus().getReadyReplicas());
+    }
+
+    private static int orZero(Integer value) {
+        return value == null ? 0 : value;
+    }
+
+    private static boolean isTrue(ModelDeploymentStatus status, String type) {
+        return previousCondition(status, type).map(c -> "True".equals(c.getStatus())).orElse(false);
+    }
+
+    private static Optional<Condition> previousCondition(ModelDeploymentStatus status, String type) {
+        if (status == null || status.getConditions() == null) {
+            return Optional.empty();
+        }
+        return status.getConditions().stream().filter(c -> type.equals(c.getType())).findFirst()
+                .map(c -> new ConditionBuilder(c).build());
+    }
+
+    private static Condition condition(String type, boolean status, String reason, String message) {
+        return new ConditionBuilder()
+                .withType(type)
+                .withStatus(status ? "True" : "False")
+                .withReason(reason)
+                .withMessage(message)
+                .build();
+    }
+
+    private static String rootMessage(Throwable error) {
+        Throwable cause = error;
+        while (cause.getCause() != null && cause.getCause() != cause) {
+            cause = cause.getCause();
+        }
+        String message = cause.getMessage() == null ? cause.getClass().getSimpleName() : cause.getMessage();
+        return message.length() > 1000 ? message.substring(0, 1000) : message;
+    }
+}

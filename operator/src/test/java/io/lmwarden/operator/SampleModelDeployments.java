@@ -1,0 +1,70 @@
+package io.lmwarden.operator;
+
+import io.fabric8.kubernetes.api.model.IntOrString;
+import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
+import io.lmwarden.operator.model.ModelDeployment;
+import io.lmwarden.operator.model.ModelDeploymentSpec;
+import io.lmwarden.operator.model.RouterSpec;
+import io.lmwarden.operator.model.SecretKeySpec;
+import io.lmwarden.operator.model.SimulatorSpec;
+
+/** ModelDeployments used across tests, built the way a user's YAML would deserialize. */
+public final class SampleModelDeployments {
+    private SampleModelDeployments() {
+    }
+
+    /** The reference setup: Qwen3-4B, four replicas of one GPU each, spill threshold auto. */
+    public static ModelDeployment qwenDp4(String namespace) {
+        ModelDeploymentSpec spec = new ModelDeploymentSpec();
+        spec.setModel("Qwen/Qwen3-4B-Instruct-2507");
+        spec.setDataParallelSize(4);
+        spec.setTensorParallelSize(1);
+        spec.setMaxNumSeqs(32);
+        spec.setHfTokenSecret(new SecretKeySpec("hf-token", null));
+        RouterSpec router = new RouterSpec();
+        router.setSpillThreshold(new IntOrString("auto"));
+        spec.setRouter(router);
+        return withSpec("qwen3-4b", namespace, spec);
+    }
+
+    /** Two replicas of two GPUs each, with user resources, args and a custom node selector. */
+    public static ModelDeployment tensorParallel(String namespace) {
+        ModelDeploymentSpec spec = new ModelDeploymentSpec();
+        spec.setModel("Qwen/Qwen3-32B");
+        spec.setServedModelName("qwen3-32b");
+        spec.setDataParallelSize(2);
+        spec.setTensorParallelSize(2);
+        spec.setMaxModelLen(32768);
+        spec.setGpuMemoryUtilization(0.9);
+        spec.setExtraArgs(java.util.List.of("--kv-cache-dtype", "fp8"));
+        spec.setNodeSelector(java.util.Map.of("gpu.example.com/class", "a100"));
+        spec.setResources(new io.fabric8.kubernetes.api.model.ResourceRequirementsBuilder()
+                .addToLimits("memory", new io.fabric8.kubernetes.api.model.Quantity("64Gi"))
+                .addToLimits("nvidia.com/gpu", new io.fabric8.kubernetes.api.model.Quantity("8"))
+                .build());
+        RouterSpec router = new RouterSpec();
+        router.setReplicas(2);
+        router.setPolicy("least-loaded");
+        router.setSpillThreshold(new IntOrString(6));
+        router.setAffinity(false);
+        router.setSessionIdleTimeout("30m");
+        spec.setRouter(router);
+        return withSpec("big", namespace, spec);
+    }
+
+    /** Simulated replicas: no GPU, LM Warden's simulator from the router image. */
+    public static ModelDeployment simulated(String namespace, int replicas) {
+        ModelDeploymentSpec spec = new ModelDeploymentSpec();
+        spec.setModel("Qwen/Qwen3-4B-Instruct-2507");
+        spec.setDataParallelSize(replicas);
+        spec.setSimulator(new SimulatorSpec(true, "a4000-qwen3-4b"));
+        return withSpec("sim", namespace, spec);
+    }
+
+    public static ModelDeployment withSpec(String name, String namespace, ModelDeploymentSpec spec) {
+        ModelDeployment md = new ModelDeployment();
+        md.setMetadata(new ObjectMetaBuilder().withName(name).withNamespace(namespace).withGeneration(1L).build());
+        md.setSpec(spec);
+        return md;
+    }
+}

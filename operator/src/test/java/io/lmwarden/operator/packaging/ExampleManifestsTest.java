@@ -1,0 +1,43 @@
+package io.lmwarden.operator.packaging;
+
+import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
+import io.lmwarden.operator.dependent.EffectiveSpec;
+import io.lmwarden.operator.dependent.OperatorDefaults;
+import io.lmwarden.operator.model.ModelDeployment;
+import org.junit.jupiter.api.Test;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/** The examples under deploy/examples are valid ModelDeployments that mean what their comments say. */
+class ExampleManifestsTest {
+    private final KubernetesSerialization serialization = new KubernetesSerialization();
+
+    @Test
+    void referenceExampleIsQwen3FourBWithFourSingleGpuReplicas() {
+        ModelDeployment md = load("qwen3-4b-dp4.yaml");
+        EffectiveSpec spec = EffectiveSpec.of(md.getSpec(), OperatorDefaults.builtIn());
+        assertThat(spec.model()).isEqualTo("Qwen/Qwen3-4B-Instruct-2507");
+        assertThat(spec.dataParallelSize()).isEqualTo(4);
+        assertThat(spec.tensorParallelSize()).isEqualTo(1);
+        assertThat(spec.router().spillThreshold()).isEqualTo("auto");
+        assertThat(spec.maxNumSeqs()).contains(32);
+        assertThat(spec.simulated()).isFalse();
+    }
+
+    @Test
+    void simulatedExampleNeedsNoGpu() {
+        ModelDeployment md = load("simulated.yaml");
+        EffectiveSpec spec = EffectiveSpec.of(md.getSpec(), OperatorDefaults.builtIn());
+        assertThat(spec.simulated()).isTrue();
+        assertThat(spec.nodeSelector()).isEmpty();
+        assertThat(spec.tolerations()).isEmpty();
+    }
+
+    private ModelDeployment load(String file) {
+        String yaml = RepositoryFiles.read(RepositoryFiles.root().resolve("deploy/examples").resolve(file));
+        ModelDeployment md = serialization.unmarshal(yaml, ModelDeployment.class);
+        assertThat(md.getApiVersion()).isEqualTo("lmwarden.io/v1alpha1");
+        assertThat(md.getKind()).isEqualTo("ModelDeployment");
+        return md;
+    }
+}

@@ -1,0 +1,189 @@
+package io.lmwarden.operator.packaging;
+
+import com.marcnuri.helm.Helm;
+import com.marcnuri.helm.LintResult;
+import io.fabric8.kubernetes.api.model.Container;
+import io.fabric8.kubernetes.api.model.EnvVar;
+import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.api.model.ServiceAccount;
+import io.fabric8.kubernetes.api.model.apps.Deployment;
+import io.fabric8.kubernetes.api.model.rbac.ClusterRole;
+import io.fabric8.kubernetes.api.model.rbac.ClusterRoleBinding;
+import io.fabric8.kubernetes.api.model.rbac.PolicyRule;
+import io.fabric8.kubernetes.api.model.rbac.Role;
+import io.fabric8.kubernetes.api.model.rbac.RoleBinding;
+import io.javaoperatorsdk.operator.api.reconciler.Workflow;
+import io.javaoperatorsdk.operator.api.reconciler.dependent.Dependent;
+import io.lmwarden.operator.dependent.OperatorDefaults;
+import io.lmwarden.operator.dependent.RouterRoleDependent;
+import io.lmwarden.operator.reconciler.ModelDeploymentReconciler;
+import io.lmwarden.operator.SampleModelDeployments;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+
+import java.util.List;
+import java.util.Map;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+class HelmChartTest {
+    private static final String NAMESPACE = "lmw-system";
+
+    @Test
+    void chartPassesStrictLint() {
+        LintResult result = new Helm(RepositoryFiles.chart()).lint().strict().call();
+        assertThat(result.isFailed()).as("helm lint: " + result.getMessages()).isFalse();
+    }
+
+    @Test
+    void defaultsRenderAnOperatorWithItsOwnServiceAccountProbesAndHardening() {
+        RenderedChart chart = RenderedChart.render("lm-warden", NAMESPACE, Map.of());
+        Deployment deployment = chart.one(Deployment.class);
+        ServiceAccount serviceAccount = chart.one(ServiceAccount.class);
+        Container operator = deployment.getSpec().getTemplate().getSpec().getContainers().get(0);
+
+        assertThat(deployment.getMetadata().getNamespace()).isEqualTo(NAMESPACE);
+        assertThat(deployment.getSpec().getReplicas()).isEqualTo(1);
+        assertThat(operator.getImage()).isEqualTo("ghcr.io/lm-warden/operator:0.1.0");
+        assertThat(deployment.getSpec().getTemplate().getSpec().getServiceAccountName())
+                .isEqualTo(serviceAccount.getMetadata().getName());
+        assertThat(env(operator, OperatorDefaults.ROUTER_IMAGE_ENV)).isEqualTo("ghcr.io/lm-warden/router:0.1.0");
+        assertThat(env(operator, "LMW_WATCH_NAMESPACES")).isEmpty();
+        assertThat(operator.getEnv()).anySatisfy(e -> {
+            assertThat(e.getName()).isEqualTo("POD_NAMESPACE");
+            assertThat(e.getValueFrom().getFieldRef().getFieldPath()).isEqualTo("metadata.namespace");
+        });
+        assertThat(operator.getArgs()).contains("--leader-election=true", "--http-port=8080");
+        assertThat(deployment.getSpec().getTemplate().getSpec().getEnableServiceLinks()).isFalse();
+        assertThat(operator.getReadinessProbe().getHttpGet().getPath()).isEqualTo("/readyz");
+        assertThat(operator.getLivenessProbe().getHttpGet().getPath()).isEqualTo("/healthz");
+        assertThat(operator.getSecurityContext().getReadOnlyRootFilesystem()).isTrue();
+        assertThat(operator.getSecurityContext().getAllowPrivilegeEscalation()).isFalse();
+        assertThat(deployment.getSpec().getTemplate().getSpec().getSecurityContext().getRunAsNonRoot()).isTrue();
+        assertThat(deployment.getSpec().getSelector().getMatchLabels().entrySet())
+                .isSubsetOf(deployment.getSpec().getTemplate().getMetadata().getLabels().entrySet());
+    }
+
+    @Test
+    void clusterRoleCoversEveryKindTheOperatorOwnsAndNothingMore() throws Exception {
+        RenderedChart chart = RenderedChart.render("lm-warden", NAMESPACE, Map.of());
+        ClusterRole role = chart.one(ClusterRole.class);
+        List<PolicyRule> rules = role.getRules();
+
+        for (PolicyRule rule : rules) {
+            assertThat(rule.getVerbs()).as("no wildcard verbs").doesNotContain("*");
+            assertThat(rule.getResources()).as("no wildcard resources").doesNotContain("*");
+            assertThat(rule.getApiGroups()).as("no wildcard groups").doesNotContain("*");
+            assertThat(rule.getResources()).as("no access to secrets").doesNotContain("secrets");
+            assertThat(rule.getVerbs()).as("owned objects are deleted by the garbage collector").doesNotContain("delete", "deletecollection");
+        }
+        assertThat(allowed(rules, "lmwarden.io", "modeldeployments")).containsExactlyInAnyOrder("get", "list", "watch");
+        assertThat(allowed(rules, "lmwarden.io", "modeldeployments/status")).contains("patch", "update");
+
+        // Every dependent the reconciler declares must be manageable.
+        for (Dependent dependent : ModelDeploymentReconciler.class.getAnnotation(Workflow.class).dependents()) {
+            var instance = dependent.type().getConstructor().newInstance();
+            @SuppressWarnings("unchecked")
+            Class<? extends HasMetadata> kind = (Class<? extends HasMetadata>) instance.resourceType();
+            assertThat(allowed(rules, HasMetadata.getGroup(kind), HasMetadata.getPlural(kind)))
+                    .as(kind.getSimpleName())
+                    .contains("get", "list", "watch", "create", "update", "patch");
+        }
+        // Kubernetes lets the operator grant the router's Role only if it holds those rights itself.
+        Role routerRole = new RouterRoleDependent().desired(SampleModelDeployments.qwenDp4("ns"));
+        for (PolicyRule granted : routerRole.getRules()) {
+            for (String resource : granted.getResources()) {
+                assertThat(allowed(rules, granted.getApiGroups().get(0), resource)).containsAll(granted.getVerbs());
+            }
+        }
+        assertThat(allowed(rules, "coordination.k8s.io", "leases")).as("leases only in the release namespace").isEmpty();
+
+        ClusterRoleBinding binding = chart.one(ClusterRoleBinding.class);
+        assertThat(binding.getRoleRef().getName()).isEqualTo(role.getMetadata().getName());
+        assertThat(binding.getSubjects()).singleElement().satisfies(s -> {
+            assertThat(s.getName()).isEqualTo(chart.one(ServiceAccount.class).getMetadata().getName());
+            assertThat(s.getNamespace()).isEqualTo(NAMESPACE);
+        });
+        Role leader = chart.one(Role.class);
+        assertThat(leader.getMetadata().getNamespace()).isEqualTo(NAMESPACE);
+        // fabric8's LeaseLock reads, creates and then renews the Lease with PATCH.
+        assertThat(allowed(leader.getRules(), "coordination.k8s.io", "leases")).containsExactlyInAnyOrder("get", "create", "update", "patch");
+        assertThat(chart.one(RoleBinding.class).getRoleRef().getName()).isEqualTo(leader.getMetadata().getName());
+    }
+
+    @Test
+    void valuesChangeImagesNamespacesAndLeaderElection(@TempDir Path dir) throws java.io.IOException {
+        Path values = Files.writeString(dir.resolve("values.yaml"), """
+                operator:
+                  watchNamespaces: [team-a, team-b]
+                """);
+        RenderedChart chart = RenderedChart.render("prod", NAMESPACE, Map.of(
+                "operator.image.repository", "registry.example/lmw/operator",
+                "operator.image.tag", "1.2.3",
+                "router.image.repository", "registry.example/lmw/router",
+                "router.image.tag", "1.2.4",
+                "router.image.pullPolicy", "Always",
+                "operator.leaderElection", "false",
+                "operator.logFormat", "json"), values);
+        Container operator = chart.one(Deployment.class).getSpec().getTemplate().getSpec().getContainers().get(0);
+
+        assertThat(operator.getImage()).isEqualTo("registry.example/lmw/operator:1.2.3");
+        assertThat(env(operator, OperatorDefaults.ROUTER_IMAGE_ENV)).isEqualTo("registry.example/lmw/router:1.2.4");
+        assertThat(env(operator, OperatorDefaults.IMAGE_PULL_POLICY_ENV)).isEqualTo("Always");
+        assertThat(env(operator, "LMW_WATCH_NAMESPACES")).isEqualTo("team-a,team-b");
+        assertThat(env(operator, "LMW_LOG_FORMAT")).isEqualTo("json");
+        assertThat(operator.getArgs()).contains("--leader-election=false");
+        assertThat(chart.all(Role.class)).as("no Lease rights without leader election").isEmpty();
+        assertThat(chart.one(Deployment.class).getMetadata().getName()).isEqualTo("prod-lm-warden");
+    }
+
+    @Test
+    void anOptionalServiceMonitorScrapesEveryRouterService() {
+        assertThat(RenderedChart.render("lm-warden", NAMESPACE, Map.of()).all(io.fabric8.kubernetes.api.model.GenericKubernetesResource.class))
+                .noneMatch(o -> o.getKind().equals("ServiceMonitor"));
+        RenderedChart chart = RenderedChart.render("lm-warden", NAMESPACE, Map.of("serviceMonitor.enabled", "true"));
+        var monitor = chart.all(io.fabric8.kubernetes.api.model.GenericKubernetesResource.class).stream()
+                .filter(o -> o.getKind().equals("ServiceMonitor")).findFirst().orElseThrow();
+        assertThat(monitor.getApiVersion()).isEqualTo("monitoring.coreos.com/v1");
+        Map<String, Object> spec = monitor.get("spec");
+        assertThat(spec.toString()).contains("any=true").contains("app.kubernetes.io/component=router")
+                .contains("app.kubernetes.io/managed-by=" + io.lmwarden.operator.dependent.Labels.MANAGED_BY_VALUE)
+                .contains("port=http").contains("path=/metrics");
+        // The router Service the operator makes carries exactly the labels the monitor selects.
+        var routerService = new io.lmwarden.operator.dependent.RouterServiceDependent()
+                .desired(io.lmwarden.operator.SampleModelDeployments.qwenDp4("llm"));
+        assertThat(routerService.getMetadata().getLabels())
+                .containsEntry("app.kubernetes.io/component", "router")
+                .containsEntry("app.kubernetes.io/managed-by", io.lmwarden.operator.dependent.Labels.MANAGED_BY_VALUE);
+        assertThat(routerService.getSpec().getPorts().get(0).getName()).isEqualTo("http");
+    }
+
+    @Test
+    void deployOperatorYamlIsTheCrdPlusTheRenderedChart() {
+        String expected = DeployManifest.render();
+        var target = RepositoryFiles.root().resolve("deploy/operator.yaml");
+        if (RepositoryFiles.updateRequested()) {
+            RepositoryFiles.write(target, expected);
+        }
+        assertThat(target).as(target + " is missing; " + RepositoryFiles.howToRefresh()).exists();
+        assertThat(RepositoryFiles.read(target))
+                .as("deploy/operator.yaml differs from the chart and CRD; " + RepositoryFiles.howToRefresh())
+                .isEqualTo(expected);
+    }
+
+    private static List<String> allowed(List<PolicyRule> rules, String group, String resource) {
+        return rules.stream()
+                .filter(r -> r.getApiGroups().contains(group) && r.getResources().contains(resource))
+                .flatMap(r -> r.getVerbs().stream())
+                .distinct()
+                .toList();
+    }
+
+    private static String env(Container container, String name) {
+        return container.getEnv().stream().filter(e -> e.getName().equals(name)).map(EnvVar::getValue).findFirst()
+                .orElseThrow(() -> new AssertionError("no env " + name));
+    }
+}

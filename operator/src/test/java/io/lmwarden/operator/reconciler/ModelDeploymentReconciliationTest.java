@@ -1,0 +1,230 @@
+package io.lmwarden.operator.reconciler;
+
+import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinition;
+import io.fabric8.kubernetes.api.model.apps.Deployment;
+import io.fabric8.kubernetes.api.model.apps.DeploymentStatusBuilder;
+import io.fabric8.kubernetes.api.model.apps.StatefulSet;
+import io.fabric8.kubernetes.api.model.apps.StatefulSetStatusBuilder;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.dsl.base.PatchContext;
+import io.fabric8.kubernetes.client.dsl.base.PatchType;
+import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
+import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
+import io.javaoperatorsdk.operator.Operator;
+import io.lmwarden.operator.SampleModelDeployments;
+import io.lmwarden.operator.dependent.OperatorDefaults;
+import io.lmwarden.operator.model.ModelDeployment;
+import io.lmwarden.operator.runtime.LmWardenOperator;
+import io.lmwarden.operator.runtime.OperatorSettings;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+import java.io.FileInputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The operator as it ships ({@link LmWardenOperator#create}) against fabric8's CRUD mock API server,
+ * with the CRD the build generated installed first.
+ */
+@EnableKubernetesMockClient(crud = true)
+class ModelDeploymentReconciliationTest {
+    private static final String NS = "agents";
+    private static final Duration TIMEOUT = Duration.ofSeconds(20);
+    private static final String ROUTER_IMAGE = "example.org/lmw/router:test";
+
+    KubernetesClient client;
+    KubernetesMockServer server;
+    private Operator operator;
+
+    @BeforeEach
+    void startOperator() throws IOException {
+        try (InputStream crd = new FileInputStream(generatedCrd().toFile())) {
+            client.resource(client.getKubernetesSerialization().unmarshal(crd, CustomResourceDefinition.class)).create();
+        }
+        OperatorSettings settings = new OperatorSettings(Set.of(), new OperatorDefaults(ROUTER_IMAGE, "IfNotPresent"), Optional.empty());
+        operator = LmWardenOperator.create(client, settings, new SimpleMeterRegistry());
+        operator.start();
+    }
+
+    @AfterEach
+    void stopOperator() {
+        operator.stop();
+    }
+
+    @Test
+    void createMakesEveryObjectOwnedByTheModelDeployment() {
+        ModelDeployment md = client.resource(SampleModelDeployments.qwenDp4(NS)).create();
+
+        awaitObjects(md, 8);
+        for (HasMetadata object : objectsOf(md)) {
+            assertThat(object.getMetadata().getOwnerReferences()).as(object.getKind() + " owner").singleElement().satisfies(ref -> {
+                assertThat(ref.getKind()).isEqualTo("ModelDeployment");
+                assertThat(ref.getApiVersion()).isEqualTo("lmwarden.io/v1alpha1");
+                assertThat(ref.getName()).isEqualTo("qwen3-4b");
+                assertThat(ref.getUid()).isEqualTo(md.getMetadata().getUid());
+                assertThat(ref.getController()).isTrue();
+            });
+        }
+        StatefulSet sts = client.apps().statefulSets().inNamespace(NS).withName("qwen3-4b-vllm").get();
+        assertThat(sts.getSpec().getReplicas()).isEqualTo(4);
+        assertThat(sts.getSpec().getTemplate().getSpec().getContainers().get(0).getResources().getLimits())
+                .containsKey("nvidia.com/gpu");
+        assertThat(client.services().inNamespace(NS).withName("qwen3-4b-replicas").get().getSpec().getClusterIP()).isEqualTo("None");
+        assertThat(client.services().inNamespace(NS).withName("qwen3-4b").get().getSpec().getType()).isEqualTo("ClusterIP");
+        Deployment router = client.apps().deployments().inNamespace(NS).withName("qwen3-4b-router").get();
+        assertThat(router.getSpec().getTemplate().getSpec().getContainers().get(0).getImage()).isEqualTo(ROUTER_IMAGE);
+        assertThat(client.configMaps().inNamespace(NS).withName("qwen3-4b-router").get().getData()).containsKey("router.yaml");
+        assertThat(client.rbac().roles().inNamespace(NS).withName("qwen3-4b-router").get()).isNotNull();
+        assertThat(client.rbac().roleBindings().inNamespace(NS).withName("qwen3-4b-router").get()).isNotNull();
+        assertThat(client.serviceAccounts().inNamespace(NS).withName("qwen3-4b-router").get()).isNotNull();
+
+        Eventually.await("status with endpoint and conditions", TIMEOUT, () -> {
+            ModelDeployment current = get("qwen3-4b");
+            return current.getStatus() != null && "http://qwen3-4b.agents.svc".equals(current.getStatus().getEndpoint())
+                    && current.getStatus().getConditions().size() == 3;
+        });
+        ModelDeployment current = get("qwen3-4b");
+        assertThat(current.getStatus().getReadyReplicas()).isZero();
+        assertThat(condition(current, "Ready")).isEqualTo("False");
+        assertThat(condition(current, "Progressing")).isEqualTo("True");
+        assertThat(current.getMetadata().getFinalizers()).as("cleanup relies on owner references, not a finalizer").isEmpty();
+    }
+
+    @Test
+    void changingDataParallelSizeScalesTheStatefulSet() {
+        client.resource(SampleModelDeployments.qwenDp4(NS)).create();
+        Eventually.await("StatefulSet with 4 replicas", TIMEOUT, () -> replicasOf("qwen3-4b-vllm") == 4);
+
+        patchSpec("qwen3-4b", "{\"spec\":{\"dataParallelSize\":2}}");
+
+        Eventually.await("StatefulSet scaled to 2", TIMEOUT, () -> replicasOf("qwen3-4b-vllm") == 2);
+        Eventually.await("status observes generation 2", TIMEOUT, () -> get("qwen3-4b").getStatus() != null
+                && Long.valueOf(2L).equals(get("qwen3-4b").getStatus().getObservedGeneration()));
+    }
+
+    @Test
+    void changingRouterSettingsUpdatesConfigMapAndRollsTheRouter() {
+        client.resource(SampleModelDeployments.qwenDp4(NS)).create();
+        Eventually.await("router Deployment", TIMEOUT, () -> router() != null);
+        String hashBefore = router().getSpec().getTemplate().getMetadata().getAnnotations().get("lmwarden.io/router-config-hash");
+
+        patchSpec("qwen3-4b", "{\"spec\":{\"router\":{\"policy\":\"round-robin\"}}}");
+
+        Eventually.await("router args updated", TIMEOUT, () -> router().getSpec().getTemplate().getSpec().getContainers().get(0)
+                .getArgs().contains("round-robin"));
+        assertThat(client.configMaps().inNamespace(NS).withName("qwen3-4b-router").get().getData().get("router.yaml"))
+                .contains("policy: \"round-robin\"");
+        assertThat(router().getSpec().getTemplate().getMetadata().getAnnotations().get("lmwarden.io/router-config-hash"))
+                .isNotEqualTo(hashBefore);
+    }
+
+    @Test
+    void statusFollowsTheStatefulSetAndRouterBecomingReady() {
+        client.resource(SampleModelDeployments.qwenDp4(NS)).create();
+        Eventually.await("StatefulSet and router", TIMEOUT, () -> replicasOf("qwen3-4b-vllm") == 4 && router() != null);
+
+        StatefulSet sts = client.apps().statefulSets().inNamespace(NS).withName("qwen3-4b-vllm").get();
+        sts.setStatus(new StatefulSetStatusBuilder().withObservedGeneration(sts.getMetadata().getGeneration())
+                .withReplicas(4).withUpdatedReplicas(4).withReadyReplicas(4).withAvailableReplicas(4)
+                .withCurrentRevision("rev-1").withUpdateRevision("rev-1").build());
+        client.resource(sts).updateStatus();
+        Eventually.await("4 ready replicas in status", TIMEOUT, () -> get("qwen3-4b").getStatus() != null
+                && Integer.valueOf(4).equals(get("qwen3-4b").getStatus().getReadyReplicas()));
+        assertThat(condition(get("qwen3-4b"), "Ready")).as("router not ready yet").isEqualTo("False");
+
+        Deployment router = router();
+        router.setStatus(new DeploymentStatusBuilder().withObservedGeneration(router.getMetadata().getGeneration())
+                .withReplicas(1).withUpdatedReplicas(1).withReadyReplicas(1).withAvailableReplicas(1).build());
+        client.resource(router).updateStatus();
+
+        Eventually.await("Ready=True", TIMEOUT, () -> "True".equals(condition(get("qwen3-4b"), "Ready")));
+        ModelDeployment md = get("qwen3-4b");
+        assertThat(md.getStatus().getRouterReady()).isTrue();
+        assertThat(condition(md, "Progressing")).isEqualTo("False");
+        assertThat(condition(md, "Degraded")).isEqualTo("False");
+    }
+
+    @Test
+    void anInvalidSpecIsReportedAsDegraded() {
+        ModelDeployment bad = SampleModelDeployments.qwenDp4(NS);
+        bad.getSpec().getRouter().setSpillThreshold(new io.fabric8.kubernetes.api.model.IntOrString("lots"));
+        client.resource(bad).create();
+
+        Eventually.await("Degraded=True", TIMEOUT, () -> "True".equals(condition(get("qwen3-4b"), "Degraded")));
+        ModelDeployment md = get("qwen3-4b");
+        var degraded = md.getStatus().getConditions().stream().filter(c -> c.getType().equals("Degraded")).findFirst().orElseThrow();
+        assertThat(degraded.getReason()).isEqualTo("ReconcileFailed");
+        assertThat(degraded.getMessage()).contains("spillThreshold must be 'auto' or an integer");
+    }
+
+    @Test
+    void deletingTheModelDeploymentLeavesNothingBehind() throws InterruptedException {
+        ModelDeployment md = client.resource(SampleModelDeployments.simulated(NS, 2)).create();
+        ModelDeployment other = client.resource(SampleModelDeployments.qwenDp4(NS)).create();
+        awaitObjects(md, 8);
+        awaitObjects(other, 8);
+
+        client.resource(md).delete();
+        Eventually.await("ModelDeployment gone", TIMEOUT, () -> get("sim") == null);
+        OwnerReferenceGarbageCollector gc = new OwnerReferenceGarbageCollector(client);
+        int deleted = gc.collect(NS, Set.of(other.getMetadata().getUid()));
+
+        assertThat(deleted).isEqualTo(8);
+        Thread.sleep(500); // the operator must not recreate anything for a deleted ModelDeployment
+        assertThat(objectsOf(md)).isEmpty();
+        assertThat(objectsOf(other)).as("another ModelDeployment's objects stay").hasSize(8);
+    }
+
+    /** Like `kubectl patch --type merge`: no resourceVersion, so it cannot conflict with the operator's status writes. */
+    private void patchSpec(String name, String mergePatch) {
+        client.resources(ModelDeployment.class).inNamespace(NS).withName(name)
+                .patch(PatchContext.of(PatchType.JSON_MERGE), mergePatch);
+    }
+
+    private void awaitObjects(ModelDeployment md, int count) {
+        Eventually.await(count + " objects of " + md.getMetadata().getName(), TIMEOUT, () -> objectsOf(md).size() == count);
+    }
+
+    private List<HasMetadata> objectsOf(ModelDeployment md) {
+        String name = md.getMetadata().getName();
+        return new OwnerReferenceGarbageCollector(client).ownedKinds(NS).stream()
+                .filter(o -> o.getMetadata().getName().equals(name) || o.getMetadata().getName().startsWith(name + "-"))
+                .toList();
+    }
+
+    private ModelDeployment get(String name) {
+        return client.resources(ModelDeployment.class).inNamespace(NS).withName(name).get();
+    }
+
+    private Deployment router() {
+        return client.apps().deployments().inNamespace(NS).withName("qwen3-4b-router").get();
+    }
+
+    private int replicasOf(String statefulSet) {
+        StatefulSet sts = client.apps().statefulSets().inNamespace(NS).withName(statefulSet).get();
+        return sts == null ? -1 : sts.getSpec().getReplicas();
+    }
+
+    private static String condition(ModelDeployment md, String type) {
+        if (md == null || md.getStatus() == null) {
+            return null;
+        }
+        return md.getStatus().getConditions().stream().filter(c -> c.getType().equals(type)).findFirst()
+                .map(c -> c.getStatus()).orElse(null);
+    }
+
+    static Path generatedCrd() {
+        return Path.of(System.getProperty("lmw.generated.crds", "target/generated-crds"), "modeldeployments.lmwarden.io-v1.yml");
+    }
+}

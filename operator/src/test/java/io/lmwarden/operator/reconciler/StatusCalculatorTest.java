@@ -1,0 +1,140 @@
+package io.lmwarden.operator.reconciler;
+
+import io.fabric8.kubernetes.api.model.Condition;
+import io.fabric8.kubernetes.api.model.apps.Deployment;
+import io.fabric8.kubernetes.api.model.apps.DeploymentBuilder;
+import io.fabric8.kubernetes.api.model.apps.StatefulSet;
+import io.fabric8.kubernetes.api.model.apps.StatefulSetBuilder;
+import io.lmwarden.operator.SampleModelDeployments;
+import io.lmwarden.operator.model.ModelDeployment;
+import io.lmwarden.operator.model.ModelDeploymentStatus;
+import org.junit.jupiter.api.Test;
+
+import java.time.Instant;
+import java.util.Optional;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+class StatusCalculatorTest {
+    private static final Instant T0 = Instant.parse("2026-01-01T10:00:00Z");
+    private static final Instant T1 = Instant.parse("2026-01-01T10:05:00Z");
+    private final StatusCalculator calculator = new StatusCalculator();
+
+    @Test
+    void nothingCreatedYetIsProgressingAndNotReady() {
+        ModelDeployment md = SampleModelDeployments.qwenDp4("ns");
+        ModelDeploymentStatus status = calculator.compute(md, Optional.empty(), Optional.empty(), T0);
+
+        assertThat(status.getObservedGeneration()).isEqualTo(1L);
+        assertThat(status.getReadyReplicas()).isZero();
+        assertThat(status.getRouterReady()).isFalse();
+        assertThat(status.getEndpoint()).isEqualTo("http://qwen3-4b.ns.svc");
+        assertCondition(status, "Ready", "False", "ReplicasNotReady");
+        assertCondition(status, "Progressing", "True", "RollingOut");
+        assertCondition(status, "Degraded", "False", "AsExpected");
+    }
+
+    @Test
+    void podsStartingAfterRolloutAreWaitingNotDegraded() {
+        ModelDeployment md = SampleModelDeployments.qwenDp4("ns");
+        ModelDeploymentStatus status = calculator.compute(md, Optional.of(sts(4, 4, 1)), Optional.of(router(1, 0)), T0);
+        assertThat(status.getReadyReplicas()).isEqualTo(1);
+        assertCondition(status, "Ready", "False", "ReplicasNotReady");
+        assertCondition(status, "Progressing", "True", "WaitingForPods");
+        assertCondition(status, "Degraded", "False", "AsExpected");
+    }
+
+    @Test
+    void allReplicasAndRouterReadyIsReady() {
+        ModelDeployment md = SampleModelDeployments.qwenDp4("ns");
+        ModelDeploymentStatus status = calculator.compute(md, Optional.of(sts(4, 4, 4)), Optional.of(router(1, 1)), T0);
+        assertThat(status.getReadyReplicas()).isEqualTo(4);
+        assertThat(status.getRouterReady()).isTrue();
+        assertCondition(status, "Ready", "True", "AllReplicasReady");
+        assertCondition(status, "Progressing", "False", "RolloutComplete");
+        assertCondition(status, "Degraded", "False", "AsExpected");
+    }
+
+    @Test
+    void replicasReadyButNoRouterIsNotReady() {
+        ModelDeployment md = SampleModelDeployments.qwenDp4("ns");
+        ModelDeploymentStatus status = calculator.compute(md, Optional.of(sts(4, 4, 4)), Optional.of(router(1, 0)), T0);
+        assertCondition(status, "Ready", "False", "RouterNotReady");
+    }
+
+    @Test
+    void losingAReplicaAfterBeingReadyIsDegradedAndTransitionTimesMoveOnlyOnFlips() {
+        ModelDeployment md = SampleModelDeployments.qwenDp4("ns");
+        md.setStatus(calculator.compute(md, Optional.of(sts(4, 4, 4)), Optional.of(router(1, 1)), T0));
+
+        ModelDeploymentStatus after = calculator.compute(md, Optional.of(sts(4, 4, 3)), Optional.of(router(1, 1)), T1);
+        assertCondition(after, "Ready", "False", "ReplicasNotReady");
+        assertCondition(after, "Degraded", "True", "ReplicasUnavailable");
+        assertCondition(after, "Progressing", "False", "RolloutComplete");
+        assertThat(condition(after, "Ready").getLastTransitionTime()).isEqualTo(T1.toString());
+        assertThat(condition(after, "Progressing").getLastTransitionTime()).isEqualTo(T0.toString());
+    }
+
+    @Test
+    void scalingIsProgressingUntilTheStatefulSetCatchesUp() {
+        ModelDeployment md = SampleModelDeployments.qwenDp4("ns");
+        md.setStatus(calculator.compute(md, Optional.of(sts(4, 4, 4)), Optional.of(router(1, 1)), T0));
+        md.getSpec().setDataParallelSize(2);
+        md.getMetadata().setGeneration(2L);
+
+        StatefulSet stillFour = sts(4, 4, 4);
+        ModelDeploymentStatus scaling = calculator.compute(md, Optional.of(stillFour), Optional.of(router(1, 1)), T1);
+        assertThat(scaling.getObservedGeneration()).isEqualTo(2L);
+        assertCondition(scaling, "Progressing", "True", "RollingOut");
+        assertCondition(scaling, "Degraded", "False", "AsExpected");
+
+        ModelDeploymentStatus done = calculator.compute(md, Optional.of(sts(2, 2, 2)), Optional.of(router(1, 1)), T1);
+        assertCondition(done, "Ready", "True", "AllReplicasReady");
+        assertCondition(done, "Progressing", "False", "RolloutComplete");
+    }
+
+    @Test
+    void unchangedInputsGiveAnEqualStatusSoNoPatchIsSent() {
+        ModelDeployment md = SampleModelDeployments.qwenDp4("ns");
+        md.setStatus(calculator.compute(md, Optional.of(sts(4, 4, 4)), Optional.of(router(1, 1)), T0));
+        assertThat(calculator.compute(md, Optional.of(sts(4, 4, 4)), Optional.of(router(1, 1)), T1)).isEqualTo(md.getStatus());
+    }
+
+    @Test
+    void aFailedReconciliationIsDegradedWithTheRootCause() {
+        ModelDeployment md = SampleModelDeployments.qwenDp4("ns");
+        ModelDeploymentStatus status = calculator.failed(md,
+                new RuntimeException("workflow failed", new IllegalArgumentException("router.spillThreshold must be 'auto'")), T0);
+        Condition degraded = assertCondition(status, "Degraded", "True", "ReconcileFailed");
+        assertThat(degraded.getMessage()).isEqualTo("router.spillThreshold must be 'auto'");
+        assertCondition(status, "Ready", "False", "ReconcileFailed");
+    }
+
+    private static StatefulSet sts(int specReplicas, int updated, int ready) {
+        return new StatefulSetBuilder()
+                .withNewMetadata().withName("qwen3-4b-vllm").withGeneration(3L).endMetadata()
+                .withNewSpec().withReplicas(specReplicas).endSpec()
+                .withNewStatus().withObservedGeneration(3L).withReplicas(specReplicas).withUpdatedReplicas(updated)
+                .withReadyReplicas(ready).withCurrentRevision("r1").withUpdateRevision("r1").endStatus()
+                .build();
+    }
+
+    private static Deployment router(int replicas, int ready) {
+        return new DeploymentBuilder()
+                .withNewMetadata().withName("qwen3-4b-router").withGeneration(1L).endMetadata()
+                .withNewSpec().withReplicas(replicas).endSpec()
+                .withNewStatus().withObservedGeneration(1L).withUpdatedReplicas(replicas).withReadyReplicas(ready).endStatus()
+                .build();
+    }
+
+    private static Condition condition(ModelDeploymentStatus status, String type) {
+        return status.getConditions().stream().filter(c -> c.getType().equals(type)).findFirst().orElseThrow();
+    }
+
+    private static Condition assertCondition(ModelDeploymentStatus status, String type, String value, String reason) {
+        Condition c = condition(status, type);
+        assertThat(c.getStatus()).as(type + " status").isEqualTo(value);
+        assertThat(c.getReason()).as(type + " reason").isEqualTo(reason);
+        return c;
+    }
+}
