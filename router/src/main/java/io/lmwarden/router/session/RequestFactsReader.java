@@ -41,7 +41,7 @@ public final class RequestFactsReader {
     public RequestFacts read(ApiFlavor flavor, byte[] body, Function<String, String> header) throws MalformedRequestException {
         Body b = parse(body);
         CanonicalPrompt prompt = new CanonicalPrompt();
-        int fixedStartEnd = render(flavor, b, prompt);
+        int fixedStartEnd = render(b, prompt);
         PromptShape shape = prompt.shape();
         SessionKey key = sessionKey(b, header, prompt, fixedStartEnd);
         Optional<String> pinned = Optional.ofNullable(header.apply("x-lmw-replica")).map(String::trim).filter(s -> !s.isEmpty());
@@ -230,43 +230,32 @@ public final class RequestFactsReader {
         return w.toString();
     }
 
+    /** {@code conversation} is a string id or an object with an {@code id}. */
     private static String conversationId(JsonParser p, JsonToken t) throws IOException {
-        if (t == JsonToken.VALUE_STRING) {
-            return p.getText();
-        }
-        if (t != JsonToken.START_OBJECT) {
-            p.skipChildren();
-            return null;
-        }
-        String id = null;
-        while (p.nextToken() == JsonToken.FIELD_NAME) {
-            String name = p.currentName();
-            JsonToken v = p.nextToken();
-            if ("id".equals(name) && v == JsonToken.VALUE_STRING) {
-                id = p.getText();
-            } else {
-                p.skipChildren();
-            }
-        }
-        return id;
+        return t == JsonToken.VALUE_STRING ? p.getText() : stringFieldOf(p, t, "id");
     }
 
     private static String metadataUserId(JsonParser p, JsonToken t) throws IOException {
+        return stringFieldOf(p, t, "user_id");
+    }
+
+    /** One string field of an object value, the rest skipped; null when absent or not an object. */
+    private static String stringFieldOf(JsonParser p, JsonToken t, String field) throws IOException {
         if (t != JsonToken.START_OBJECT) {
             p.skipChildren();
             return null;
         }
-        String userId = null;
+        String value = null;
         while (p.nextToken() == JsonToken.FIELD_NAME) {
             String name = p.currentName();
             JsonToken v = p.nextToken();
-            if ("user_id".equals(name) && v == JsonToken.VALUE_STRING) {
-                userId = p.getText();
+            if (field.equals(name) && v == JsonToken.VALUE_STRING) {
+                value = p.getText();
             } else {
                 p.skipChildren();
             }
         }
-        return userId;
+        return value;
     }
 
     private void readSystem(JsonParser p, JsonToken t, Body b) throws IOException {
@@ -431,7 +420,7 @@ public final class RequestFactsReader {
      * Renders the prompt in template order (system, tools, messages) and returns the end of the
      * conversation's fixed start: everything up to and including the first user turn.
      */
-    private int render(ApiFlavor flavor, Body b, CanonicalPrompt out) {
+    private int render(Body b, CanonicalPrompt out) {
         if (b.prompt != null) {
             out.segment("prompt", "prompt").append(b.prompt);
             return Math.min(out.length(), COMPLETIONS_FINGERPRINT_CHARS);
