@@ -9,26 +9,42 @@ import java.util.List;
 import java.util.Optional;
 
 /**
- * Expected-TTFT placement. A session stays on its home replica unless another replica would give
- * its next step a first token sooner by a clear margin (hysteresis: equal replicas never trade a
- * session back and forth); then it moves and is re-pinned there. A new session, or a request with no
- * session of its own, goes where its expected TTFT is lowest, which is where its prefix (a shared
- * system prompt, say) is already warm, unless a less busy replica is nearly as fast. The spill
- * threshold stays a hard cap on the home replica's in-flight requests.
+ * Expected-TTFT placement. For each replica: {@code T = queue + prefill of what it does not hold}
+ * ({@link TtftEstimator}). A session stays on its home replica unless leaving wins even after the
+ * recompute it causes is counted twice, once for this request and once for those that queue behind
+ * it on the target: move iff {@code queue(home) − queue(r) > 2·(prefill(r) − prefill(home)) + margin}.
+ * So a home that still holds the session's prefix is left only for a queue much longer than the
+ * recompute, a home that lost it (evicted) is left for any clearly shorter queue, and equal replicas
+ * never trade a session back and forth. A move re-pins the session ({@code SPILL}). A new session,
+ * or a request without a session of its own (through its fingerprint), goes among the replicas whose
+ * expected TTFT is near the lowest (where its prefix, a shared system prompt, is warm) to the least
+ * loaded. The spill threshold stays a hard cap on the home replica's in-flight requests.
  */
 public final class CostPolicy implements PlacementPolicy {
 
     public static final String NAME = "cost";
-    /** Moving must win by this share of the home's estimate… */
-    static final double RELATIVE_MARGIN = 0.25;
-    /** …and by at least this much engine time, so noise in small estimates does not move sessions. */
+    /**
+     * Recompute a move causes is counted this many times: once for this request's own first token,
+     * once more for the requests that will queue behind that extra prefill on the target (and the
+     * prefixes of other sessions it evicts there). Without it, greedy moves under load trade cache
+     * hits for a little less queue and raise everyone's median.
+     */
+    static final double RECOMPUTE_WEIGHT = 2.0;
+    /** A home holding at least this share of the prompt keeps its session by the cost rule; below it, by queue length. */
+    static final double WARM_SHARE = 0.5;
+    /** A cold home is left for a strictly shorter queue (scores are whole requests), never for a tie. */
+    static final double COLD_MOVE_MIN_SCORE_GAP = 1;
+    /** A move must win by at least this much engine time, so noise in small estimates never moves sessions. */
     static final double ABSOLUTE_MARGIN_ENGINE_MS = 250;
+    /** New sessions spread over replicas whose expected TTFT is within this share (and 250 ms) of the best. */
+    static final double NEW_SESSION_RELATIVE_MARGIN = 0.25;
+    static final double NEW_SESSION_ABSOLUTE_MARGIN_ENGINE_MS = 250;
 
     private final AffinityTable table;
     private final SpillThreshold spillThreshold;
     private final int maxNumSeqs;
     private final TtftEstimator estimator;
-    private final double absoluteMarginMs;
+    private final double timeScale;
 
     /**
      * @param timeScale engines that run K times faster than real time (a simulator) shrink the absolute margin K times
@@ -38,7 +54,7 @@ public final class CostPolicy implements PlacementPolicy {
         this.spillThreshold = spillThreshold;
         this.maxNumSeqs = maxNumSeqs;
         this.estimator = estimator;
-        this.absoluteMarginMs = ABSOLUTE_MARGIN_ENGINE_MS / timeScale;
+        this.timeScale = timeScale;
     }
 
     @Override
@@ -50,8 +66,14 @@ public final class CostPolicy implements PlacementPolicy {
         return spillThreshold.resolve(maxNumSeqs);
     }
 
-    double margin(double homeMs) {
-        return Math.max(absoluteMarginMs, RELATIVE_MARGIN * homeMs);
+    /** A home that still holds a good part of the prompt. */
+    static boolean warm(TtftEstimate home) {
+        return home.heldTokens() >= WARM_SHARE * (home.heldTokens() + home.uncachedTokens());
+    }
+
+    /** Queue plus recompute, the recompute weighted for the harm it does to the requests behind it. */
+    static double moveCost(TtftEstimate e) {
+        return e.queueMs() + RECOMPUTE_WEIGHT * e.prefillMs();
     }
 
     @Override
@@ -75,26 +97,41 @@ public final class CostPolicy implements PlacementPolicy {
         if (others.isEmpty()) {
             return placement(h, Decision.STICKY, "only replica; " + h.describe());
         }
-        TtftEstimate best = others.stream().min((a, b) -> Double.compare(a.totalMs(), b.totalMs())).get();
+        TtftEstimate best = others.stream().min((a, b) -> Double.compare(moveCost(a), moveCost(b))).get();
         int threshold = threshold();
         if (h.replica().inFlight() >= threshold && best.replica().inFlight() < h.replica().inFlight()) {
             table.pin(f.model(), key, best.replica().id(), request.nowNanos());
             return placement(best, Decision.SPILL, "home " + h.replica().id() + " has " + h.replica().inFlight()
                     + " in flight (spill threshold " + threshold + ") → " + best.describe());
         }
-        if (best.totalMs() < h.totalMs() - margin(h.totalMs())) {
-            table.pin(f.model(), key, best.replica().id(), request.nowNanos());
-            return placement(best, Decision.SPILL, String.format("home %s expected %.0f ms > %s expected %.0f ms; moved",
-                    h.replica().id(), h.totalMs(), best.replica().id(), best.totalMs()));
+        if (!warm(h)) {
+            // The home lost the prefix (evicted, as under overload): nothing holds the session there, so
+            // the step goes where the engine queue is shortest, vLLM's own rule, staying home on a tie.
+            ReplicaView shortest = LoadOrder.least(request.candidates(), LoadOrder.QUEUE_SCORE);
+            if (shortest != h.replica() && shortest.queueScore() + COLD_MOVE_MIN_SCORE_GAP <= h.replica().queueScore()) {
+                TtftEstimate target = estimates.stream().filter(e -> e.replica() == shortest).findFirst().orElseThrow();
+                table.pin(f.model(), key, shortest.id(), request.nowNanos());
+                return placement(target, Decision.SPILL, "moved: home " + h.replica().id() + " holds " + h.heldTokens()
+                        + " of " + (h.heldTokens() + h.uncachedTokens()) + " tokens; shortest queue " + LoadOrder.describe(shortest));
+            }
+            return placement(h, Decision.STICKY, "home holds little of the prompt but has the shortest queue: "
+                    + LoadOrder.describe(h.replica()));
         }
-        return placement(h, Decision.STICKY, String.format("home expected %.0f ms, best elsewhere %.0f ms (%s)",
-                h.totalMs(), best.totalMs(), best.replica().id()));
+        // Stay unless the queue skipped is longer than the recompute caused, counted twice: hysteresis.
+        if (moveCost(best) < moveCost(h) - ABSOLUTE_MARGIN_ENGINE_MS / timeScale) {
+            table.pin(f.model(), key, best.replica().id(), request.nowNanos());
+            return placement(best, Decision.SPILL, String.format("moved: home %s expected %.0f ms (queue %.0f), %s expected %.0f ms"
+                            + " (queue %.0f, recompute %d tokens)", h.replica().id(), h.totalMs(), h.queueMs(), best.replica().id(),
+                    best.totalMs(), best.queueMs(), best.uncachedTokens()));
+        }
+        return placement(h, Decision.STICKY, String.format("home expected %.0f ms; moving to %s would cost %.0f ms with recompute",
+                h.totalMs(), best.replica().id(), moveCost(best)));
     }
 
     /** Lowest expected TTFT; among those within the margin of it, the least loaded, so sessions spread. */
     private TtftEstimate bestForNewSession(List<TtftEstimate> estimates) {
         double min = estimates.stream().mapToDouble(TtftEstimate::totalMs).min().orElse(0);
-        double margin = margin(min);
+        double margin = Math.max(NEW_SESSION_ABSOLUTE_MARGIN_ENGINE_MS / timeScale, NEW_SESSION_RELATIVE_MARGIN * min);
         List<ReplicaView> nearBest = estimates.stream().filter(e -> e.totalMs() <= min + margin).map(TtftEstimate::replica).toList();
         ReplicaView chosen = LoadOrder.least(nearBest, LoadOrder.FOR_NEW_SESSION);
         return estimates.stream().filter(e -> e.replica() == chosen).findFirst().orElseThrow();

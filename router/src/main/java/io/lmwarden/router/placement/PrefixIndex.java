@@ -38,10 +38,16 @@ public final class PrefixIndex {
         return i;
     }
 
-    /** The prompt was sent here: after its prefill the replica holds all its blocks. */
+    /**
+     * The prompt was sent here: after its prefill the replica holds all its blocks. They are touched
+     * tail first, so that within one prompt the prefix is the most recently used and evicted last:
+     * vLLM frees a finished request's blocks in reverse order for the same reason, and a prefix index
+     * that lost block 0 first would call a mostly cached conversation cold.
+     */
     public synchronized void insert(PromptShape shape) {
-        for (long h : shape.blockHashes()) {
-            blocks.put(h, Boolean.TRUE);
+        long[] h = shape.blockHashes();
+        for (int i = h.length - 1; i >= 0; i--) {
+            blocks.put(h[i], Boolean.TRUE);
         }
         trim();
     }

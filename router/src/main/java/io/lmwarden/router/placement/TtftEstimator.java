@@ -44,7 +44,9 @@ public final class TtftEstimator {
         long queuedTokens = r.pendingPrefillTokens();
         int busy = r.inFlight();
         if (r.metricsFresh()) {
-            double othersWaiting = Math.max(0, r.metrics().waiting() - r.pendingRequests());
+            // Both counts from the moment of the scrape: a stale engine count against a live one of ours
+            // would invent or hide queues for a whole scrape interval.
+            double othersWaiting = Math.max(0, r.metrics().waiting() - r.pendingAtScrape());
             queuedTokens += (long) (othersWaiting * UNKNOWN_REQUEST_TOKENS);
             busy = (int) Math.max(busy, r.metrics().running() + r.metrics().waiting());
         }

@@ -86,7 +86,7 @@ public final class ReplicaPool {
             EngineMetrics m = s.metrics();
             boolean fresh = m != null && nowNanos - m.scrapedAtNanos() <= staleAfterNanos;
             views.add(new ReplicaView(s.id(), s.url(), s.discoveredReady() && s.healthy(), s.inFlight(),
-                    s.sentSinceScrape(), stickySessions.applyAsInt(s.id()), s.pendingPrefillTokens(), s.pendingRequests(), m, fresh));
+                    s.sentSinceScrape(), stickySessions.applyAsInt(s.id()), s.pendingPrefillTokens(), s.pendingRequests(), s.pendingAtScrape(), m, fresh));
         }
         views.sort(Comparator.comparing(ReplicaView::id));
         return new PoolSnapshot(views, nowNanos);

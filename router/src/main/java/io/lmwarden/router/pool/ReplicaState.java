@@ -15,6 +15,7 @@ public final class ReplicaState {
     private volatile boolean discoveredReady;
     private volatile boolean healthy = true;
     private volatile EngineMetrics metrics;
+    private volatile int pendingAtScrape;
     private final AtomicInteger inFlight = new AtomicInteger();
     /** Requests sent since the last scrape: the engine has not counted them yet (vLLM's balancer does the same). */
     private final AtomicInteger sentSinceScrape = new AtomicInteger();
@@ -63,8 +64,17 @@ public final class ReplicaState {
 
     public void recordScrape(EngineMetrics m) {
         this.metrics = m;
+        this.pendingAtScrape = pendingRequests.get();
         this.sentSinceScrape.set(0);
         this.healthy = true;
+    }
+
+    /**
+     * Requests of this router still waiting for a first byte when the last scrape arrived: compared
+     * with the engine's waiting count of the same moment, it tells the engine's queue that is not ours.
+     */
+    public int pendingAtScrape() {
+        return Math.max(0, pendingAtScrape);
     }
 
     public int inFlight() {

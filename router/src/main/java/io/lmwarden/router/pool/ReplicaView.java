@@ -8,6 +8,7 @@ package io.lmwarden.router.pool;
  * @param stickySessions sessions the affinity table pins here
  * @param pendingPrefillTokens uncached prompt tokens the router sent here that have not produced a first byte yet
  * @param pendingRequests requests the router sent here that have not produced a first byte yet
+ * @param pendingAtScrape the same count when {@code metrics} was scraped
  */
 public record ReplicaView(
         String id,
@@ -18,6 +19,7 @@ public record ReplicaView(
         int stickySessions,
         long pendingPrefillTokens,
         int pendingRequests,
+        int pendingAtScrape,
         EngineMetrics metrics,
         boolean metricsFresh) {
 

@@ -34,7 +34,7 @@ class CostModelTest {
     }
 
     private static ReplicaView replica(String id, int inFlight, long pendingPrefill, int pendingRequests, double running, double waiting) {
-        return new ReplicaView(id, "http://" + id, true, inFlight, 0, 0, pendingPrefill, pendingRequests, engine(running, waiting), true);
+        return new ReplicaView(id, "http://" + id, true, inFlight, 0, 0, pendingPrefill, pendingRequests, pendingRequests, engine(running, waiting), true);
     }
 
     private static RequestFacts facts(String session, PromptShape shape) {
@@ -55,8 +55,8 @@ class CostModelTest {
         assertThat(index.heldBlocks(prompt("x" + "a".repeat(64 * 60)))).isZero();
         index.insert(other);
         assertThat(index.size()).isEqualTo(100);
-        // The oldest blocks of the first prompt went: its prefix is no longer held from block 0.
-        assertThat(index.heldBlocks(a)).isZero();
+        // The first prompt lost its tail, not its prefix (tail blocks are the least recently used, as in vLLM).
+        assertThat(index.heldBlocks(a)).isEqualTo(a.blocks() - 20);
         assertThat(index.heldBlocks(other)).isEqualTo(other.blocks());
     }
 
