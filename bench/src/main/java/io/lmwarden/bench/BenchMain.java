@@ -1,7 +1,193 @@
 package io.lmwarden.bench;
 
-public final class BenchMain {
+import io.lmwarden.bench.client.ApiFlavour;
+import io.lmwarden.bench.report.BenchResults;
+import io.lmwarden.bench.report.ReportFiles;
+import io.lmwarden.bench.workload.WorkloadSpec;
+import io.lmwarden.sim.SimProfile;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+import java.io.PrintStream;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.Callable;
+
+/** {@code java -jar lmw-bench.jar}: agent-style sessions against a pool, one table per routing policy. */
+@Command(name = "lmw-bench", mixinStandardHelpOptions = true, sortOptions = false, version = "lmw-bench 0.1.0",
+        description = {
+            "Runs closed-loop, Claude-Code-style sessions against a pool of vLLM replicas behind the LM Warden router,",
+            "one variant per routing policy, and reports the published columns per stage.",
+            "All durations are workload time; with --time-scale K a simulated stage takes 1/K of it on the wall clock."})
+public final class BenchMain implements Callable<Integer> {
+
+    @Option(names = "--simulate", paramLabel = "N",
+            description = "Start N simulated replicas and a router in-process, fresh for every variant.")
+    int simulate;
+
+    @Option(names = "--target", paramLabel = "URL",
+            description = "A running LM Warden router; variants switch its policy with PUT /api/policy.")
+    String target;
+
+    @Option(names = "--profile", defaultValue = SimProfile.A4000_QWEN3_4B,
+            description = "Simulator profile (with --simulate): ${DEFAULT-VALUE}; known: a4000-qwen3-4b, tiny.")
+    String profile;
+
+    @Option(names = "--sim-set", paramLabel = "NAME=VALUE,...",
+            description = "Change simulator profile constants for this run (calibration trials), e.g. prefillMsPerToken=0.3,kvBlocks=2000.")
+    String simSet;
+
+    // 10: the time-scale check in bench/README.md found it as faithful as 5 on a busy 2-core machine; 20 was not.
+    @Option(names = "--time-scale", paramLabel = "K", defaultValue = "10",
+            description = "Simulated time runs K times faster than the wall clock (with --simulate; default ${DEFAULT-VALUE}). "
+                    + "Use 1 against a real pool.")
+    double timeScale;
+
+    @Option(names = "--policies", split = ",", defaultValue = "least-loaded,affinity",
+            description = "Router policies to compare, in order (default ${DEFAULT-VALUE}).")
+    List<String> policies;
+
+    @Option(names = "--repeat", defaultValue = "1", paramLabel = "R",
+            description = "Repeat every variant R times, alternating their order; tables show medians.")
+    int repeat;
+
+    @Option(names = "--sessions", split = ",", defaultValue = "4,8,16,24,32",
+            description = "Concurrent sessions per stage (default ${DEFAULT-VALUE}).")
+    List<Integer> sessions;
+
+    @Option(names = "--stage", defaultValue = "3m", description = "Length of each stage (default ${DEFAULT-VALUE}).")
+    String stage;
+
+    @Option(names = "--system-tokens", defaultValue = "3500", description = "Shared system prompt size (default ${DEFAULT-VALUE}).")
+    int systemTokens;
+
+    @Option(names = "--first-tokens", defaultValue = "7300", description = "Unique first message size (default ${DEFAULT-VALUE}).")
+    int firstTokens;
+
+    @Option(names = "--steps", defaultValue = "5", description = "Follow-up steps after the first (default ${DEFAULT-VALUE}).")
+    int steps;
+
+    @Option(names = "--step-tokens", defaultValue = "400", description = "New tokens per follow-up step (default ${DEFAULT-VALUE}).")
+    int stepTokens;
+
+    @Option(names = "--max-tokens", defaultValue = "256", description = "max_tokens of every request (default ${DEFAULT-VALUE}).")
+    int maxTokens;
+
+    @Option(names = "--think-time", defaultValue = "2s",
+            description = "Mean pause between a reply and the next step (default ${DEFAULT-VALUE}; 0 = none).")
+    String thinkTime;
+
+    @Option(names = "--think-jitter", defaultValue = "0.75",
+            description = "Pause is uniform in mean × [1-j, 1+j] (default ${DEFAULT-VALUE}).")
+    double thinkJitter;
+
+    @Option(names = "--seed", defaultValue = "42", description = "Seed of prompts and pauses (default ${DEFAULT-VALUE}).")
+    long seed;
+
+    @Option(names = "--api", defaultValue = "anthropic",
+            description = "anthropic (/v1/messages with X-Claude-Code-Session-Id) or openai (/v1/chat/completions with X-Session-Id).")
+    String api;
+
+    @Option(names = "--model", description = "Model to request (default: the first of the target's /v1/models).")
+    String model;
+
+    @Option(names = "--spill-threshold", description = "Router spill threshold for affinity: auto or N (default: the router's).")
+    String spillThreshold;
+
+    @Option(names = "--scrape-interval", defaultValue = "100ms",
+            description = "With --simulate: how often the router reads engine load, workload time (default ${DEFAULT-VALUE}, "
+                    + "the refresh period of vLLM's own data-parallel balancer).")
+    String scrapeInterval;
+
+    @Option(names = "--admin-token", defaultValue = "${env:LMW_ADMIN_TOKEN}",
+            description = "Bearer token for the router's admin API (--target); default $LMW_ADMIN_TOKEN.")
+    String adminToken;
+
+    @Option(names = "--sample-interval", defaultValue = "1s",
+            description = "How often replicas busy is sampled (default ${DEFAULT-VALUE}).")
+    String sampleInterval;
+
+    @Option(names = "--warmup", paramLabel = "WALL",
+            description = "Unmeasured load on a throwaway pool before measuring, wall-clock time, so the JIT is warm "
+                    + "(default 5s with --simulate, 0 with --target).")
+    String warmUp;
+
+    @Option(names = "--out", paramLabel = "DIR", description = "Write report.md, results.csv, results.json and PNG charts here.")
+    Path out;
+
+    private String[] args = new String[0];
+
     public static void main(String[] args) {
-        System.out.println("bench: not built yet");
+        if (System.getProperty("java.util.logging.config.file") == null) {
+            // The in-process simulator and router log every start and stop at INFO; the progress lines are what
+            // a bench user reads, so only their warnings get through.
+            java.util.logging.Logger.getLogger("").setLevel(java.util.logging.Level.WARNING);
+        }
+        System.exit(run(args, System.err));
+    }
+
+    /** Runs the CLI; returns the exit code (0 ok, 1 failed run, 2 bad arguments). */
+    public static int run(String[] args, PrintStream progress) {
+        BenchMain main = new BenchMain();
+        main.args = args.clone();
+        main.progress = progress;
+        CommandLine cli = new CommandLine(main);
+        cli.setExecutionExceptionHandler((e, cmd, parsed) -> {
+            if (e instanceof IllegalArgumentException) {
+                cmd.getErr().println("lmw-bench: " + e.getMessage());
+                return 2;
+            }
+            cmd.getErr().println("lmw-bench: run failed: " + e);
+            e.printStackTrace(cmd.getErr());
+            return 1;
+        });
+        return cli.execute(args);
+    }
+
+    private PrintStream progress = System.err;
+
+    @Override
+    public Integer call() throws Exception {
+        BenchSettings settings = settings();
+        BenchResults results = new BenchRunner(settings, progress).run();
+        if (settings.out() != null) {
+            for (Path written : ReportFiles.write(results, settings.out())) {
+                progress.println("wrote " + written);
+            }
+        }
+        return 0;
+    }
+
+    BenchSettings settings() {
+        if (simulate > 0) {
+            // fails early, with the known names, on a typo
+            io.lmwarden.bench.pool.ProfileOverrides.apply(SimProfile.named(profile), simSet);
+        }
+        if (target != null && simulate == 0 && timeScale != 1 && !argsContain("--time-scale")) {
+            timeScale = 1; // a real pool runs on the wall clock
+        }
+        WorkloadSpec workload = new WorkloadSpec(systemTokens, firstTokens, steps, stepTokens, maxTokens,
+                DurationText.parse(thinkTime), thinkJitter, seed);
+        Duration stageLength = DurationText.parse(stage);
+        return new BenchSettings(simulate, target, profile, blankToNull(simSet), timeScale, policies, repeat, sessions, stageLength, workload,
+                ApiFlavour.parse(api), model, spillThreshold, blankToNull(adminToken), DurationText.parse(sampleInterval),
+                warmUp != null ? DurationText.parse(warmUp) : Duration.ofSeconds(simulate > 0 ? 5 : 0),
+                DurationText.parse(scrapeInterval), out,
+                "java -jar bench/target/lmw-bench.jar " + String.join(" ", args));
+    }
+
+    private boolean argsContain(String option) {
+        for (String a : args) {
+            if (a.equals(option) || a.startsWith(option + "=")) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private static String blankToNull(String s) {
+        return s == null || s.isBlank() ? null : s;
     }
 }

@@ -29,6 +29,7 @@ public final class EngineMetricsScraper implements AutoCloseable {
     private final Map<String, Integer> consecutiveFailures = new ConcurrentHashMap<>();
     private final Map<String, Boolean> inProgress = new ConcurrentHashMap<>();
     private long timerId = -1;
+    private volatile boolean closed;
 
     public EngineMetricsScraper(Vertx vertx, HttpClient client, ReplicaPool pool, Duration interval) {
         this.vertx = vertx;
@@ -44,6 +45,9 @@ public final class EngineMetricsScraper implements AutoCloseable {
 
     /** Scrapes all replicas now; used at start and by tests that cannot wait for the timer. */
     public void scrapeAll() {
+        if (closed) {
+            return;
+        }
         for (ReplicaState r : pool.all()) {
             if (r.discoveredReady() && inProgress.putIfAbsent(r.id(), Boolean.TRUE) == null) {
                 scrape(r);
@@ -66,6 +70,9 @@ public final class EngineMetricsScraper implements AutoCloseable {
                         : Future.failedFuture(new IllegalStateException("/metrics answered " + resp.statusCode())))
                 .onComplete(ar -> {
                     inProgress.remove(r.id());
+                    if (closed) {
+                        return;
+                    }
                     if (ar.succeeded()) {
                         r.recordScrape(EngineMetricsParser.parse(ar.result().toString(), System.nanoTime()));
                         consecutiveFailures.remove(r.id());
@@ -101,6 +108,7 @@ public final class EngineMetricsScraper implements AutoCloseable {
 
     @Override
     public void close() {
+        closed = true;
         if (timerId >= 0) {
             vertx.cancelTimer(timerId);
         }

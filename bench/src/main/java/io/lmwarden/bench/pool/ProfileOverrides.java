@@ -1,0 +1,61 @@
+package io.lmwarden.bench.pool;
+
+import io.lmwarden.sim.SimProfile;
+
+import java.util.Locale;
+
+/**
+ * {@code --sim-set stepBaseMs=22,prefillMsPerToken=0.3}: changes a simulator profile's constants for one
+ * run, so that a calibration can be tried before it is written into the simulator's profile.
+ */
+public final class ProfileOverrides {
+
+    private ProfileOverrides() {
+    }
+
+    public static SimProfile apply(SimProfile base, String assignments) {
+        SimProfile p = base;
+        if (assignments == null || assignments.isBlank()) {
+            return p;
+        }
+        for (String assignment : assignments.split(",")) {
+            String[] kv = assignment.split("=", 2);
+            if (kv.length != 2) {
+                throw new IllegalArgumentException("--sim-set wants name=value pairs separated by commas, got '" + assignment + "'");
+            }
+            String name = kv[0].trim();
+            double v;
+            try {
+                v = Double.parseDouble(kv[1].trim());
+            } catch (NumberFormatException e) {
+                throw new IllegalArgumentException("--sim-set " + name + ": '" + kv[1] + "' is not a number");
+            }
+            p = switch (name.toLowerCase(Locale.ROOT)) {
+                case "maxnumseqs" -> p.withMaxNumSeqs((int) v);
+                case "maxnumbatchedtokens" -> p.withMaxNumBatchedTokens((int) v);
+                case "kvblocks" -> p.withKvBlocks((int) v);
+                case "maxmodellen" -> p.withMaxModelLen((int) v);
+                case "stepbasems" -> new SimProfile(p.name(), p.maxNumSeqs(), p.maxNumBatchedTokens(), p.kvBlocks(), p.blockSize(),
+                        p.maxModelLen(), v, p.prefillMsPerToken(), p.decodeMsPerSeq(), p.contextMsPerKiloToken());
+                case "prefillmspertoken" -> new SimProfile(p.name(), p.maxNumSeqs(), p.maxNumBatchedTokens(), p.kvBlocks(),
+                        p.blockSize(), p.maxModelLen(), p.stepBaseMs(), v, p.decodeMsPerSeq(), p.contextMsPerKiloToken());
+                case "decodemsperseq" -> new SimProfile(p.name(), p.maxNumSeqs(), p.maxNumBatchedTokens(), p.kvBlocks(),
+                        p.blockSize(), p.maxModelLen(), p.stepBaseMs(), p.prefillMsPerToken(), v, p.contextMsPerKiloToken());
+                case "contextmsperkilotoken" -> new SimProfile(p.name(), p.maxNumSeqs(), p.maxNumBatchedTokens(), p.kvBlocks(),
+                        p.blockSize(), p.maxModelLen(), p.stepBaseMs(), p.prefillMsPerToken(), p.decodeMsPerSeq(), v);
+                default -> throw new IllegalArgumentException("--sim-set: unknown profile constant '" + name + "'; known: "
+                        + "maxNumSeqs, maxNumBatchedTokens, kvBlocks, maxModelLen, stepBaseMs, prefillMsPerToken, "
+                        + "decodeMsPerSeq, contextMsPerKiloToken");
+            };
+        }
+        return p;
+    }
+
+    /** The constants as one line, for the report. */
+    public static String describe(SimProfile p) {
+        return String.format(Locale.ROOT, "%s: maxNumSeqs %d, maxNumBatchedTokens %d, kvBlocks %d × %d tokens, maxModelLen %d, "
+                        + "step = %.3g ms + %.3g ms/prefill token + %.3g ms/decoding seq + %.3g ms/1k context tokens",
+                p.name(), p.maxNumSeqs(), p.maxNumBatchedTokens(), p.kvBlocks(), p.blockSize(), p.maxModelLen(),
+                p.stepBaseMs(), p.prefillMsPerToken(), p.decodeMsPerSeq(), p.contextMsPerKiloToken());
+    }
+}

@@ -1,0 +1,33 @@
+package io.lmwarden.bench.report;
+
+import java.util.List;
+import java.util.Locale;
+
+/** results.csv: one row per policy and stage, exactly the published columns plus oracle and errors. */
+public final class CsvReport {
+
+    public static final String HEADER = "policy,sessions,sessions_per_hour,output_tokens_per_min,ttfb_p50_s,ttfb_p95_s,"
+            + "replicas_busy,prefix_hit_pct,stayed_pct,oracle_hit_pct,errors";
+
+    private CsvReport() {
+    }
+
+    public static String render(List<StageResult> rows) {
+        StringBuilder csv = new StringBuilder(HEADER).append('\n');
+        for (StageResult r : rows) {
+            csv.append(String.format(Locale.ROOT, "%s,%d,%s,%s,%s,%s,%s,%s,%s,%s,%d%n",
+                    quote(r.policy()), r.sessions(), num(r.sessionsPerHour(), 1), num(r.outputTokensPerMin(), 1),
+                    num(r.ttfbP50(), 3), num(r.ttfbP95(), 3), num(r.replicasBusy(), 2), num(r.prefixHitPct(), 1),
+                    num(r.stayedPct(), 1), num(r.oracleHitPct(), 1), r.errors()));
+        }
+        return csv.toString();
+    }
+
+    private static String num(double v, int decimals) {
+        return Double.isNaN(v) ? "" : String.format(Locale.ROOT, "%." + decimals + "f", v);
+    }
+
+    private static String quote(String s) {
+        return s.contains(",") || s.contains("\"") ? '"' + s.replace("\"", "\"\"") + '"' : s;
+    }
+}

@@ -1,0 +1,95 @@
+package io.lmwarden.bench.report;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.SerializationFeature;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.lmwarden.bench.BenchSettings;
+
+import java.util.List;
+
+/** results.json: settings, the median rows (same figures as the CSV) and every repeat's raw figures. */
+public final class JsonReport {
+
+    private static final ObjectMapper MAPPER = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
+
+    private JsonReport() {
+    }
+
+    public static String render(BenchResults results) {
+        ObjectNode root = MAPPER.createObjectNode();
+        BenchSettings s = results.settings();
+        root.put("command", s.commandLine());
+        root.put("started", results.started().toString());
+        root.put("finished", results.finished().toString());
+        root.put("target", results.target());
+        root.put("counterSource", results.counterSource());
+        root.put("model", results.model());
+        root.put("machine", results.machine());
+        ObjectNode settings = root.putObject("settings");
+        settings.put("simulate", s.simulate());
+        settings.put("targetUrl", s.target());
+        settings.put("profile", s.profile());
+        settings.put("profileOverrides", s.profileOverrides());
+        settings.put("timeScale", s.timeScale());
+        settings.putPOJO("policies", s.policies());
+        settings.put("repeat", s.repeat());
+        settings.putPOJO("sessions", s.sessions());
+        settings.put("stageSeconds", s.stage().toMillis() / 1000.0);
+        settings.put("api", s.api().name().toLowerCase(java.util.Locale.ROOT));
+        settings.put("systemTokens", s.workload().systemTokens());
+        settings.put("firstTokens", s.workload().firstTokens());
+        settings.put("followUpSteps", s.workload().followUpSteps());
+        settings.put("stepTokens", s.workload().stepTokens());
+        settings.put("maxOutputTokens", s.workload().maxOutputTokens());
+        settings.put("thinkTimeSeconds", s.workload().thinkTime().toMillis() / 1000.0);
+        settings.put("thinkJitter", s.workload().thinkJitter());
+        settings.put("seed", s.workload().seed());
+        settings.put("spillThreshold", s.spillThreshold());
+        settings.put("sampleIntervalSeconds", s.sampleInterval().toMillis() / 1000.0);
+        settings.put("scrapeIntervalSeconds", s.scrapeInterval().toMillis() / 1000.0);
+        settings.put("warmUpWallSeconds", s.warmUp().toMillis() / 1000.0);
+        rows(root.putArray("results"), results.medians());
+        rows(root.putArray("perRepeat"), results.perRepeat());
+        try {
+            return MAPPER.writeValueAsString(root);
+        } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    private static void rows(ArrayNode array, List<StageResult> rows) {
+        for (StageResult r : rows) {
+            ObjectNode o = array.addObject();
+            o.put("policy", r.policy());
+            o.put("sessions", r.sessions());
+            if (r.repeat() > 0) {
+                o.put("repeat", r.repeat());
+            }
+            put(o, "stage_seconds", r.stageSeconds());
+            put(o, "sessions_per_hour", r.sessionsPerHour());
+            put(o, "output_tokens_per_min", r.outputTokensPerMin());
+            put(o, "ttfb_p50_s", r.ttfbP50());
+            put(o, "ttfb_p95_s", r.ttfbP95());
+            put(o, "replicas_busy", r.replicasBusy());
+            put(o, "prefix_hit_pct", r.prefixHitPct());
+            put(o, "stayed_pct", r.stayedPct());
+            put(o, "oracle_hit_pct", r.oracleHitPct());
+            o.put("errors", r.errors());
+            o.put("steps", r.steps());
+            o.put("sessions_completed", r.sessionsCompleted());
+            put(o, "client_cached_pct", r.clientCachedPct());
+            put(o, "engine_output_tokens_per_min", r.engineOutputTokensPerMin());
+            put(o, "bench_cpu_cores", r.benchCpuCores());
+        }
+    }
+
+    /** JSON has no NaN: an unknown figure is null. */
+    private static void put(ObjectNode o, String field, double v) {
+        if (Double.isNaN(v) || Double.isInfinite(v)) {
+            o.putNull(field);
+        } else {
+            o.put(field, Math.round(v * 1000) / 1000.0);
+        }
+    }
+}

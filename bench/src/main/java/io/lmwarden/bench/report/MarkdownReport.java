@@ -1,0 +1,142 @@
+package io.lmwarden.bench.report;
+
+import io.lmwarden.bench.BenchSettings;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.function.ToDoubleFunction;
+
+/**
+ * report.md: the table in the published form ("least-loaded → affinity" in every cell), one more column
+ * group per extra policy, then the command, settings and per-repeat figures.
+ */
+public final class MarkdownReport {
+
+    private record Column(String title, ToDoubleFunction<StageResult> figure, int decimals) {
+    }
+
+    private static final List<Column> COLUMNS = List.of(
+            new Column("Sessions/h", StageResult::sessionsPerHour, 0),
+            new Column("Output tok/min", StageResult::outputTokensPerMin, 0),
+            new Column("TTFB p50 (s)", StageResult::ttfbP50, 2),
+            new Column("TTFB p95 (s)", StageResult::ttfbP95, 2),
+            new Column("Replicas busy", StageResult::replicasBusy, 2),
+            new Column("Prefix hits %", StageResult::prefixHitPct, 1),
+            new Column("Stayed %", StageResult::stayedPct, 1),
+            new Column("Oracle hits %", StageResult::oracleHitPct, 1),
+            new Column("Errors", r -> r.errors(), 0));
+
+    private MarkdownReport() {
+    }
+
+    public static String render(BenchResults results) {
+        BenchSettings s = results.settings();
+        List<StageResult> rows = results.medians();
+        List<String> policies = Medians.policies(rows);
+        List<String> paired = policies.subList(0, Math.min(2, policies.size()));
+        List<String> extra = policies.size() > 2 ? policies.subList(2, policies.size()) : List.of();
+        StringBuilder md = new StringBuilder();
+        md.append("# LM Warden bench report\n\n");
+        md.append("Cells read `").append(String.join(" → ", paired)).append("`");
+        if (!extra.isEmpty()) {
+            md.append("; extra column groups for ").append(String.join(", ", extra));
+        }
+        md.append(s.repeat() > 1 ? "; medians of " + s.repeat() + " repeats (errors: total over repeats)" : "");
+        md.append(". Times are workload time (wall time × ").append(fmt(s.timeScale(), 0)).append(").\n\n");
+
+        List<String> header = new ArrayList<>(List.of("Sessions"));
+        COLUMNS.forEach(c -> header.add(c.title()));
+        for (String p : extra) {
+            COLUMNS.forEach(c -> header.add(p + ": " + c.title()));
+        }
+        md.append(row(header)).append(row(header.stream().map(h -> "---").toList()));
+        for (int sessions : Medians.stages(rows)) {
+            List<String> cells = new ArrayList<>(List.of(String.valueOf(sessions)));
+            for (Column c : COLUMNS) {
+                List<String> values = new ArrayList<>();
+                for (String p : paired) {
+                    values.add(value(Medians.find(rows, p, sessions), c));
+                }
+                cells.add(String.join(" → ", values));
+            }
+            for (String p : extra) {
+                for (Column c : COLUMNS) {
+                    cells.add(value(Medians.find(rows, p, sessions), c));
+                }
+            }
+            md.append(row(cells));
+        }
+
+        md.append("\n## Command and settings\n\n```\n").append(s.commandLine()).append("\n```\n\n");
+        md.append("- Target: ").append(results.target()).append('\n');
+        md.append("- Engine counters: ").append(results.counterSource()).append('\n');
+        md.append("- Model: ").append(results.model()).append("; API: ").append(s.api().name().toLowerCase(Locale.ROOT))
+                .append(" (").append(s.api().path()).append(", session header ").append(s.api().sessionHeader()).append(")\n");
+        md.append("- Stages: ").append(s.sessions()).append(" concurrent sessions, ").append(seconds(s.stage().toMillis()))
+                .append(" each (workload time); time scale ").append(fmt(s.timeScale(), 1)).append('\n');
+        md.append("- Workload: system prompt ").append(s.workload().systemTokens()).append(" tokens (shared), first message ")
+                .append(s.workload().firstTokens()).append(" tokens (unique), ").append(s.workload().followUpSteps())
+                .append(" follow-up steps of ").append(s.workload().stepTokens()).append(" new tokens plus the previous reply, max ")
+                .append(s.workload().maxOutputTokens()).append(" output tokens, think time ")
+                .append(seconds(s.workload().thinkTime().toMillis())).append(" mean (±")
+                .append(fmt(s.workload().thinkJitter() * 100, 0)).append("%), seed ").append(s.workload().seed()).append('\n');
+        md.append("- Policies: ").append(s.policies()).append(", repeats ").append(s.repeat())
+                .append(s.repeat() > 1 ? " (order alternated)" : "")
+                .append(s.spillThreshold() != null ? ", spill threshold " + s.spillThreshold() : "").append('\n');
+        md.append("- JVM warm-up before measuring: ").append(seconds(s.warmUp().toMillis())).append(" wall on a throwaway pool\n");
+        java.util.DoubleSummaryStatistics cpu = results.perRepeat().stream().mapToDouble(StageResult::benchCpuCores)
+                .filter(v -> !Double.isNaN(v)).summaryStatistics();
+        if (cpu.getCount() > 0) {
+            md.append("- Bench process CPU (load generator, router and simulator together): ").append(fmt(cpu.getMin(), 2))
+                    .append("–").append(fmt(cpu.getMax(), 2)).append(" cores per stage, of ")
+                    .append(Runtime.getRuntime().availableProcessors()).append('\n');
+        }
+        md.append("- Run: ").append(results.started()).append(" → ").append(results.finished()).append("; machine: ")
+                .append(results.machine()).append('\n');
+
+        md.append("\n## Definitions\n\n");
+        md.append("- A step belongs to the stage in which it ended; sessions carry over from one stage to the next.\n");
+        md.append("- TTFB: client-side, from sending the request to the first streamed text (HdrHistogram), × time scale.\n");
+        md.append("- Replicas busy: replicas with at least one running request, sampled every ")
+                .append(seconds(s.sampleInterval().toMillis())).append(" and averaged.\n");
+        md.append("- Prefix hits: Σ Δ prefix_cache_hits_total / Σ Δ prefix_cache_queries_total over all replicas in the stage.\n");
+        md.append("- Stayed: follow-up steps served by the replica that served the session's previous step (from X-LMW-Replica).\n");
+        md.append("- Oracle hits: the hit rate perfect placement without eviction would reach on this workload (previous prompt and ")
+                .append("reply for follow-ups, the shared system prompt for first steps, whole 16-token blocks).\n");
+        md.append("- Errors: failed steps (HTTP errors, stream errors, streams cut before their completion marker).\n");
+
+        if (s.repeat() > 1) {
+            md.append("\n## Every repeat\n\n");
+            md.append(row(List.of("Policy", "Repeat", "Sessions", "Sessions/h", "Output tok/min", "TTFB p50 (s)", "TTFB p95 (s)",
+                    "Replicas busy", "Prefix hits %", "Stayed %", "Oracle hits %", "Errors")));
+            md.append(row(java.util.Collections.nCopies(12, "---")));
+            for (StageResult r : results.perRepeat()) {
+                List<String> cells = new ArrayList<>(List.of(r.policy(), String.valueOf(r.repeat()), String.valueOf(r.sessions())));
+                COLUMNS.forEach(c -> cells.add(value(r, c)));
+                md.append(row(cells));
+            }
+        }
+        md.append("\nCharts: `ttfb.png`, `prefix_hits.png`, `output_tokens.png`.\n");
+        return md.toString();
+    }
+
+    private static String value(StageResult r, Column c) {
+        return r == null ? "–" : fmt(c.figure().applyAsDouble(r), c.decimals());
+    }
+
+    static String fmt(double v, int decimals) {
+        if (Double.isNaN(v)) {
+            return "n/a";
+        }
+        return decimals == 0 ? String.format(Locale.ROOT, "%,.0f", v) : String.format(Locale.ROOT, "%." + decimals + "f", v);
+    }
+
+    private static String seconds(long millis) {
+        return millis % 1000 == 0 ? millis / 1000 + " s" : fmt(millis / 1000.0, 3) + " s";
+    }
+
+    private static String row(List<String> cells) {
+        return "| " + String.join(" | ", cells) + " |\n";
+    }
+}

@@ -1,0 +1,68 @@
+package io.lmwarden.bench.report;
+
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.function.ToDoubleFunction;
+
+/**
+ * The median over repeats of every figure, per policy and stage. Errors are summed instead: a failure
+ * in one repeat must not vanish in a median.
+ */
+public final class Medians {
+
+    private Medians() {
+    }
+
+    public static List<StageResult> of(List<StageResult> perRepeat) {
+        Map<String, List<StageResult>> groups = new LinkedHashMap<>();
+        for (StageResult r : perRepeat) {
+            groups.computeIfAbsent(r.policy() + "\u0000" + r.sessions(), k -> new ArrayList<>()).add(r);
+        }
+        List<StageResult> out = new ArrayList<>();
+        for (List<StageResult> g : groups.values()) {
+            StageResult first = g.get(0);
+            out.add(new StageResult(first.policy(), first.sessions(), 0,
+                    median(g, StageResult::stageSeconds),
+                    median(g, StageResult::sessionsPerHour),
+                    median(g, StageResult::outputTokensPerMin),
+                    median(g, StageResult::ttfbP50),
+                    median(g, StageResult::ttfbP95),
+                    median(g, StageResult::replicasBusy),
+                    median(g, StageResult::prefixHitPct),
+                    median(g, StageResult::stayedPct),
+                    median(g, StageResult::oracleHitPct),
+                    g.stream().mapToInt(StageResult::errors).sum(),
+                    (int) Math.round(median(g, StageResult::steps)),
+                    (int) Math.round(median(g, StageResult::sessionsCompleted)),
+                    median(g, StageResult::clientCachedPct),
+                    median(g, StageResult::engineOutputTokensPerMin),
+                    median(g, StageResult::benchCpuCores)));
+        }
+        return out;
+    }
+
+    static double median(List<StageResult> group, ToDoubleFunction<StageResult> figure) {
+        double[] values = group.stream().mapToDouble(figure).filter(v -> !Double.isNaN(v)).sorted().toArray();
+        if (values.length == 0) {
+            return Double.NaN;
+        }
+        int mid = values.length / 2;
+        return values.length % 2 == 1 ? values[mid] : (values[mid - 1] + values[mid]) / 2;
+    }
+
+    /** Policies in first-seen order. */
+    public static List<String> policies(List<StageResult> results) {
+        return results.stream().map(StageResult::policy).distinct().toList();
+    }
+
+    /** Stages in first-seen order. */
+    public static List<Integer> stages(List<StageResult> results) {
+        return results.stream().map(StageResult::sessions).distinct().toList();
+    }
+
+    static StageResult find(List<StageResult> results, String policy, int sessions) {
+        return results.stream().filter(r -> r.policy().equals(policy) && r.sessions() == sessions).findFirst().orElse(null);
+    }
+}

@@ -1,0 +1,39 @@
+package io.lmwarden.bench.report;
+
+/**
+ * The published columns for one policy at one concurrency (one repeat, or the median of repeats),
+ * all times in workload time.
+ *
+ * @param repeat              1-based repeat number; 0 for a median over repeats
+ * @param replicasBusy        mean number of replicas with at least one running request, sampled
+ * @param prefixHitPct        Σ Δ prefix_cache_hits / Σ Δ prefix_cache_queries over all replicas, percent
+ * @param stayedPct           follow-up steps that went to the replica of their previous step, percent (NaN if unknown)
+ * @param oracleHitPct        the workload's hit-rate bound under perfect placement without eviction
+ * @param errors              failed steps (HTTP errors, stream errors, cut-off streams)
+ * @param steps               steps that ended in the stage
+ * @param sessionsCompleted   sessions whose last step ended in the stage
+ * @param clientCachedPct     cached share of prompt tokens from the engines' per-request usage, percent (NaN if not reported)
+ * @param engineOutputTokensPerMin Δ generation_tokens_total per minute, the engines' own count
+ * @param benchCpuCores       CPU the whole bench process (load, router and simulator in-process) used in the stage,
+ *                            in cores; near the machine's core count the compressed clock is no longer honest
+ */
+public record StageResult(
+        String policy,
+        int sessions,
+        int repeat,
+        double stageSeconds,
+        double sessionsPerHour,
+        double outputTokensPerMin,
+        double ttfbP50,
+        double ttfbP95,
+        double replicasBusy,
+        double prefixHitPct,
+        double stayedPct,
+        double oracleHitPct,
+        int errors,
+        int steps,
+        int sessionsCompleted,
+        double clientCachedPct,
+        double engineOutputTokensPerMin,
+        double benchCpuCores) {
+}

@@ -1,0 +1,113 @@
+package io.lmwarden.bench.run;
+
+import io.lmwarden.bench.metrics.ReplicaReading;
+import io.lmwarden.bench.report.StageResult;
+import org.HdrHistogram.Histogram;
+
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+/** Turns one stage's finished steps, counter snapshots and busy samples into the published columns. */
+public final class StageMeter {
+
+    private StageMeter() {
+    }
+
+    /**
+     * @param steps         the steps that ended within the stage window
+     * @param stageSeconds  window length in workload seconds
+     * @param before        counters at the window's start
+     * @param after         counters at the window's end
+     * @param busySamples   number of busy replicas at each sample
+     */
+    public static StageResult measure(String policy, int sessions, int repeat, double stageSeconds, TimeScale clock,
+                                      List<StepRecord> steps, List<ReplicaReading> before, List<ReplicaReading> after,
+                                      List<Integer> busySamples, double benchCpuCores) {
+        Histogram ttfb = new Histogram(3_600_000_000L, 3);
+        long outputTokens = 0;
+        int completedSessions = 0;
+        int errors = 0;
+        int followUps = 0;
+        int stayed = 0;
+        long oracleTokens = 0;
+        long promptTokens = 0;
+        long cachedTokens = 0;
+        long promptTokensWithUsage = 0;
+        for (StepRecord r : steps) {
+            if (!r.ok()) {
+                errors++;
+                continue;
+            }
+            long micros = Math.round(clock.workloadSeconds(r.firstTokenNanos() - r.sentNanos()) * 1e6);
+            ttfb.recordValue(Math.max(1, Math.min(micros, ttfb.getHighestTrackableValue())));
+            outputTokens += r.outputTokens();
+            if (r.lastOfSession()) {
+                completedSessions++;
+            }
+            if (r.stayed() != null) {
+                followUps++;
+                if (r.stayed()) {
+                    stayed++;
+                }
+            }
+            oracleTokens += r.oracleTokens();
+            promptTokens += r.promptTokens();
+            if (r.cachedTokens() >= 0) {
+                cachedTokens += r.cachedTokens();
+                promptTokensWithUsage += r.promptTokens();
+            }
+        }
+        double minutes = stageSeconds / 60.0;
+        boolean anyOk = ttfb.getTotalCount() > 0;
+        return new StageResult(policy, sessions, repeat, stageSeconds,
+                completedSessions / (stageSeconds / 3600.0),
+                outputTokens / minutes,
+                anyOk ? ttfb.getValueAtPercentile(50) / 1e6 : Double.NaN,
+                anyOk ? ttfb.getValueAtPercentile(95) / 1e6 : Double.NaN,
+                busySamples.isEmpty() ? Double.NaN : busySamples.stream().mapToInt(Integer::intValue).average().orElse(Double.NaN),
+                hitPct(before, after),
+                followUps == 0 ? Double.NaN : 100.0 * stayed / followUps,
+                promptTokens == 0 ? Double.NaN : 100.0 * oracleTokens / promptTokens,
+                errors,
+                steps.size(),
+                completedSessions,
+                promptTokensWithUsage == 0 ? Double.NaN : 100.0 * cachedTokens / promptTokensWithUsage,
+                delta(before, after, ReplicaReading::generationTokens) / minutes,
+                benchCpuCores);
+    }
+
+    /** Token-weighted over all replicas: never an average of per-replica percentages. */
+    static double hitPct(List<ReplicaReading> before, List<ReplicaReading> after) {
+        double queries = delta(before, after, ReplicaReading::prefixCacheQueries);
+        double hits = delta(before, after, ReplicaReading::prefixCacheHits);
+        return queries <= 0 ? Double.NaN : 100.0 * hits / queries;
+    }
+
+    /** Σ over replicas of a counter's increase; a counter that went down was reset and counts from zero. */
+    static double delta(List<ReplicaReading> before, List<ReplicaReading> after,
+                        java.util.function.ToDoubleFunction<ReplicaReading> counter) {
+        Map<String, Double> start = new HashMap<>();
+        for (ReplicaReading r : before) {
+            start.put(r.id(), counter.applyAsDouble(r));
+        }
+        double sum = 0;
+        for (ReplicaReading r : after) {
+            double now = counter.applyAsDouble(r);
+            double then = start.getOrDefault(r.id(), 0.0);
+            sum += now >= then ? now - then : now;
+        }
+        return sum;
+    }
+
+    /** Replicas with at least one running request. */
+    public static int busy(List<ReplicaReading> readings) {
+        int busy = 0;
+        for (ReplicaReading r : readings) {
+            if (r.running() > 0) {
+                busy++;
+            }
+        }
+        return busy;
+    }
+}

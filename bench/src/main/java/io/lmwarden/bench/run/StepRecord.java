@@ -1,0 +1,32 @@
+package io.lmwarden.bench.run;
+
+/**
+ * One finished step (request) of a session, as the measurement needs it; times are wall-clock nanos.
+ *
+ * @param stayed          for follow-up steps: whether it went to the replica of the session's previous
+ *                        step; null for first steps or when the target does not name replicas
+ * @param promptTokens    engine-reported prompt tokens, else the 4-chars-per-token estimate
+ * @param cachedTokens    engine-reported prefix-cache tokens for this request, or -1
+ * @param oracleTokens    prompt tokens perfect placement without eviction could have served from cache
+ * @param lastOfSession   this step completed the session
+ */
+public record StepRecord(
+        int session,
+        int step,
+        long sentNanos,
+        long firstTokenNanos,
+        long endNanos,
+        String replica,
+        String decision,
+        int outputTokens,
+        int promptTokens,
+        int cachedTokens,
+        int oracleTokens,
+        Boolean stayed,
+        boolean lastOfSession,
+        String error) {
+
+    public boolean ok() {
+        return error == null;
+    }
+}

@@ -1,0 +1,116 @@
+package io.lmwarden.bench;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.lmwarden.bench.report.CsvReport;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Short simulated runs through the real CLI: simulated replicas, the real router, real HTTP and SSE.
+ * They assert structure and direction, not the published figures (that is the full sweep's job).
+ */
+class BenchSimulatedRunTest {
+
+    /** Small prompts so that a stage of 40 workload seconds holds dozens of steps; 2 s wall per variant at K=20. */
+    private static final List<String> SMALL_WORKLOAD = List.of("--profile", "a4000-qwen3-4b", "--time-scale", "20",
+            "--stage", "40s", "--system-tokens", "300", "--first-tokens", "500", "--steps", "3", "--step-tokens", "60",
+            "--max-tokens", "32", "--think-time", "0.5s", "--warmup", "1s", "--seed", "7");
+
+    @Test
+    void affinityKeepsSessionsHomeAndHitsMoreThanLeastLoaded(@TempDir Path out) throws Exception {
+        List<String> args = new ArrayList<>(List.of("--simulate", "2", "--sessions", "4",
+                "--policies", "least-loaded,affinity", "--out", out.toString()));
+        args.addAll(SMALL_WORKLOAD);
+        String progress = run(args, 0);
+
+        assertThat(progress).contains("[least-loaded, repeat 1] 4 sessions:").contains("[affinity, repeat 1] 4 sessions:");
+        for (String file : List.of("report.md", "results.csv", "results.json", "ttfb.png", "prefix_hits.png", "output_tokens.png")) {
+            assertThat(out.resolve(file)).isNotEmptyFile();
+        }
+        List<String> csv = Files.readAllLines(out.resolve("results.csv"));
+        assertThat(csv.get(0)).isEqualTo(CsvReport.HEADER);
+        assertThat(csv).hasSize(3);
+        Map<String, Map<String, String>> rows = new HashMap<>();
+        for (String line : csv.subList(1, csv.size())) {
+            String[] cells = line.split(",", -1);
+            Map<String, String> row = new HashMap<>();
+            String[] header = csv.get(0).split(",");
+            for (int i = 0; i < header.length; i++) {
+                row.put(header[i], cells[i]);
+            }
+            rows.put(cells[0], row);
+        }
+        Map<String, String> leastLoaded = rows.get("least-loaded");
+        Map<String, String> affinity = rows.get("affinity");
+        assertThat(leastLoaded.get("errors")).isEqualTo("0");
+        assertThat(affinity.get("errors")).isEqualTo("0");
+        assertThat(Double.parseDouble(affinity.get("prefix_hit_pct")))
+                .as("affinity's prefix hits above least-loaded's")
+                .isGreaterThan(Double.parseDouble(leastLoaded.get("prefix_hit_pct")));
+        assertThat(Double.parseDouble(affinity.get("stayed_pct"))).isEqualTo(100.0);
+        assertThat(Double.parseDouble(affinity.get("oracle_hit_pct"))).isBetween(50.0, 100.0);
+        assertThat(Double.parseDouble(affinity.get("output_tokens_per_min"))).isPositive();
+        assertThat(Double.parseDouble(affinity.get("ttfb_p95_s")))
+                .isGreaterThanOrEqualTo(Double.parseDouble(affinity.get("ttfb_p50_s")));
+
+        JsonNode json = new ObjectMapper().readTree(out.resolve("results.json").toFile());
+        assertThat(json.path("results")).hasSize(2);
+        assertThat(json.path("perRepeat")).hasSize(2);
+        assertThat(json.path("settings").path("timeScale").asDouble()).isEqualTo(20.0);
+        assertThat(json.path("perRepeat").get(0).path("steps").asInt()).isGreaterThan(10);
+
+        String report = Files.readString(out.resolve("report.md"));
+        assertThat(report).contains("least-loaded → affinity").contains("| 4 |").contains("--simulate 2");
+    }
+
+    @Test
+    void openAiFlavourRunsWithoutErrors(@TempDir Path out) throws Exception {
+        List<String> args = new ArrayList<>(List.of("--simulate", "1", "--sessions", "2", "--policies", "affinity",
+                "--api", "openai", "--out", out.toString()));
+        args.addAll(SMALL_WORKLOAD);
+        run(args, 0);
+        JsonNode row = new ObjectMapper().readTree(out.resolve("results.json").toFile()).path("results").get(0);
+        assertThat(row.path("errors").asInt()).isZero();
+        assertThat(row.path("steps").asInt()).isGreaterThan(5);
+        assertThat(row.path("prefix_hit_pct").asDouble()).isGreaterThan(30.0);
+        assertThat(row.path("client_cached_pct").asDouble()).isGreaterThan(30.0);
+    }
+
+    @Test
+    void badArgumentsGetAClearMessageAndExitCode2() {
+        assertThat(run(List.of("--simulate", "2", "--target", "http://127.0.0.1:1"), 2)).contains("choose exactly one target");
+        assertThat(run(List.of("--simulate", "2", "--profile", "h100"), 2)).contains("known profiles");
+        assertThat(run(List.of("--simulate", "2", "--api", "grpc"), 2)).contains("--api must be");
+        assertThat(run(List.of("--simulate", "2", "--stage", "soon"), 2)).contains("not a duration");
+    }
+
+    private static String run(List<String> args, int expectedExit) {
+        ByteArrayOutputStream captured = new ByteArrayOutputStream();
+        PrintStream progress = new PrintStream(captured, true, StandardCharsets.UTF_8);
+        PrintStream err = System.err;
+        System.setErr(progress);
+        int exit;
+        try {
+            exit = BenchMain.run(args.toArray(String[]::new), progress);
+        } finally {
+            System.setErr(err);
+        }
+        String text = captured.toString(StandardCharsets.UTF_8);
+        assertThat(exit).as("exit code of %s; output:%n%s", Arrays.toString(args.toArray()), text).isEqualTo(expectedExit);
+        return text;
+    }
+}

@@ -1,0 +1,75 @@
+package io.lmwarden.bench;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.lmwarden.router.LmWardenRouter;
+import io.lmwarden.router.config.RouterConfig;
+import io.lmwarden.sim.SimCluster;
+import io.lmwarden.sim.SimOptions;
+import io.lmwarden.sim.SimProfile;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/** {@code --target}: a router already running (here in-process, over real HTTP), policies switched through its admin API. */
+class BenchTargetRouterTest {
+
+    private static final double K = 20;
+
+    @Test
+    void switchesPoliciesThroughTheAdminApiAndReadsCountersFromApiReplicas(@TempDir Path out) throws Exception {
+        try (SimCluster cluster = SimCluster.start(SimOptions.defaults().withReplicas(2)
+                .withProfile(SimProfile.named(SimProfile.A4000_QWEN3_4B)).withTimeScale(K));
+             LmWardenRouter router = LmWardenRouter.start(RouterConfig.forReplicas(cluster.urls()).withPolicy("round-robin")
+                     .withTimeScale(K).withScrapeInterval(Duration.ofMillis(20)).withAdminToken("s3cret"))) {
+            String progress = run(List.of("--target", router.url(), "--admin-token", "s3cret", "--time-scale", "20",
+                    "--policies", "least-loaded,affinity", "--sessions", "2", "--stage", "30s", "--system-tokens", "300",
+                    "--first-tokens", "500", "--steps", "3", "--step-tokens", "60", "--max-tokens", "32",
+                    "--think-time", "0.5s", "--out", out.toString()), 0);
+            assertThat(progress).contains("[least-loaded, repeat 1] 2 sessions:").contains("[affinity, repeat 1] 2 sessions:");
+
+            JsonNode results = new ObjectMapper().readTree(out.resolve("results.json").toFile());
+            assertThat(results.path("counterSource").asText()).contains("/api/replicas");
+            for (JsonNode row : results.path("results")) {
+                assertThat(row.path("errors").asInt()).isZero();
+                assertThat(row.path("steps").asInt()).isGreaterThan(4);
+                assertThat(row.path("prefix_hit_pct").isNumber()).as("hits from the router's engine counters").isTrue();
+            }
+            String policy = HttpClient.newHttpClient().send(HttpRequest.newBuilder(URI.create(router.url() + "/api/policy")).build(),
+                    HttpResponse.BodyHandlers.ofString()).body();
+            assertThat(new ObjectMapper().readTree(policy).path("policy").asText()).isEqualTo("affinity");
+
+            String refused = run(List.of("--target", router.url(), "--admin-token", "wrong", "--sessions", "1",
+                    "--stage", "1s"), 1);
+            assertThat(refused).contains("401").contains("--admin-token");
+        }
+    }
+
+    private static String run(List<String> args, int expectedExit) {
+        ByteArrayOutputStream captured = new ByteArrayOutputStream();
+        PrintStream progress = new PrintStream(captured, true, StandardCharsets.UTF_8);
+        PrintStream err = System.err;
+        System.setErr(progress);
+        int exit;
+        try {
+            exit = BenchMain.run(args.toArray(String[]::new), progress);
+        } finally {
+            System.setErr(err);
+        }
+        String text = captured.toString(StandardCharsets.UTF_8);
+        assertThat(exit).as("exit code; output:%n%s", text).isEqualTo(expectedExit);
+        return text;
+    }
+}

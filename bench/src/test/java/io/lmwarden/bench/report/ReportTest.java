@@ -1,0 +1,61 @@
+package io.lmwarden.bench.report;
+
+import io.lmwarden.bench.DurationText;
+import org.junit.jupiter.api.Test;
+
+import java.time.Duration;
+import java.util.List;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+class ReportTest {
+
+    private static StageResult row(String policy, int sessions, int repeat, double p50, int errors) {
+        return new StageResult(policy, sessions, repeat, 180, 200, 6000, p50, p50 * 3, 2.7, 56, 100, 90, errors, 40, 9, 55, 6000, 0.8);
+    }
+
+    @Test
+    void mediansPerPolicyAndStageAndErrorsAreSummed() {
+        List<StageResult> m = Medians.of(List.of(row("a", 4, 1, 1.0, 0), row("a", 4, 2, 3.0, 2), row("a", 4, 3, 2.0, 1),
+                row("b", 4, 1, 0.5, 0), row("b", 4, 2, 0.7, 0)));
+        assertThat(m).hasSize(2);
+        assertThat(m.get(0).ttfbP50()).isEqualTo(2.0);
+        assertThat(m.get(0).errors()).isEqualTo(3);
+        assertThat(m.get(1).ttfbP50()).isEqualTo(0.6);
+    }
+
+    @Test
+    void csvHasExactlyThePublishedColumns() {
+        String csv = CsvReport.render(List.of(row("least-loaded", 4, 0, 2.05, 0)));
+        String[] lines = csv.split("\n");
+        assertThat(lines[0]).isEqualTo("policy,sessions,sessions_per_hour,output_tokens_per_min,ttfb_p50_s,ttfb_p95_s,"
+                + "replicas_busy,prefix_hit_pct,stayed_pct,oracle_hit_pct,errors");
+        assertThat(lines[1]).isEqualTo("least-loaded,4,200.0,6000.0,2.050,6.150,2.70,56.0,100.0,90.0,0");
+    }
+
+    @Test
+    void markdownPairsTheFirstTwoPoliciesAndAddsAColumnGroupPerExtraPolicy() {
+        io.lmwarden.bench.BenchSettings settings = new io.lmwarden.bench.BenchSettings(4, null, "a4000-qwen3-4b", null, 10,
+                List.of("least-loaded", "affinity", "round-robin"), 1, List.of(4), Duration.ofMinutes(3),
+                io.lmwarden.bench.workload.WorkloadSpec.reference(), io.lmwarden.bench.client.ApiFlavour.ANTHROPIC, null, null,
+                null, Duration.ofSeconds(1), Duration.ofSeconds(5), Duration.ofMillis(100), null, "java -jar lmw-bench.jar --simulate 4");
+        List<StageResult> rows = List.of(row("least-loaded", 4, 1, 2.05, 0), row("affinity", 4, 1, 0.38, 0),
+                row("round-robin", 4, 1, 1.5, 1));
+        String md = MarkdownReport.render(new BenchResults(settings, "sim", "in-process", "m", java.time.Instant.EPOCH,
+                java.time.Instant.EPOCH, "2 cores", rows, Medians.of(rows)));
+        assertThat(md).contains("`least-loaded → affinity`").contains("round-robin: TTFB p50 (s)")
+                .contains("| 4 | 200 → 200 | 6,000 → 6,000 | 2.05 → 0.38 |").contains("--simulate 4");
+    }
+
+    @Test
+    void durationsParseAsPeopleTypeThem() {
+        assertThat(DurationText.parse("60s")).isEqualTo(Duration.ofSeconds(60));
+        assertThat(DurationText.parse("3m")).isEqualTo(Duration.ofMinutes(3));
+        assertThat(DurationText.parse("500ms")).isEqualTo(Duration.ofMillis(500));
+        assertThat(DurationText.parse("1.5s")).isEqualTo(Duration.ofMillis(1500));
+        assertThat(DurationText.parse("2")).isEqualTo(Duration.ofSeconds(2));
+        assertThat(DurationText.parse("0")).isZero();
+        assertThatThrownBy(() -> DurationText.parse("soon")).hasMessageContaining("not a duration");
+    }
+}

@@ -1,0 +1,69 @@
+package io.lmwarden.bench.run;
+
+import io.lmwarden.bench.metrics.ReplicaReading;
+import io.lmwarden.bench.report.StageResult;
+import org.junit.jupiter.api.Test;
+
+import java.util.List;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.within;
+
+class StageMeterTest {
+
+    private static StepRecord step(int session, int step, long sent, long first, int output, Boolean stayed, boolean last,
+                                   String error) {
+        return new StepRecord(session, step, sent, first, first + 1_000_000, "r0", "STICKY", output, 1000, 500, 800,
+                stayed, last, error);
+    }
+
+    @Test
+    void prefixHitsAreTokenWeightedOverReplicas() {
+        // replica a: 100 queries, 90 hits (90%); replica b: 900 queries, 0 hits. Token-weighted: 9%, not 45%.
+        List<ReplicaReading> before = List.of(new ReplicaReading("a", 0, 0, 1000, 500, 0), new ReplicaReading("b", 0, 0, 0, 0, 0));
+        List<ReplicaReading> after = List.of(new ReplicaReading("a", 0, 0, 1100, 590, 0), new ReplicaReading("b", 0, 0, 900, 0, 0));
+        assertThat(StageMeter.hitPct(before, after)).isCloseTo(9.0, within(1e-9));
+    }
+
+    @Test
+    void aCounterThatWentDownWasResetAndCountsFromZero() {
+        List<ReplicaReading> before = List.of(new ReplicaReading("a", 0, 0, 5000, 0, 0));
+        List<ReplicaReading> after = List.of(new ReplicaReading("a", 0, 0, 300, 0, 0));
+        assertThat(StageMeter.delta(before, after, ReplicaReading::prefixCacheQueries)).isEqualTo(300);
+    }
+
+    @Test
+    void wallTimesAreScaledToWorkloadTimeAndColumnsComputed() {
+        TimeScale clock = new TimeScale(20);
+        // TTFB on the wall: 10 ms and 100 ms -> workload 0.2 s and 2 s
+        List<StepRecord> steps = List.of(
+                step(0, 1, 0, 10_000_000, 256, null, false, null),
+                step(0, 2, 0, 100_000_000, 256, true, true, null),
+                step(1, 2, 0, 0, 0, null, false, "HTTP 503"),
+                step(2, 2, 0, 50_000_000, 128, false, false, null));
+        StageResult r = StageMeter.measure("affinity", 4, 1, 60, clock, steps,
+                List.of(new ReplicaReading("a", 0, 0, 0, 0, 0)), List.of(new ReplicaReading("a", 0, 0, 1000, 250, 640)),
+                List.of(2, 3, 3, 4), 0.5);
+        assertThat(r.ttfbP50()).isCloseTo(1.0, within(0.01));
+        assertThat(r.ttfbP95()).isCloseTo(2.0, within(0.01));
+        assertThat(r.outputTokensPerMin()).isEqualTo(640);
+        assertThat(r.sessionsPerHour()).isEqualTo(60);
+        assertThat(r.replicasBusy()).isEqualTo(3.0);
+        assertThat(r.prefixHitPct()).isEqualTo(25.0);
+        assertThat(r.stayedPct()).isEqualTo(50.0);
+        assertThat(r.oracleHitPct()).isEqualTo(80.0);
+        assertThat(r.clientCachedPct()).isEqualTo(50.0);
+        assertThat(r.engineOutputTokensPerMin()).isEqualTo(640);
+        assertThat(r.errors()).isEqualTo(1);
+        assertThat(r.steps()).isEqualTo(4);
+        assertThat(r.benchCpuCores()).isEqualTo(0.5);
+    }
+
+    @Test
+    void oracleCountsWholeBlocksAndNeverTheLastToken() {
+        assertThat(OracleBound.followUp(1000, 700, 256)).isEqualTo(944);
+        assertThat(OracleBound.followUp(960, 700, 300)).isEqualTo(944);
+        assertThat(OracleBound.firstStep(11000, 3500, false)).isZero();
+        assertThat(OracleBound.firstStep(11000, 3500, true)).isEqualTo(3488);
+    }
+}
