@@ -108,7 +108,10 @@ final class RouterRuntime {
             PrefixIndexes prefixIndexes = new PrefixIndexes(DEFAULT_KV_CAPACITY_TOKENS);
             TokenRates tokenRates = new TokenRates();
             // The prior is in engine time; a simulator running K times faster prefills K times faster.
-            PrefillRates prefillRates = new PrefillRates(config.prefillMsPerToken() / config.timeScale());
+            double priorMsPerToken = config.simulate() > 0
+                    ? SimProfile.named(config.simProfile()).prefillMsPerToken()
+                    : config.prefillMsPerToken();
+            PrefillRates prefillRates = new PrefillRates(priorMsPerToken / config.timeScale());
             RequestAccounting accounting = new RequestAccounting(metrics, sessions, prefixIndexes,
                     new PrefixBreakDetector(SESSIONS_WITH_PROMPT_HISTORY), prefillRates, tokenRates);
             pool.onUnavailable(prefixIndexes::forget);

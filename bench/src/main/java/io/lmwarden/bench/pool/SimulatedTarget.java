@@ -49,8 +49,9 @@ public final class SimulatedTarget implements BenchTarget {
                 .withReplicas(replicas).withProfile(profile).withTimeScale(timeScale).withSeed(seed));
         LmWardenRouter router;
         try {
+            // The cost policy's prefill-rate prior is the simulated engine's own, as with --simulate.
             RouterConfig config = RouterConfig.forReplicas(cluster.urls()).withPolicy(policy).withTimeScale(timeScale)
-                    .withScrapeInterval(wallScrapeInterval());
+                    .withScrapeInterval(wallScrapeInterval()).withPrefillMsPerToken(profile.prefillMsPerToken());
             if (spillThreshold != null) {
                 config = config.withSpillThreshold(SpillThreshold.parse(spillThreshold));
             }

@@ -18,7 +18,7 @@ public enum RouterOption {
     SPILL_THRESHOLD("spillThreshold", "auto", "in-flight requests on the home replica above which a step spills: auto (= max_num_seqs/4) or an integer"),
     AFFINITY("affinity", "true", "session affinity on/off; off places every request like least-loaded"),
     MAX_NUM_SEQS("maxNumSeqs", "32", "engine max_num_seqs, used for spill threshold auto when the engine does not expose it"),
-    PREFILL_MS_PER_TOKEN("prefillMsPerToken", "0.2", "prior for the engines' prefill time per prompt token, in ms (learned online per replica; 0.2 = Qwen3-4B on an RTX A4000)"),
+    PREFILL_MS_PER_TOKEN("prefillMsPerToken", "0.3", "prior for the engines' prefill time per prompt token, in ms (learned online per replica; 0.3 = Qwen3-4B on an RTX A4000; with --simulate the profile's own)"),
     SESSION_IDLE_TIMEOUT("sessionIdleTimeout", "2h", "an affinity entry unused this long is forgotten"),
     AFFINITY_MAX_ENTRIES("affinityMaxEntries", "1000000", "bound of the affinity table; the least recently used entry goes first"),
     SCRAPE_INTERVAL("scrapeInterval", "500ms", "how often each replica's /metrics is scraped"),
