@@ -3,14 +3,7 @@ package io.lmwarden.bench.client;
 import com.fasterxml.jackson.databind.JsonNode;
 
 /** Anthropic Messages SSE: message_start (usage), content_block_delta (text), message_delta, message_stop, error. */
-final class AnthropicStreamInterpreter implements StreamInterpreter {
-
-    private final StringBuilder reply = new StringBuilder(1024);
-    private int outputTokens = -1;
-    private int promptTokens = -1;
-    private int cachedTokens = -1;
-    private boolean completed;
-    private String error;
+final class AnthropicStreamInterpreter extends StreamTally {
 
     @Override
     public boolean onData(String data) {
@@ -55,35 +48,5 @@ final class AnthropicStreamInterpreter implements StreamInterpreter {
         if (output >= 0) {
             outputTokens = output;
         }
-    }
-
-    @Override
-    public String replyText() {
-        return reply.toString();
-    }
-
-    @Override
-    public int outputTokens() {
-        return outputTokens;
-    }
-
-    @Override
-    public int promptTokens() {
-        return promptTokens;
-    }
-
-    @Override
-    public int cachedTokens() {
-        return cachedTokens;
-    }
-
-    @Override
-    public boolean completed() {
-        return completed;
-    }
-
-    @Override
-    public String error() {
-        return error;
     }
 }

@@ -3,14 +3,7 @@ package io.lmwarden.bench.client;
 import com.fasterxml.jackson.databind.JsonNode;
 
 /** OpenAI Chat Completions SSE: choices[].delta.content, a final usage chunk, {@code [DONE]}, error objects. */
-final class OpenAiStreamInterpreter implements StreamInterpreter {
-
-    private final StringBuilder reply = new StringBuilder(1024);
-    private int outputTokens = -1;
-    private int promptTokens = -1;
-    private int cachedTokens = -1;
-    private boolean completed;
-    private String error;
+final class OpenAiStreamInterpreter extends StreamTally {
 
     @Override
     public boolean onData(String data) {
@@ -42,35 +35,5 @@ final class OpenAiStreamInterpreter implements StreamInterpreter {
             }
         }
         return text;
-    }
-
-    @Override
-    public String replyText() {
-        return reply.toString();
-    }
-
-    @Override
-    public int outputTokens() {
-        return outputTokens;
-    }
-
-    @Override
-    public int promptTokens() {
-        return promptTokens;
-    }
-
-    @Override
-    public int cachedTokens() {
-        return cachedTokens;
-    }
-
-    @Override
-    public boolean completed() {
-        return completed;
-    }
-
-    @Override
-    public String error() {
-        return error;
     }
 }
