@@ -61,7 +61,7 @@ public final class AffinityPolicy implements PlacementPolicy {
                 if (target.inFlight() < h.inFlight()) {
                     table.pin(f.model(), sessionKey, target.id(), request.nowNanos());
                     return new Placement(target, Decision.SPILL, "home " + h.id() + " has " + h.inFlight()
-                            + " in flight (spill threshold " + threshold + ") → " + target.id());
+                            + " in flight (spill threshold " + threshold + ") → " + target.id()).movedFrom(h.id());
                 }
             }
         }

@@ -102,7 +102,7 @@ public final class CostPolicy implements PlacementPolicy {
         if (h.replica().inFlight() >= threshold && best.replica().inFlight() < h.replica().inFlight()) {
             table.pin(f.model(), key, best.replica().id(), request.nowNanos());
             return placement(best, Decision.SPILL, "home " + h.replica().id() + " has " + h.replica().inFlight()
-                    + " in flight (spill threshold " + threshold + ") → " + best.describe());
+                    + " in flight (spill threshold " + threshold + ") → " + best.describe()).movedFrom(h.replica().id());
         }
         if (!warm(h)) {
             // The home lost the prefix (evicted, as under overload): nothing holds the session there, so
@@ -112,7 +112,8 @@ public final class CostPolicy implements PlacementPolicy {
                 TtftEstimate target = estimates.stream().filter(e -> e.replica() == shortest).findFirst().orElseThrow();
                 table.pin(f.model(), key, shortest.id(), request.nowNanos());
                 return placement(target, Decision.SPILL, "moved: home " + h.replica().id() + " holds " + h.heldTokens()
-                        + " of " + (h.heldTokens() + h.uncachedTokens()) + " tokens; shortest queue " + LoadOrder.describe(shortest));
+                        + " of " + (h.heldTokens() + h.uncachedTokens()) + " tokens; shortest queue " + LoadOrder.describe(shortest))
+                        .movedFrom(h.replica().id());
             }
             return placement(h, Decision.STICKY, "home holds little of the prompt but has the shortest queue: "
                     + LoadOrder.describe(h.replica()));
@@ -122,7 +123,7 @@ public final class CostPolicy implements PlacementPolicy {
             table.pin(f.model(), key, best.replica().id(), request.nowNanos());
             return placement(best, Decision.SPILL, String.format("moved: home %s expected %.0f ms (queue %.0f), %s expected %.0f ms"
                             + " (queue %.0f, recompute %d tokens)", h.replica().id(), h.totalMs(), h.queueMs(), best.replica().id(),
-                    best.totalMs(), best.queueMs(), best.uncachedTokens()));
+                    best.totalMs(), best.queueMs(), best.uncachedTokens())).movedFrom(h.replica().id());
         }
         return placement(h, Decision.STICKY, String.format("home expected %.0f ms; moving to %s would cost %.0f ms with recompute",
                 h.totalMs(), best.replica().id(), moveCost(best)));

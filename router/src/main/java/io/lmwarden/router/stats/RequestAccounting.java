@@ -94,8 +94,8 @@ public final class RequestAccounting implements RequestListener {
             metrics.outputTokens(replica, output);
             tokenRates.record(now, cached, computed, output);
         }
-        if (placement.decision() == Decision.SPILL) {
-            metrics.spill(placement.reason().replaceAll("^home (\\S+).*", "$1"), replica);
+        if (placement.movedFrom() != null) {
+            metrics.spill(placement.movedFrom(), replica);
         }
 
         PrefixBreakDetector.Comparison cmp = breaks.compare(facts.sessionKey().value(), facts.shape());

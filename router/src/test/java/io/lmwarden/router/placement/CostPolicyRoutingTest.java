@@ -57,6 +57,9 @@ class CostPolicyRoutingTest {
             assertThat(moved.replica()).isNotEqualTo(home);
             load.forEach(CompletableFuture::join);
             assertThat(http.get(router.url() + "/api/sessions/cost-move").body()).contains("expected").contains("moved");
+            // The spill is counted from the home it left to where it went, by replica id only.
+            assertThat(http.get(router.url() + "/metrics").body())
+                    .contains("lmw_spills_total{from=\"" + home + "\",to=\"" + moved.replica() + "\"}");
         }
     }
 }
