@@ -15,6 +15,8 @@ import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 
 /** The router's Prometheus meters; every one is documented in router/README.md. */
@@ -25,6 +27,10 @@ public final class RouterMetrics {
     private final AffinityTable affinity;
     private final MultiGauge inFlight;
     private final MultiGauge sticky;
+    /** Meters by name and tag values: built once, so the request path does a map lookup only. */
+    private final Map<String, Counter> counters = new ConcurrentHashMap<>();
+    private final Map<String, Timer> timers = new ConcurrentHashMap<>();
+    private DistributionSummary overhead;
 
     public RouterMetrics(ReplicaPool pool, AffinityTable affinity) {
         this.pool = pool;
@@ -33,8 +39,15 @@ public final class RouterMetrics {
                 .description("Requests the router has in flight to each replica").register(registry);
         this.sticky = MultiGauge.builder("lmw_sticky_sessions")
                 .description("Sessions the affinity table pins to each replica").register(registry);
+        this.overhead = DistributionSummary.builder("lmw_router_overhead_seconds").description("Router receive to upstream request sent")
+                .baseUnit("seconds").publishPercentileHistogram().register(registry);
         Gauge.builder("lmw_affinity_entries", affinity, AffinityTable::size)
                 .description("Entries in the affinity table").register(registry);
+    }
+
+    private Counter counter(String name, String description, String... tags) {
+        return counters.computeIfAbsent(name + String.join("\u0001", tags),
+                k -> Counter.builder(name).description(description).tags(tags).register(registry));
     }
 
     public PrometheusMeterRegistry registry() {
@@ -54,81 +67,68 @@ public final class RouterMetrics {
     }
 
     public void request(String replica, String decision, String api) {
-        Counter.builder("lmw_requests_total").description("Requests placed, by replica, decision and API")
-                .tags("replica", replica, "decision", decision, "api", api).register(registry).increment();
+        counter("lmw_requests_total", "Requests placed, by replica, decision and API", "replica", replica, "decision", decision, "api", api).increment();
     }
 
     public void sessionKeySource(String source) {
-        Counter.builder("lmw_session_key_source_total").description("Requests by where their session key came from")
-                .tags("source", source).register(registry).increment();
+        counter("lmw_session_key_source_total", "Requests by where their session key came from", "source", source).increment();
     }
 
     public void spill(String fromReplica, String toReplica) {
-        Counter.builder("lmw_spills_total").description("Steps moved off their home replica over the spill threshold")
-                .tags("from", fromReplica, "to", toReplica).register(registry).increment();
+        counter("lmw_spills_total", "Steps moved off their home replica over the spill threshold", "from", fromReplica, "to", toReplica).increment();
     }
 
     public void staleMetricsFallback(String replica) {
-        Counter.builder("lmw_stale_metrics_fallbacks_total")
-                .description("Placements that used the router's own in-flight count because the replica's engine metrics were stale")
-                .tags("replica", replica).register(registry).increment();
+        counter("lmw_stale_metrics_fallbacks_total",
+                "Placements that used the router's own in-flight count because the replica's engine metrics were stale",
+                "replica", replica).increment();
     }
 
     public void retry(String failedReplica) {
-        Counter.builder("lmw_retries_total").description("Requests retried on another replica before any byte was sent")
-                .tags("failed_replica", failedReplica).register(registry).increment();
+        counter("lmw_retries_total", "Requests retried on another replica before any byte was sent", "failed_replica", failedReplica).increment();
     }
 
     public void error(String kind) {
-        Counter.builder("lmw_request_errors_total").description("Requests that ended in an error, by kind")
-                .tags("kind", kind).register(registry).increment();
+        counter("lmw_request_errors_total", "Requests that ended in an error, by kind", "kind", kind).increment();
     }
 
     public void streamEnded(String replica, boolean completed) {
-        Counter.builder("lmw_streams_total").description("Proxied responses by whether they completed (completion marker seen)")
-                .tags("replica", replica, "completed", Boolean.toString(completed)).register(registry).increment();
+        counter("lmw_streams_total", "Proxied responses by whether they completed (completion marker seen)", "replica", replica, "completed", Boolean.toString(completed)).increment();
     }
 
     public void ttfb(String replica, double millis) {
-        Timer.builder("lmw_ttfb_seconds").description("Router receive to first response byte from the replica")
-                .tags("replica", replica).publishPercentileHistogram()
-                .minimumExpectedValue(Duration.ofMillis(1)).maximumExpectedValue(Duration.ofSeconds(300))
-                .register(registry).record((long) (millis * 1_000_000), TimeUnit.NANOSECONDS);
+        timers.computeIfAbsent(replica, r -> Timer.builder("lmw_ttfb_seconds").description("Router receive to first response byte from the replica")
+                        .tags("replica", r).publishPercentileHistogram()
+                        .minimumExpectedValue(Duration.ofMillis(1)).maximumExpectedValue(Duration.ofSeconds(300))
+                        .register(registry))
+                .record((long) (millis * 1_000_000), TimeUnit.NANOSECONDS);
     }
 
     public void promptTokens(String replica, long cached, long computed) {
-        Counter.builder("lmw_prompt_tokens_total").description("Prompt tokens by replica, cached (reported by the engine) or computed")
-                .tags("replica", replica, "kind", "cached").register(registry).increment(cached);
-        Counter.builder("lmw_prompt_tokens_total").description("Prompt tokens by replica, cached (reported by the engine) or computed")
-                .tags("replica", replica, "kind", "computed").register(registry).increment(computed);
+        counter("lmw_prompt_tokens_total", "Prompt tokens by replica, cached (reported by the engine) or computed", "replica", replica, "kind", "cached").increment(cached);
+        counter("lmw_prompt_tokens_total", "Prompt tokens by replica, cached (reported by the engine) or computed", "replica", replica, "kind", "computed").increment(computed);
     }
 
     public void outputTokens(String replica, long tokens) {
-        Counter.builder("lmw_output_tokens_total").description("Output tokens reported by the engines")
-                .tags("replica", replica).register(registry).increment(tokens);
+        counter("lmw_output_tokens_total", "Output tokens reported by the engines", "replica", replica).increment(tokens);
     }
 
     public void routerOverhead(double millis) {
-        DistributionSummary.builder("lmw_router_overhead_seconds").description("Router receive to upstream request sent")
-                .baseUnit("seconds").publishPercentileHistogram().register(registry).record(millis / 1000.0);
+        overhead.record(millis / 1000.0);
     }
 
     public void prefixBreak(String segment) {
-        Counter.builder("lmw_prefix_breaks_total")
-                .description("Steps whose prompt changed before the end of the previous step's prompt, by segment (system, tools, message)")
-                .tags("segment", segment).register(registry).increment();
+        counter("lmw_prefix_breaks_total",
+                "Steps whose prompt changed before the end of the previous step's prompt, by segment (system, tools, message)",
+                "segment", segment).increment();
     }
 
     public void cacheMiss(String replica) {
-        Counter.builder("lmw_cache_misses_total")
-                .description("Requests whose engine reported under half of the cached tokens the router expected on that replica")
-                .tags("replica", replica).register(registry).increment();
+        counter("lmw_cache_misses_total", "Requests whose engine reported under half of the cached tokens the router expected on that replica", "replica", replica).increment();
     }
 
     public void queueAteGain(String replica) {
-        Counter.builder("lmw_queue_ate_gain_total")
-                .description("Requests that waited in the engine's queue longer than the prefill their cached tokens saved")
-                .tags("replica", replica).register(registry).increment();
+        counter("lmw_queue_ate_gain_total", "Requests that waited in the engine's queue longer than the prefill their cached tokens saved", "replica", replica).increment();
     }
 
     public String scrape() {
