@@ -4,11 +4,12 @@ import io.lmwarden.router.api.AdminApi;
 import io.lmwarden.router.api.WebUi;
 import io.lmwarden.router.config.RouterConfig;
 import io.lmwarden.router.placement.AffinityTable;
-import io.lmwarden.router.diagnostics.PrefillRates;
+import io.lmwarden.router.placement.PrefillRates;
 import io.lmwarden.router.diagnostics.PrefixBreakDetector;
 import io.lmwarden.router.diagnostics.TokenRates;
 import io.lmwarden.router.placement.Placer;
 import io.lmwarden.router.placement.PrefixIndexes;
+import io.lmwarden.router.placement.Reservations;
 import io.lmwarden.router.placement.TtftEstimator;
 import io.lmwarden.router.placement.PolicyFactory;
 import io.lmwarden.router.placement.PolicyHolder;
@@ -112,7 +113,7 @@ final class RouterRuntime {
                     ? SimProfile.named(config.simProfile()).prefillMsPerToken()
                     : config.prefillMsPerToken();
             PrefillRates prefillRates = new PrefillRates(priorMsPerToken / config.timeScale());
-            RequestAccounting accounting = new RequestAccounting(metrics, sessions, prefixIndexes,
+            RequestAccounting accounting = new RequestAccounting(metrics, sessions,
                     new PrefixBreakDetector(SESSIONS_WITH_PROMPT_HISTORY), prefillRates, tokenRates);
             pool.onUnavailable(prefixIndexes::forget);
             TtftEstimator estimator = new TtftEstimator(prefixIndexes, prefillRates, config.maxNumSeqs(),
@@ -127,7 +128,9 @@ final class RouterRuntime {
                     new PoolOptions().setHttp1MaxSize(1024));
             LongFunction<PoolSnapshot> snapshot = now -> pool.snapshot(affinity::sessionsOn, now);
             InFlightTracker inFlight = new InFlightTracker();
-            ProxyContext ctx = new ProxyContext(vertx, client, pool, snapshot, new Placer(policy, prefixIndexes), metrics, accounting,
+            Reservations reservations = new Reservations(new Placer(policy, prefixIndexes), pool, prefixIndexes, prefillRates);
+            reservations.listen(accounting);
+            ProxyContext ctx = new ProxyContext(vertx, client, pool, snapshot, reservations, metrics,
                     config.streamIdleTimeout(), inFlight);
 
             Router router = Router.router(vertx);
