@@ -140,11 +140,16 @@ final class RouterRuntime {
             });
             BodyHandler body = BodyHandler.create(false).setBodyLimit(config.bodyLimitBytes());
             ProxyHandler proxy = new ProxyHandler(ctx);
-            for (ApiFlavor flavor : ApiFlavor.values()) {
-                router.post(flavor.path()).handler(body).handler(rc -> proxy.handle(rc, flavor))
-                        .failureHandler(rc -> failure(rc, flavor, config));
-            }
             PassThrough passThrough = new PassThrough(ctx);
+            for (ApiFlavor flavor : ApiFlavor.values()) {
+                if (flavor.placed()) {
+                    router.post(flavor.path()).handler(body).handler(rc -> proxy.handle(rc, flavor))
+                            .failureHandler(rc -> failure(rc, flavor, config));
+                } else {
+                    router.post(flavor.path()).handler(body).handler(rc -> passThrough.handle(rc, flavor))
+                            .failureHandler(rc -> failure(rc, flavor, config));
+                }
+            }
             router.get("/v1/models").handler(passThrough::handle);
             router.post("/tokenize").handler(body).handler(passThrough::handle);
             router.put("/api/policy").handler(BodyHandler.create(false).setBodyLimit(64 * 1024));

@@ -5,7 +5,6 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import io.lmwarden.router.config.SpillThreshold;
 import io.lmwarden.router.diagnostics.CapacityAdvice;
 import io.lmwarden.router.diagnostics.TokenRates;
-import io.lmwarden.router.placement.AffinityPolicy;
 import io.lmwarden.router.placement.AffinityTable;
 import io.lmwarden.router.placement.PolicyFactory;
 import io.lmwarden.router.placement.PolicyHolder;
@@ -89,10 +88,9 @@ public final class AdminApi {
         PolicyHolder.Current c = policy.current();
         Map<String, Object> m = new LinkedHashMap<>();
         m.put("policy", c.policy().name());
-        m.put("affinity", PolicyFactory.pinsSessions(c.policy()));
+        m.put("affinity", c.policy().pinsSessions());
         m.put("spillThreshold", c.spillThreshold().toString());
-        m.put("spillThresholdValue", c.policy() instanceof AffinityPolicy a ? Integer.valueOf(a.threshold())
-                : c.policy() instanceof io.lmwarden.router.placement.CostPolicy cp ? Integer.valueOf(cp.threshold()) : null);
+        m.put("spillThresholdValue", c.policy().spillThreshold().isPresent() ? Integer.valueOf(c.policy().spillThreshold().getAsInt()) : null);
         m.put("policies", PolicyFactory.NAMES);
         return m;
     }
