@@ -116,6 +116,7 @@ final class RouterRuntime {
             RequestAccounting accounting = new RequestAccounting(metrics, sessions,
                     new PrefixBreakDetector(SESSIONS_WITH_PROMPT_HISTORY), prefillRates, tokenRates);
             pool.onUnavailable(prefixIndexes::forget);
+            pool.onUnavailable(affinity::release);
             TtftEstimator estimator = new TtftEstimator(prefixIndexes, prefillRates, config.maxNumSeqs(),
                     TYPICAL_DECODE_ENGINE_MS / config.timeScale());
             PolicyHolder policy = new PolicyHolder(new PolicyFactory(affinity, config.maxNumSeqs(), estimator, config.timeScale()),

@@ -107,7 +107,8 @@ public final class AdminApi {
         List<Map<String, Object>> rows = new ArrayList<>();
         for (ReplicaView r : snap.replicas()) {
             ReplicaState s = pool.get(r.id()).orElse(null);
-            EngineMetrics e = r.metrics();
+            // A replica that is not ready has no current figures: its last scrape would pass for a live one.
+            EngineMetrics e = r.ready() ? r.metrics() : null;
             Map<String, Object> row = new LinkedHashMap<>();
             row.put("id", r.id());
             row.put("url", r.url());
