@@ -5,6 +5,7 @@ import io.lmwarden.router.api.WebUi;
 import io.lmwarden.router.config.RouterConfig;
 import io.lmwarden.router.placement.AffinityTable;
 import io.lmwarden.router.placement.PrefillRates;
+import io.lmwarden.router.diagnostics.LiveWorkingSets;
 import io.lmwarden.router.diagnostics.PrefixBreakDetector;
 import io.lmwarden.router.diagnostics.TokenRates;
 import io.lmwarden.router.placement.Placer;
@@ -44,6 +45,7 @@ import io.vertx.ext.web.Router;
 import io.vertx.ext.web.RoutingContext;
 import io.vertx.ext.web.handler.BodyHandler;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -62,6 +64,8 @@ final class RouterRuntime {
     private static final int SESSIONS_WITH_PROMPT_HISTORY = 4096;
     /** A typical agent step holds its sequence slot for ~256 output tokens at ~25 ms each. */
     private static final double TYPICAL_DECODE_ENGINE_MS = 256 * 25;
+    /** A session counts towards the KV demand while its last step is at most this old, in workload time. */
+    private static final Duration ACTIVE_WINDOW_WORKLOAD = Duration.ofMinutes(1);
 
     private final RouterConfig config;
     private final Vertx vertx;
@@ -113,8 +117,11 @@ final class RouterRuntime {
                     ? SimProfile.named(config.simProfile()).prefillMsPerToken()
                     : config.prefillMsPerToken();
             PrefillRates prefillRates = new PrefillRates(priorMsPerToken / config.timeScale());
+            // Active means a step within a minute of workload time: a simulator K times faster gets 1/K of it.
+            LiveWorkingSets workingSets = new LiveWorkingSets(
+                    Duration.ofNanos((long) (ACTIVE_WINDOW_WORKLOAD.toNanos() / config.timeScale())), SESSIONS_WITH_PROMPT_HISTORY);
             RequestAccounting accounting = new RequestAccounting(metrics, sessions,
-                    new PrefixBreakDetector(SESSIONS_WITH_PROMPT_HISTORY), prefillRates, tokenRates);
+                    new PrefixBreakDetector(SESSIONS_WITH_PROMPT_HISTORY), prefillRates, tokenRates, workingSets);
             pool.onUnavailable(prefixIndexes::forget);
             pool.onUnavailable(affinity::release);
             TtftEstimator estimator = new TtftEstimator(prefixIndexes, prefillRates, config.maxNumSeqs(),
@@ -155,7 +162,7 @@ final class RouterRuntime {
             router.post("/tokenize").handler(body).handler(passThrough::handle);
             router.put("/api/policy").handler(BodyHandler.create(false).setBodyLimit(64 * 1024));
             new AdminApi(pool, snapshot, policy, affinity, sessions, accounting, metrics, inFlight,
-                    config.adminToken(), discovery.describe(), tokenRates).mount(router);
+                    config.adminToken(), discovery.describe(), tokenRates, workingSets).mount(router);
             WebUi.mount(router);
             router.route().last().handler(rc -> rc.response().setStatusCode(404)
                     .putHeader(HttpHeaders.CONTENT_TYPE, "application/json")

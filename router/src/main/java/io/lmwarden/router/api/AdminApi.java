@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.lmwarden.router.config.SpillThreshold;
 import io.lmwarden.router.diagnostics.CapacityAdvice;
+import io.lmwarden.router.diagnostics.LiveWorkingSets;
 import io.lmwarden.router.diagnostics.TokenRates;
 import io.lmwarden.router.placement.AffinityTable;
 import io.lmwarden.router.placement.PolicyFactory;
@@ -48,11 +49,12 @@ public final class AdminApi {
     private final Optional<String> adminToken;
     private final String discovery;
     private final TokenRates tokenRates;
+    private final LiveWorkingSets workingSets;
     private final Instant startedAt = Instant.now();
 
     public AdminApi(ReplicaPool pool, LongFunction<PoolSnapshot> snapshot, PolicyHolder policy, AffinityTable affinity,
                     SessionLog sessions, RequestAccounting accounting, RouterMetrics metrics, InFlightTracker inFlight,
-                    Optional<String> adminToken, String discovery, TokenRates tokenRates) {
+                    Optional<String> adminToken, String discovery, TokenRates tokenRates, LiveWorkingSets workingSets) {
         this.pool = pool;
         this.snapshot = snapshot;
         this.policy = policy;
@@ -64,6 +66,7 @@ public final class AdminApi {
         this.adminToken = adminToken;
         this.discovery = discovery;
         this.tokenRates = tokenRates;
+        this.workingSets = workingSets;
     }
 
     public void mount(Router router) {
@@ -138,13 +141,10 @@ public final class AdminApi {
         return m;
     }
 
-    private static final long ACTIVE_WINDOW_MILLIS = 5 * 60_000;
-
-    /** The rule of thumb: active sessions × their average context against the pool's KV capacity. */
+    /** The rule of thumb: the live working sets' distinct context against the pool's KV capacity. */
     private CapacityAdvice capacity(PoolSnapshot snap) {
-        long[] active = sessions.activeSessions(System.currentTimeMillis(), ACTIVE_WINDOW_MILLIS);
         long pool = snap.ready().stream().filter(r -> r.metrics() != null).mapToLong(r -> r.metrics().kvCapacityTokens()).sum();
-        return CapacityAdvice.of((int) active[0], (int) active[1], pool);
+        return CapacityAdvice.of(workingSets.demand(System.currentTimeMillis()), pool);
     }
 
     public Map<String, Object> stats() {
@@ -196,6 +196,7 @@ public final class AdminApi {
         m.put("model", model);
         m.put("replica", affinity.peek(model, key).orElse(list.get(list.size() - 1).replica()));
         m.put("prefixBreaks", list.stream().filter(st -> st.prefixBreak() != null).count());
+        m.put("sideRequests", list.stream().filter(StepRecord::sideRequest).count());
         m.put("cacheMisses", list.stream().filter(StepRecord::cacheMiss).count());
         m.put("queueAteGain", list.stream().filter(StepRecord::queueAteGain).count());
         m.put("steps", list);

@@ -25,7 +25,8 @@ import java.util.concurrent.CopyOnWriteArrayList;
  * everything after it (stats/RequestAccounting, admission control) reads the updated state:
  * {@link PrefixLearning} records what a replica holds once the engine accepted the request, and
  * {@link PrefillLearning} learns prefill rates from finished requests that met an idle engine.
- * A retry is a second reservation ({@code attempt() == 2}); the first one ended {@code retried}.
+ * A retry is a second reservation ({@code attempt() == 2}), opened before the failed first one is
+ * closed as {@code retried}; when no replica is left for it, the first one ends as the request's last word.
  */
 public final class Reservations {
 

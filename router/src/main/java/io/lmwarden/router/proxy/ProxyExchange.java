@@ -77,6 +77,14 @@ final class ProxyExchange {
     }
 
     private void attempt() {
+        attempt(null);
+    }
+
+    /**
+     * @param failed the attempt this one retries, closed as retried only once the retry has a replica;
+     *               without one it is the request's last word and fails with the placement's answer
+     */
+    private void attempt(Consumer<Reservation> failed) {
         long now = System.nanoTime();
         Reservation r;
         try {
@@ -86,6 +94,9 @@ final class ProxyExchange {
             ctx.metrics().error(kind);
             failBeforeResponse(e.status(), e.getMessage(), kind);
             return;
+        }
+        if (failed != null) {
+            failed.accept(reservation);
         }
         reservation = r;
         upstream = null;
@@ -181,8 +192,7 @@ final class ProxyExchange {
         int status = f.kind.equals("upstream_503") ? 503 : 502;
         if (tried.size() < MAX_ATTEMPTS && !response.headWritten()) {
             ctx.metrics().retry(failed);
-            r.fail(status, f.kind, true);
-            attempt();
+            attempt(previous -> previous.fail(status, f.kind, true));
             return;
         }
         ctx.metrics().error(f.kind);

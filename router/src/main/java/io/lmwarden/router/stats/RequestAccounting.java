@@ -1,5 +1,6 @@
 package io.lmwarden.router.stats;
 
+import io.lmwarden.router.diagnostics.LiveWorkingSets;
 import io.lmwarden.router.diagnostics.PrefixBreakDetector;
 import io.lmwarden.router.diagnostics.TokenRates;
 import io.lmwarden.router.diagnostics.TtfbSplit;
@@ -11,6 +12,9 @@ import io.lmwarden.router.placement.PrefillRates;
 import io.lmwarden.router.placement.Reservation;
 import io.lmwarden.router.session.RequestFacts;
 
+import java.util.Collections;
+import java.util.IdentityHashMap;
+import java.util.Map;
 import java.util.concurrent.atomic.LongAdder;
 
 /**
@@ -29,6 +33,9 @@ public final class RequestAccounting implements PlacementFeedback {
     private final PrefixBreakDetector breaks;
     private final PrefillRates prefillRates;
     private final TokenRates tokenRates;
+    private final LiveWorkingSets workingSets;
+    /** What each request looked like when it arrived, until its last attempt ends; keyed by the request itself. */
+    private final Map<RequestFacts, Arrival> arrivals = Collections.synchronizedMap(new IdentityHashMap<>());
     private final LongAdder placed = new LongAdder();
     private final LongAdder sticky = new LongAdder();
     private final LongAdder repeatSteps = new LongAdder();
@@ -37,13 +44,18 @@ public final class RequestAccounting implements PlacementFeedback {
     private final LongAdder cacheMissCount = new LongAdder();
     private final LongAdder queueAteGainCount = new LongAdder();
 
+    /** A step at its arrival: when, and how it relates to the earlier steps of its session. */
+    private record Arrival(long epochMillis, PrefixBreakDetector.Comparison comparison) {
+    }
+
     public RequestAccounting(RouterMetrics metrics, SessionLog sessions, PrefixBreakDetector breaks, PrefillRates prefillRates,
-                             TokenRates tokenRates) {
+                             TokenRates tokenRates, LiveWorkingSets workingSets) {
         this.metrics = metrics;
         this.sessions = sessions;
         this.breaks = breaks;
         this.prefillRates = prefillRates;
         this.tokenRates = tokenRates;
+        this.workingSets = workingSets;
     }
 
     @Override
@@ -52,6 +64,13 @@ public final class RequestAccounting implements PlacementFeedback {
         RequestFacts facts = r.facts();
         if (!placement.replica().metricsFresh()) {
             metrics.staleMetricsFallback(placement.replica().id());
+        }
+        if (r.attempt() == 1) {
+            // Compared in arrival order: concurrent steps end in any order, and a step continues the one it re-sends.
+            long arrivedAt = System.currentTimeMillis() - (System.nanoTime() - r.receivedAtNanos()) / 1_000_000;
+            String key = facts.sessionKey().value();
+            arrivals.put(facts, new Arrival(arrivedAt, breaks.compare(key, facts.shape())));
+            workingSets.record(key, facts.shape(), arrivedAt);
         }
         placed.increment();
         if (placement.decision() == Decision.STICKY) {
@@ -71,6 +90,10 @@ public final class RequestAccounting implements PlacementFeedback {
         }
         RequestFacts facts = r.facts();
         Placement placement = r.placement();
+        Arrival arrival = arrivals.remove(facts);
+        if (arrival == null) {
+            return;
+        }
         ended.increment();
         String replica = placement.replica().id();
         long now = System.currentTimeMillis();
@@ -98,7 +121,7 @@ public final class RequestAccounting implements PlacementFeedback {
             metrics.spill(placement.movedFrom(), replica);
         }
 
-        PrefixBreakDetector.Comparison cmp = breaks.compare(facts.sessionKey().value(), facts.shape());
+        PrefixBreakDetector.Comparison cmp = arrival.comparison();
         cmp.prefixBreak().ifPresent(b -> {
             prefixBreakCount.increment();
             metrics.prefixBreak(b.segment().startsWith("message") ? "message" : b.segment());
@@ -122,8 +145,8 @@ public final class RequestAccounting implements PlacementFeedback {
             }
         }
 
-        sessions.record(new StepRecord(now, facts.sessionKey().value(), facts.sessionKey().source().label(), facts.model(),
-                facts.flavor().path(), replica, placement.decision().name(), placement.reason(), prompt,
+        sessions.record(new StepRecord(arrival.epochMillis(), facts.sessionKey().value(), facts.sessionKey().source().label(),
+                facts.model(), facts.flavor().path(), replica, placement.decision().name(), placement.reason(), cmp.sideRequest(), prompt,
                 cmp.sharedPrefixTokens(), cmp.prefixBreak().orElse(null), placement.expectedCachedTokens(), o.cachedTokens(),
                 miss, o.outputTokens(), ttfbMs, routerMs, split, queueAteGain, o.status(), o.completed(), o.outcome()));
     }
