@@ -27,6 +27,9 @@ import io.lmwarden.router.proxy.ProxyContext;
 import io.lmwarden.router.proxy.ProxyHandler;
 import io.lmwarden.router.proxy.RouterTimestamps;
 import io.lmwarden.router.session.ApiFlavor;
+import io.lmwarden.router.session.ConversationLineages;
+import io.lmwarden.router.session.RequestFactsReader;
+import io.lmwarden.router.session.SessionKeyResolver;
 import io.lmwarden.router.stats.RequestAccounting;
 import io.lmwarden.router.stats.RouterMetrics;
 import io.lmwarden.router.stats.SessionLog;
@@ -64,6 +67,8 @@ final class RouterRuntime {
     private static final int SESSIONS_WITH_PROMPT_HISTORY = 4096;
     /** A typical agent step holds its sequence slot for ~256 output tokens at ~25 ms each. */
     private static final double TYPICAL_DECODE_ENGINE_MS = 256 * 25;
+    /** Prompts of keyless conversations kept to recognise their next steps by (≈ 100 B each). */
+    private static final int KEYLESS_PROMPTS_REMEMBERED = 65_536;
     /** A session counts towards the KV demand while its last step is at most this old, in workload time. */
     private static final Duration ACTIVE_WINDOW_WORKLOAD = Duration.ofMinutes(1);
 
@@ -147,7 +152,8 @@ final class RouterRuntime {
                 rc.next();
             });
             BodyHandler body = BodyHandler.create(false).setBodyLimit(config.bodyLimitBytes());
-            ProxyHandler proxy = new ProxyHandler(ctx);
+            ProxyHandler proxy = new ProxyHandler(ctx,
+                    new RequestFactsReader(new SessionKeyResolver(new ConversationLineages(KEYLESS_PROMPTS_REMEMBERED))));
             PassThrough passThrough = new PassThrough(ctx);
             for (ApiFlavor flavor : ApiFlavor.values()) {
                 if (flavor.placed()) {
