@@ -14,7 +14,7 @@ public enum RouterOption {
     SIM_PROFILE("simProfile", "a4000-qwen3-4b", "simulator profile for --simulate"),
     SIM_MODEL("simModel", "Qwen/Qwen3-4B-Instruct-2507", "model name the simulated replicas serve"),
     TIME_SCALE("timeScale", "1", "simulated replicas run K times faster than real time"),
-    POLICY("policy", "affinity", "placement policy: affinity, cost, least-loaded, round-robin"),
+    POLICY("policy", "affinity", "placement policy: affinity, cost, least-loaded, round-robin, passthrough"),
     SPILL_THRESHOLD("spillThreshold", "auto", "in-flight requests on the home replica above which a step spills: auto (= max_num_seqs/4) or an integer"),
     AFFINITY("affinity", "true", "session affinity on/off; off places every request like least-loaded"),
     MAX_NUM_SEQS("maxNumSeqs", "32", "engine max_num_seqs, used for spill threshold auto when the engine does not expose it"),
