@@ -20,6 +20,8 @@ import java.util.List;
  * @param model           model name to send, or null to ask the target's /v1/models
  * @param out             output directory, or null for stderr only
  * @param commandLine     the arguments as given, for the report
+ * @param engines         engines behind each simulated replica's port (> 1: a data-parallel server)
+ * @param dpBalancer      the internal balancer era of such servers, unless a policy says {@code policy@era}
  */
 public record BenchSettings(
         int simulate,
@@ -40,7 +42,9 @@ public record BenchSettings(
         Duration warmUp,
         Duration scrapeInterval,
         Path out,
-        String commandLine) {
+        String commandLine,
+        int engines,
+        String dpBalancer) {
 
     public BenchSettings {
         policies = List.copyOf(policies);
@@ -53,6 +57,13 @@ public record BenchSettings(
         }
         if (sessions.stream().anyMatch(n -> n < 1)) {
             throw new IllegalArgumentException("--sessions values must be >= 1, got " + sessions);
+        }
+        if (engines < 1) {
+            throw new IllegalArgumentException("--engines must be >= 1, got " + engines);
+        }
+        if (target != null && (engines != 1 || policies.stream().anyMatch(p -> p.contains("@")))) {
+            throw new IllegalArgumentException("--engines and policy@balancer apply to --simulate only; a running pool"
+                    + " has its own servers");
         }
         if (repeat < 1) {
             throw new IllegalArgumentException("--repeat must be >= 1, got " + repeat);
