@@ -7,7 +7,7 @@ package io.lmwarden.router.config;
 public enum RouterOption {
     PORT("port", "8000", "HTTP port the router listens on"),
     HOST("host", "0.0.0.0", "address to bind"),
-    REPLICAS("replicas", "", "static replica base URLs, comma separated (http://host:port)"),
+    REPLICAS("replicas", "", "static replica base URLs, comma separated (http://host:port, id=http://host:port; #ranks=N after one: a vllm serve --data-parallel-size N server)"),
     K8S_SERVICE("k8sService", "", "discover replicas from the EndpointSlices of this Kubernetes Service"),
     NAMESPACE("namespace", "", "namespace of that Service (default: the pod's own, from its service account)"),
     SIMULATE("simulate", "0", "start N simulated vLLM replicas in-process and route to them"),
