@@ -30,13 +30,9 @@ final class ProxyExchange {
 
     private static final Logger LOG = Logger.getLogger(ProxyExchange.class.getName());
     private static final int MAX_ATTEMPTS = 2;
-    /**
-     * The router sets these itself on the upstream request. A client's {@code X-data-parallel-rank} has
-     * already done its work (it pinned the n-th replica); upstream, the header names the engine rank of the
-     * replica placed, or is absent.
-     */
+    /** The router sets these itself on the upstream request. */
     private static final Set<String> REQUEST_HEADERS_SET_HERE = Set.of("host", "content-length", "accept-encoding",
-            "x-data-parallel-rank");
+            DataParallelRank.HEADER);
     private static final Set<String> RESPONSE_HEADERS_SET_HERE = Set.of("x-lmw-replica", "x-lmw-decision");
 
     private final ProxyContext ctx;
@@ -124,9 +120,7 @@ final class ProxyExchange {
             HopByHopHeaders.copy(request.headers(), headers, REQUEST_HEADERS_SET_HERE);
             headers.set("X-Forwarded-For", request.remoteAddress() == null ? "" : request.remoteAddress().hostAddress());
             headers.set("X-Forwarded-Proto", request.scheme() == null ? "http" : request.scheme());
-            if (!placement.engineBalances()) {
-                replica.dataParallelRank().ifPresent(rank -> headers.set("X-data-parallel-rank", Integer.toString(rank)));
-            }
+            DataParallelRank.apply(placement, replica, headers);
             sentAtNanos = System.nanoTime();
             upstream.send(body).onComplete(rr -> {
                 if (done) {
@@ -151,7 +145,7 @@ final class ProxyExchange {
         armIdleTimer();
         response.setStatusCode(up.statusCode());
         HopByHopHeaders.copy(up.headers(), response.headers(), RESPONSE_HEADERS_SET_HERE);
-        response.putHeader("X-LMW-Replica", placement.engineBalances() ? replica.endpointId() : replica.id());
+        response.putHeader("X-LMW-Replica", DataParallelRank.answeredBy(placement, replica));
         response.putHeader("X-LMW-Decision", placement.decision().name());
         if (!up.headers().contains(HttpHeaders.CONTENT_LENGTH)) {
             response.setChunked(true);
