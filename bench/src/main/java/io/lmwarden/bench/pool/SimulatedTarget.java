@@ -11,6 +11,7 @@ import io.lmwarden.sim.SimProfile;
 import io.lmwarden.sim.dp.BalancerEra;
 
 import java.time.Duration;
+import java.util.List;
 
 /**
  * Simulated replicas and a router in this process. Every variant gets freshly started replicas, so no
@@ -68,7 +69,11 @@ public final class SimulatedTarget implements BenchTarget {
         LmWardenRouter router;
         try {
             // The cost policy's prefill-rate prior is the simulated engine's own, as with --simulate.
-            RouterConfig config = RouterConfig.forReplicas(cluster.urls()).withPolicy(policy).withTimeScale(timeScale)
+            // Ranks declared, as an operator who knows the servers' --data-parallel-size would: no first
+            // requests go out as one plain replica before the first scrape reveals the engines.
+            List<String> entries = engines == 1 ? cluster.urls()
+                    : cluster.urls().stream().map(u -> u + "#ranks=" + engines).toList();
+            RouterConfig config = RouterConfig.forReplicas(entries).withPolicy(policy).withTimeScale(timeScale)
                     .withScrapeInterval(wallScrapeInterval()).withPrefillMsPerToken(profile.prefillMsPerToken());
             if (spillThreshold != null) {
                 config = config.withSpillThreshold(SpillThreshold.parse(spillThreshold));
