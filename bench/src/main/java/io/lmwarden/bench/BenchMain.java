@@ -50,6 +50,16 @@ public final class BenchMain implements Callable<Integer> {
             description = "Router policies to compare, in order (default ${DEFAULT-VALUE}).")
     List<String> policies;
 
+    @Option(names = "--engines", defaultValue = "1", paramLabel = "N",
+            description = "With --simulate: engines behind each simulated replica's one port, like vllm serve"
+                    + " --data-parallel-size N; the router sees each engine rank as a replica (default ${DEFAULT-VALUE}).")
+    int engines;
+
+    @Option(names = "--dp-balancer", defaultValue = "current", paramLabel = "ERA",
+            description = "With --engines > 1: the servers' internal balancer, legacy, blind or current (default"
+                    + " ${DEFAULT-VALUE}); a policy written policy@era (passthrough@legacy) overrides it for that variant.")
+    String dpBalancer;
+
     @Option(names = "--repeat", defaultValue = "1", paramLabel = "R",
             description = "Repeat every variant R times, alternating their order; tables show medians.")
     int repeat;
@@ -172,6 +182,8 @@ public final class BenchMain implements Callable<Integer> {
         if (simulate > 0) {
             // fails early, with the known names, on a typo
             io.lmwarden.bench.pool.ProfileOverrides.apply(SimProfile.named(profile), simSet);
+            io.lmwarden.sim.dp.BalancerEra.named(dpBalancer);
+            policies.forEach(p -> io.lmwarden.bench.pool.SimulatedVariant.parse(p, io.lmwarden.sim.dp.BalancerEra.CURRENT));
         }
         if (target != null && simulate == 0 && timeScale != 1 && !argsContain("--time-scale")) {
             timeScale = 1; // a real pool runs on the wall clock
@@ -183,7 +195,7 @@ public final class BenchMain implements Callable<Integer> {
                 ApiFlavour.parse(api), model, spillThreshold, blankToNull(adminToken), Durations.parse(sampleInterval),
                 warmUp != null ? Durations.parse(warmUp) : Duration.ofSeconds(simulate > 0 ? 5 : 0),
                 Durations.parse(scrapeInterval), out,
-                "java -jar bench/target/lmw-bench.jar " + String.join(" ", args), sharedFirstMessage, keyless);
+                "java -jar bench/target/lmw-bench.jar " + String.join(" ", args), sharedFirstMessage, keyless, engines, dpBalancer);
     }
 
     private boolean argsContain(String option) {

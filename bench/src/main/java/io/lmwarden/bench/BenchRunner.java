@@ -13,6 +13,7 @@ import io.lmwarden.bench.pool.SimulatedTarget;
 import io.lmwarden.bench.pool.VariantTarget;
 import io.lmwarden.bench.pool.Await;
 import io.lmwarden.sim.SimProfile;
+import io.lmwarden.sim.dp.BalancerEra;
 import io.vertx.core.Vertx;
 import io.vertx.core.VertxOptions;
 import io.vertx.core.http.HttpClient;
@@ -98,8 +99,8 @@ public final class BenchRunner {
             return new RemoteRouterTarget(control, settings.target(), settings.adminToken(), settings.spillThreshold());
         }
         SimProfile profile = ProfileOverrides.apply(SimProfile.named(settings.profile()), settings.profileOverrides());
-        return new SimulatedTarget(settings.simulate(), profile, settings.timeScale(),
-                settings.workload().seed(), settings.spillThreshold(), settings.scrapeInterval());
+        return new SimulatedTarget(settings.simulate(), settings.engines(), BalancerEra.named(settings.dpBalancer()), profile,
+                settings.timeScale(), settings.workload().seed(), settings.spillThreshold(), settings.scrapeInterval());
     }
 
     /** The 1/5/15-minute load averages, so that a report says whether the machine was busy. */

@@ -22,6 +22,8 @@ import java.util.List;
  * @param commandLine     the arguments as given, for the report
  * @param sharedFirstMessage every session starts with the same first message (agents started from one template)
  * @param keyless         sessions send no session key: the router must tell them apart by itself
+ * @param engines         engines behind each simulated replica's port (> 1: a data-parallel server)
+ * @param dpBalancer      the internal balancer era of such servers, unless a policy says {@code policy@era}
  */
 public record BenchSettings(
         int simulate,
@@ -44,7 +46,9 @@ public record BenchSettings(
         Path out,
         String commandLine,
         boolean sharedFirstMessage,
-        boolean keyless) {
+        boolean keyless,
+        int engines,
+        String dpBalancer) {
 
     public BenchSettings {
         policies = List.copyOf(policies);
@@ -57,6 +61,13 @@ public record BenchSettings(
         }
         if (sessions.stream().anyMatch(n -> n < 1)) {
             throw new IllegalArgumentException("--sessions values must be >= 1, got " + sessions);
+        }
+        if (engines < 1) {
+            throw new IllegalArgumentException("--engines must be >= 1, got " + engines);
+        }
+        if (target != null && (engines != 1 || policies.stream().anyMatch(p -> p.contains("@")))) {
+            throw new IllegalArgumentException("--engines and policy@balancer apply to --simulate only; a running pool"
+                    + " has its own servers");
         }
         if (repeat < 1) {
             throw new IllegalArgumentException("--repeat must be >= 1, got " + repeat);

@@ -78,6 +78,41 @@ class BenchSimulatedRunTest {
     }
 
     @Test
+    void dataParallelServerOwnBalancerAgainstAffinityOverItsRanks(@TempDir Path out) throws Exception {
+        List<String> args = new ArrayList<>(List.of("--simulate", "1", "--engines", "4", "--sessions", "8",
+                "--policies", "passthrough@blind,affinity", "--out", out.toString()));
+        // A slower clock than the other runs (8 s of wall time per stage): four engines need more steps to compare.
+        List<String> workload = new ArrayList<>(SMALL_WORKLOAD);
+        workload.set(workload.indexOf("--time-scale") + 1, "5");
+        args.addAll(workload);
+        String progress = run(args, 0);
+
+        assertThat(progress).contains("[passthrough@blind, repeat 1] 8 sessions:").contains("[affinity, repeat 1] 8 sessions:");
+        Map<String, Map<String, String>> rows = new HashMap<>();
+        List<String> csv = Files.readAllLines(out.resolve("results.csv"));
+        String[] header = csv.get(0).split(",");
+        for (String line : csv.subList(1, csv.size())) {
+            String[] cells = line.split(",", -1);
+            Map<String, String> row = new HashMap<>();
+            for (int i = 0; i < header.length; i++) {
+                row.put(header[i], cells[i]);
+            }
+            rows.put(cells[0], row);
+        }
+        assertThat(rows.get("passthrough@blind").get("errors")).isEqualTo("0");
+        assertThat(rows.get("affinity").get("errors")).isEqualTo("0");
+        assertThat(Double.parseDouble(rows.get("affinity").get("prefix_hit_pct")))
+                .as("pinning sessions to engine ranks beats the server's round-robin")
+                .isGreaterThan(Double.parseDouble(rows.get("passthrough@blind").get("prefix_hit_pct")));
+        assertThat(Double.parseDouble(rows.get("affinity").get("stayed_pct"))).isEqualTo(100.0);
+        assertThat(rows.get("passthrough@blind").get("stayed_pct")).as("the server picked the engine: unknown").isEmpty();
+        assertThat(Double.parseDouble(rows.get("affinity").get("replicas_busy"))).as("engines, not servers, are counted")
+                .isGreaterThan(1.0);
+        JsonNode json = new ObjectMapper().readTree(out.resolve("results.json").toFile());
+        assertThat(json.path("settings").path("engines").asInt()).isEqualTo(4);
+    }
+
+    @Test
     void openAiFlavourRunsWithoutErrors(@TempDir Path out) throws Exception {
         List<String> args = new ArrayList<>(List.of("--simulate", "1", "--sessions", "2", "--policies", "affinity",
                 "--api", "openai", "--out", out.toString()));

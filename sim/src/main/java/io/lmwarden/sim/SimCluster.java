@@ -1,5 +1,6 @@
 package io.lmwarden.sim;
 
+import io.lmwarden.sim.dp.DataParallelEngines;
 import io.lmwarden.sim.engine.Engine;
 import io.lmwarden.sim.engine.SimClock;
 import io.lmwarden.sim.http.ReplicaConfig;
@@ -29,22 +30,37 @@ public final class SimCluster implements AutoCloseable {
         this.replicas = List.copyOf(replicas);
     }
 
-    /** Starts every replica; blocks until all listen. Replica i is "sim-i" on basePort+i (or a free port). */
+    /**
+     * Starts every replica; blocks until all listen. Replica i is "sim-i" on basePort+i (or a free port); with
+     * {@code engines} > 1 each is one data-parallel API server over that many engines.
+     */
     public static SimCluster start(SimOptions options) {
         Vertx vertx = Vertx.vertx();
         SimClock clock = new SimClock(options.timeScale());
         List<SimReplica> started = new ArrayList<>();
         try {
             for (int i = 0; i < options.replicas(); i++) {
-                Engine engine = new Engine(i, options.profile(), clock);
+                List<Engine> engineList = new ArrayList<>();
+                for (int e = 0; e < options.engines(); e++) {
+                    engineList.add(new Engine(options.engines() == 1 ? i : e, options.profile(), clock));
+                }
+                DataParallelEngines engines = new DataParallelEngines(engineList, options.dpBalancer(), options.timeScale());
                 ReplicaServer server = new ReplicaServer(new ReplicaConfig(i, options.model(), options.profile(),
-                        options.seed() + i, options.randomOutputLength()), engine);
+                        options.seed() + i, options.randomOutputLength()), engines);
                 int port = options.basePort() == 0 ? 0 : options.basePort() + i;
-                int actual = await(server.listen(vertx, options.host(), port));
-                engine.start();
-                started.add(new SimReplica("sim-" + i, options.host(), actual, engine, server));
+                int actual;
+                try {
+                    actual = await(server.listen(vertx, options.host(), port));
+                } catch (RuntimeException e) {
+                    engines.close();
+                    throw e;
+                }
+                engines.start(vertx);
+                started.add(new SimReplica("sim-" + i, options.host(), actual, engines, server));
                 LOG.info("simulated replica sim-" + i + " listening on " + options.host() + ":" + actual
-                        + " (profile " + options.profile().name() + ", time scale " + options.timeScale() + ")");
+                        + " (profile " + options.profile().name() + ", time scale " + options.timeScale()
+                        + (options.engines() > 1 ? ", " + options.engines() + " data-parallel engines, balancer "
+                        + options.dpBalancer().flag() : "") + ")");
             }
         } catch (RuntimeException e) {
             new SimCluster(vertx, started).close();
@@ -69,7 +85,7 @@ public final class SimCluster implements AutoCloseable {
             } catch (RuntimeException e) {
                 LOG.warning("closing " + r.id() + ": " + e.getMessage());
             }
-            r.engine().close();
+            r.engines().close();
         }
         try {
             await(vertx.close());

@@ -1,5 +1,6 @@
 package io.lmwarden.sim;
 
+import io.lmwarden.sim.dp.BalancerEra;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -35,6 +36,14 @@ public final class SimMain implements Callable<Integer> {
     @Option(names = "--output-length", description = "fixed (= max_tokens) or random (uniform 1..max_tokens)"
             + " (default: ${DEFAULT-VALUE})")
     String outputLength = "fixed";
+    @Option(names = "--engines", description = "Engines behind each replica's one port, like vllm serve"
+            + " --data-parallel-size N: the X-data-parallel-rank header picks one, else the internal balancer"
+            + " (default: ${DEFAULT-VALUE})")
+    int engines = 1;
+    @Option(names = "--dp-balancer", description = "vLLM internal balancer era for --engines > 1: legacy"
+            + " (waiting*4+running on coordinator counts), blind (local counts only), current (vLLM PR #49204)"
+            + " (default: ${DEFAULT-VALUE})")
+    String dpBalancer = BalancerEra.CURRENT.flag();
 
     public static void main(String[] args) {
         System.exit(new CommandLine(new SimMain()).execute(args));
@@ -80,6 +89,7 @@ public final class SimMain implements Callable<Integer> {
             default -> throw new IllegalArgumentException("--output-length must be fixed or random");
         };
         return SimOptions.defaults().withReplicas(replicas).withBasePort(port).withHost(host).withModel(model)
-                .withProfile(p).withTimeScale(timeScale).withSeed(seed).withRandomOutputLength(random);
+                .withProfile(p).withTimeScale(timeScale).withSeed(seed).withRandomOutputLength(random)
+                .withEngines(engines).withDpBalancer(BalancerEra.named(dpBalancer));
     }
 }

@@ -47,6 +47,16 @@ final class SimHttp {
                 .header("content-type", "application/json").POST(HttpRequest.BodyPublishers.ofString(body)).build());
     }
 
+    /** A POST with extra request headers (name, value, name, value, …). */
+    Reply post(String path, String body, String... headers) {
+        HttpRequest.Builder b = HttpRequest.newBuilder(URI.create(base + path)).timeout(Duration.ofSeconds(60))
+                .header("content-type", "application/json").POST(HttpRequest.BodyPublishers.ofString(body));
+        for (int i = 0; i + 1 < headers.length; i += 2) {
+            b.header(headers[i], headers[i + 1]);
+        }
+        return send(b.build());
+    }
+
     Reply get(String path) {
         return send(HttpRequest.newBuilder(URI.create(base + path)).timeout(Duration.ofSeconds(30)).GET().build());
     }

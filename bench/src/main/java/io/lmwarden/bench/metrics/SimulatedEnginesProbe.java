@@ -23,9 +23,14 @@ public final class SimulatedEnginesProbe implements ReplicaProbe {
     public Future<List<ReplicaReading>> read() {
         List<ReplicaReading> readings = new ArrayList<>(replicas.size());
         for (SimReplica r : replicas) {
-            EngineSnapshot s = r.snapshot();
-            readings.add(new ReplicaReading(r.id(), s.running(), s.waiting(), s.prefixQueries(), s.prefixHits(),
-                    s.generationTokens()));
+            List<EngineSnapshot> engines = r.engineSnapshots();
+            for (int k = 0; k < engines.size(); k++) {
+                EngineSnapshot s = engines.get(k);
+                // One reading per engine: behind a data-parallel server each engine is a "replica" of the table.
+                String id = engines.size() == 1 ? r.id() : r.id() + "/rank-" + k;
+                readings.add(new ReplicaReading(id, s.running(), s.waiting(), s.prefixQueries(), s.prefixHits(),
+                        s.generationTokens()));
+            }
         }
         return Future.succeededFuture(readings);
     }

@@ -8,8 +8,10 @@ import io.lmwarden.router.config.SpillThreshold;
 import io.lmwarden.sim.SimCluster;
 import io.lmwarden.sim.SimOptions;
 import io.lmwarden.sim.SimProfile;
+import io.lmwarden.sim.dp.BalancerEra;
 
 import java.time.Duration;
+import java.util.List;
 
 /**
  * Simulated replicas and a router in this process. Every variant gets freshly started replicas, so no
@@ -18,6 +20,8 @@ import java.time.Duration;
 public final class SimulatedTarget implements BenchTarget {
 
     private final int replicas;
+    private final int engines;
+    private final BalancerEra defaultEra;
     private final SimProfile profile;
     private final double timeScale;
     private final long seed;
@@ -30,7 +34,19 @@ public final class SimulatedTarget implements BenchTarget {
      */
     public SimulatedTarget(int replicas, SimProfile profile, double timeScale, long seed, String spillThreshold,
                            Duration scrapeInterval) {
+        this(replicas, 1, BalancerEra.CURRENT, profile, timeScale, seed, spillThreshold, scrapeInterval);
+    }
+
+    /**
+     * @param engines    engines behind each replica's port: more than one makes each a {@code vllm serve
+     *                   --data-parallel-size N} server (the router then sees its engine ranks as replicas)
+     * @param defaultEra its internal balancer, unless a variant says {@code policy@era}
+     */
+    public SimulatedTarget(int replicas, int engines, BalancerEra defaultEra, SimProfile profile, double timeScale, long seed,
+                           String spillThreshold, Duration scrapeInterval) {
         this.replicas = replicas;
+        this.engines = engines;
+        this.defaultEra = defaultEra;
         this.profile = profile;
         this.timeScale = timeScale;
         this.seed = seed;
@@ -44,13 +60,20 @@ public final class SimulatedTarget implements BenchTarget {
     }
 
     @Override
-    public VariantTarget open(String policy) {
+    public VariantTarget open(String variantSpec) {
+        SimulatedVariant variant = SimulatedVariant.parse(variantSpec, defaultEra);
+        String policy = variant.policy();
         SimCluster cluster = SimCluster.start(SimOptions.defaults()
-                .withReplicas(replicas).withProfile(profile).withTimeScale(timeScale).withSeed(seed));
+                .withReplicas(replicas).withProfile(profile).withTimeScale(timeScale).withSeed(seed)
+                .withEngines(engines).withDpBalancer(variant.era()));
         LmWardenRouter router;
         try {
             // The cost policy's prefill-rate prior is the simulated engine's own, as with --simulate.
-            RouterConfig config = RouterConfig.forReplicas(cluster.urls()).withPolicy(policy).withTimeScale(timeScale)
+            // Ranks declared, as an operator who knows the servers' --data-parallel-size would: no first
+            // requests go out as one plain replica before the first scrape reveals the engines.
+            List<String> entries = engines == 1 ? cluster.urls()
+                    : cluster.urls().stream().map(u -> u + "#ranks=" + engines).toList();
+            RouterConfig config = RouterConfig.forReplicas(entries).withPolicy(policy).withTimeScale(timeScale)
                     .withScrapeInterval(wallScrapeInterval()).withPrefillMsPerToken(profile.prefillMsPerToken());
             if (spillThreshold != null) {
                 config = config.withSpillThreshold(SpillThreshold.parse(spillThreshold));
@@ -82,7 +105,10 @@ public final class SimulatedTarget implements BenchTarget {
 
     @Override
     public String describe() {
-        return replicas + " simulated replicas (profile " + ProfileOverrides.describe(profile) + "; fresh for every variant) behind an in-process router"
+        String servers = engines == 1 ? replicas + " simulated replicas"
+                : replicas + " simulated data-parallel server" + (replicas == 1 ? "" : "s") + " of " + engines
+                + " engines each (internal balancer " + defaultEra.flag() + " unless the variant names one)";
+        return servers + " (profile " + ProfileOverrides.describe(profile) + "; fresh for every variant) behind an in-process router"
                 + " scraping engine load every " + scrapeInterval.toMillis() + " ms of workload time";
     }
 }

@@ -28,6 +28,8 @@ public final class JsonReport {
         root.put("machine", results.machine());
         ObjectNode settings = root.putObject("settings");
         settings.put("simulate", s.simulate());
+        settings.put("engines", s.engines());
+        settings.put("dpBalancer", s.dpBalancer());
         settings.put("targetUrl", s.target());
         settings.put("profile", s.profile());
         settings.put("profileOverrides", s.profileOverrides());

@@ -2,6 +2,7 @@ package io.lmwarden.bench.run;
 
 import io.lmwarden.bench.metrics.ReplicaReading;
 import io.lmwarden.bench.report.StageResult;
+import io.lmwarden.router.placement.PassthroughPolicy;
 import org.HdrHistogram.Histogram;
 
 import java.util.HashMap;
@@ -67,7 +68,7 @@ public final class StageMeter {
                 anyOk ? ttfb.getValueAtPercentile(95) / 1e6 : Double.NaN,
                 busySamples.isEmpty() ? Double.NaN : busySamples.stream().mapToInt(Integer::intValue).average().orElse(Double.NaN),
                 hitPct(before, after),
-                followUps == 0 ? Double.NaN : 100.0 * stayed / followUps,
+                followUps == 0 || enginePickedOutOfSight(policy) ? Double.NaN : 100.0 * stayed / followUps,
                 promptTokens == 0 ? Double.NaN : 100.0 * oracleTokens / promptTokens,
                 errors,
                 steps.size(),
@@ -109,5 +110,13 @@ public final class StageMeter {
             }
         }
         return busy;
+    }
+
+    /**
+     * Under {@code passthrough} a data-parallel server's own balancer picks the engine and the router only
+     * names the endpoint, so whether a step stayed on its engine is unknown.
+     */
+    static boolean enginePickedOutOfSight(String variant) {
+        return variant.equals(PassthroughPolicy.NAME) || variant.startsWith(PassthroughPolicy.NAME + "@");
     }
 }

@@ -41,13 +41,24 @@ public record EffectiveSpec(
         Optional<SecretKeySpec> hfTokenSecret,
         Router router,
         boolean simulated,
-        String simulatorProfile) {
+        String simulatorProfile,
+        boolean dataParallelServer) {
 
     public static final String GPU_RESOURCE = "nvidia.com/gpu";
     /** Label published by NVIDIA GPU feature discovery (part of the GPU operator) on GPU nodes. */
     public static final Map<String, String> GPU_NODE_SELECTOR = Map.of("nvidia.com/gpu.present", "true");
     public static final Toleration GPU_TOLERATION = new TolerationBuilder()
             .withKey(GPU_RESOURCE).withOperator("Exists").withEffect("NoSchedule").build();
+
+    /** Pods of the StatefulSet: one per replica, or the one data-parallel server. */
+    public int podCount() {
+        return dataParallelServer ? 1 : dataParallelSize;
+    }
+
+    /** GPUs of one pod: a replica's tensorParallelSize, or all of the data-parallel server's. */
+    public int gpusPerPod() {
+        return dataParallelServer ? dataParallelSize * tensorParallelSize : tensorParallelSize;
+    }
 
     /** Router settings with defaults applied. */
     public record Router(int replicas, String image, String policy, String spillThreshold, boolean affinity,
@@ -85,7 +96,18 @@ public record EffectiveSpec(
                 token,
                 router(spec.getRouter(), defaults),
                 simulated,
-                orDefault(sim.getProfile(), Defaults.SIMULATOR_PROFILE));
+                orDefault(sim.getProfile(), Defaults.SIMULATOR_PROFILE),
+                dataParallelServer(spec.getReplicaLayout()));
+    }
+
+    private static boolean dataParallelServer(String layout) {
+        if (layout == null || layout.isBlank() || layout.equals(Defaults.LAYOUT_POD_PER_REPLICA)) {
+            return false;
+        }
+        if (layout.equals(Defaults.LAYOUT_DATA_PARALLEL_SERVER)) {
+            return true;
+        }
+        throw new IllegalArgumentException("spec.replicaLayout must be podPerReplica or dataParallelServer, got '" + layout + "'");
     }
 
     private static Router router(RouterSpec spec, OperatorDefaults defaults) {

@@ -19,7 +19,8 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * The pod of one data-parallel replica: vLLM on {@code tensorParallelSize} GPUs, or LM Warden's
+ * The pod of one data-parallel replica: vLLM on {@code tensorParallelSize} GPUs (or, as a data-parallel server,
+ * {@code vllm serve --data-parallel-size N} on N × that many), or LM Warden's
  * simulator from the router image when the ModelDeployment asks for it. Both listen on {@link #PORT}
  * and answer {@code /health}, which the readiness probe (and so the router's EndpointSlice view) uses.
  */
@@ -57,6 +58,9 @@ public final class ReplicaPodTemplate {
                 "--port", Integer.toString(PORT),
                 "--enable-prompt-tokens-details",
                 "--enable-prefix-caching"));
+        if (spec.dataParallelServer()) {
+            args.addAll(List.of("--data-parallel-size", Integer.toString(spec.dataParallelSize())));
+        }
         spec.maxNumSeqs().ifPresent(n -> args.addAll(List.of("--max-num-seqs", n.toString())));
         spec.maxModelLen().ifPresent(n -> args.addAll(List.of("--max-model-len", n.toString())));
         spec.gpuMemoryUtilization().ifPresent(u -> args.addAll(List.of("--gpu-memory-utilization", u.toString())));
@@ -72,6 +76,9 @@ public final class ReplicaPodTemplate {
                 "--host", "0.0.0.0",
                 "--model", spec.servedModelName(),
                 "--profile", spec.simulatorProfile()));
+        if (spec.dataParallelServer()) {
+            args.addAll(List.of("--engines", Integer.toString(spec.dataParallelSize())));
+        }
         spec.maxNumSeqs().ifPresent(n -> args.addAll(List.of("--max-num-seqs", n.toString())));
         return List.copyOf(args);
     }
@@ -153,13 +160,13 @@ public final class ReplicaPodTemplate {
         return env;
     }
 
-    /** The user's resources with the GPU count forced to tensorParallelSize (requests = limits, as
+    /** The user's resources with the GPU count forced to the pod's GPUs (tensorParallelSize, times dataParallelSize for a data-parallel server; requests = limits, as
      *  Kubernetes requires for extended resources). */
     private ResourceRequirements gpuResources() {
         ResourceRequirements user = spec.resources().orElseGet(ResourceRequirements::new);
         Map<String, Quantity> limits = new LinkedHashMap<>(user.getLimits() == null ? Map.of() : user.getLimits());
         Map<String, Quantity> requests = new LinkedHashMap<>(user.getRequests() == null ? Map.of() : user.getRequests());
-        Quantity gpus = new Quantity(Integer.toString(spec.tensorParallelSize()));
+        Quantity gpus = new Quantity(Integer.toString(spec.gpusPerPod()));
         limits.put(EffectiveSpec.GPU_RESOURCE, gpus);
         requests.put(EffectiveSpec.GPU_RESOURCE, gpus);
         return new ResourceRequirementsBuilder().withLimits(limits).withRequests(requests).build();

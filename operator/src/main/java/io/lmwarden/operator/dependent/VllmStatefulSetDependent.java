@@ -10,7 +10,8 @@ import io.lmwarden.operator.model.ModelDeployment;
  * StatefulSet {@code <name>-vllm}: one pod per data-parallel replica. A StatefulSet rather than a
  * Deployment because its pod names ({@code <name>-vllm-0}, ...) are stable: the router uses them
  * as replica ids, so a restarted pod keeps its pinned sessions. Pods start in parallel because
- * replicas are independent engines, not an ordered cluster.
+ * replicas are independent engines, not an ordered cluster. With {@code replicaLayout: dataParallelServer}
+ * it has one pod, whose engine ranks the router learns from its metrics.
  */
 @KubernetesDependent(informer = @Informer(labelSelector = Labels.MANAGED_BY_SELECTOR))
 public class VllmStatefulSetDependent extends ModelDeploymentDependent<StatefulSet> {
@@ -30,7 +31,7 @@ public class VllmStatefulSetDependent extends ModelDeploymentDependent<StatefulS
         return new StatefulSetBuilder()
                 .withMetadata(metadata(names.replicaStatefulSet(), names, Labels.REPLICA_COMPONENT))
                 .withNewSpec()
-                .withReplicas(spec.dataParallelSize())
+                .withReplicas(spec.podCount())
                 .withServiceName(names.replicaService())
                 .withPodManagementPolicy("Parallel")
                 .withNewUpdateStrategy().withType("RollingUpdate").endUpdateStrategy()

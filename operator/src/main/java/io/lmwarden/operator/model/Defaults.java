@@ -5,6 +5,8 @@ package io.lmwarden.operator.model;
 public final class Defaults {
     public static final String VLLM_IMAGE = "vllm/vllm-openai:v0.11.0";
     public static final String ROUTER_POLICY = "affinity";
+    public static final String LAYOUT_POD_PER_REPLICA = "podPerReplica";
+    public static final String LAYOUT_DATA_PARALLEL_SERVER = "dataParallelServer";
     public static final String SPILL_THRESHOLD = "auto";
     public static final String SESSION_IDLE_TIMEOUT = "2h";
     public static final String SIMULATOR_PROFILE = "a4000-qwen3-4b";

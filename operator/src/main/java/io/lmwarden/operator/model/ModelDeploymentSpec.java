@@ -42,6 +42,13 @@ public class ModelDeploymentSpec {
     @JsonPropertyDescription("Number of vLLM replicas (one pod each); the router balances and pins sessions across them.")
     private Integer dataParallelSize;
 
+    @Default(Defaults.LAYOUT_POD_PER_REPLICA)
+    @Pattern("^(podPerReplica|dataParallelServer)$")
+    @JsonPropertyDescription("podPerReplica: one vLLM pod per data-parallel replica (the router pins sessions to pods). "
+            + "dataParallelServer: one pod with dataParallelSize x tensorParallelSize GPUs running vllm serve "
+            + "--data-parallel-size N; the router pins sessions to its engine ranks (X-data-parallel-rank).")
+    private String replicaLayout;
+
     @Default("1")
     @Min(1)
     @Max(64)
@@ -67,7 +74,7 @@ public class ModelDeploymentSpec {
     @JsonPropertyDescription("Extra environment variables for the vLLM container.")
     private List<EnvVar> env;
 
-    @JsonPropertyDescription("Resources of the vLLM container; the nvidia.com/gpu limit is always set to tensorParallelSize.")
+    @JsonPropertyDescription("Resources of the vLLM container; the nvidia.com/gpu limit is always set to the pod's GPUs: tensorParallelSize (times dataParallelSize for a dataParallelServer).")
     private ResourceRequirements resources;
 
     @JsonPropertyDescription("Node selector of replica pods; left out: nvidia.com/gpu.present=true (none in simulator mode).")
@@ -96,6 +103,8 @@ public class ModelDeploymentSpec {
     public void setImage(String image) { this.image = image; }
     public Integer getDataParallelSize() { return dataParallelSize; }
     public void setDataParallelSize(Integer dataParallelSize) { this.dataParallelSize = dataParallelSize; }
+    public String getReplicaLayout() { return replicaLayout; }
+    public void setReplicaLayout(String replicaLayout) { this.replicaLayout = replicaLayout; }
     public Integer getTensorParallelSize() { return tensorParallelSize; }
     public void setTensorParallelSize(Integer tensorParallelSize) { this.tensorParallelSize = tensorParallelSize; }
     public Integer getMaxNumSeqs() { return maxNumSeqs; }

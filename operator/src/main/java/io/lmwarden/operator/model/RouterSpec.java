@@ -22,8 +22,8 @@ public class RouterSpec {
     private String image;
 
     @Default(Defaults.ROUTER_POLICY)
-    @Pattern("^(affinity|least-loaded|round-robin|cost)$")
-    @JsonPropertyDescription("Placement policy: affinity, least-loaded, round-robin or cost.")
+    @Pattern("^(affinity|least-loaded|round-robin|cost|passthrough)$")
+    @JsonPropertyDescription("Placement policy: affinity, least-loaded, round-robin, cost, or passthrough (a data-parallel server balances its own engines).")
     private String policy;
 
     @Default(Defaults.SPILL_THRESHOLD)

@@ -5,6 +5,7 @@ import io.fabric8.kubernetes.api.model.ConditionBuilder;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
 import io.fabric8.kubernetes.api.model.apps.StatefulSet;
 import io.lmwarden.operator.dependent.ResourceNames;
+import io.lmwarden.operator.model.Defaults;
 import io.lmwarden.operator.model.ModelDeployment;
 import io.lmwarden.operator.model.ModelDeploymentStatus;
 
@@ -33,9 +34,11 @@ public final class StatusCalculator {
                                          Optional<Deployment> router, Instant now) {
         ModelDeploymentStatus previous = md.getStatus();
         int desired = desiredReplicas(md);
-        int ready = replicas.map(StatusCalculator::readyReplicas).orElse(0);
+        // A data-parallel server is one pod serving every replica (engine rank): ready means all of them are.
+        int enginesPerPod = dataParallelServer(md) ? desired : 1;
+        int ready = replicas.map(StatusCalculator::readyReplicas).orElse(0) * enginesPerPod;
         boolean routerReady = router.map(StatusCalculator::readyReplicas).orElse(0) >= 1;
-        boolean rolling = replicas.map(s -> statefulSetRolling(s, desired)).orElse(true)
+        boolean rolling = replicas.map(s -> statefulSetRolling(s, desired / enginesPerPod)).orElse(true)
                 || router.map(StatusCalculator::deploymentRolling).orElse(true);
         boolean wasReady = isTrue(previous, READY);
 
@@ -103,6 +106,10 @@ public final class StatusCalculator {
     static int desiredReplicas(ModelDeployment md) {
         Integer dp = md.getSpec() == null ? null : md.getSpec().getDataParallelSize();
         return dp == null || dp < 1 ? 1 : dp;
+    }
+
+    static boolean dataParallelServer(ModelDeployment md) {
+        return md.getSpec() != null && Defaults.LAYOUT_DATA_PARALLEL_SERVER.equals(md.getSpec().getReplicaLayout());
     }
 
     private static boolean statefulSetRolling(StatefulSet sts, int desired) {

@@ -129,6 +129,36 @@ class DependentDesiredStateTest {
     }
 
     @Test
+    void dataParallelServerLayoutRunsOnePodWithAllGpusAndVllmsDataParallelism() {
+        ModelDeployment md = SampleModelDeployments.tensorParallel("ns");
+        md.getSpec().setDataParallelSize(4);
+        md.getSpec().setReplicaLayout("dataParallelServer");
+        StatefulSet sts = statefulSets.desired(md);
+        Container vllm = single(sts.getSpec().getTemplate().getSpec().getContainers());
+
+        assertThat(sts.getSpec().getReplicas()).as("one server for all four replicas").isEqualTo(1);
+        assertThat(vllm.getResources().getLimits()).containsEntry("nvidia.com/gpu", new Quantity("8"));
+        assertThat(vllm.getResources().getRequests()).containsEntry("nvidia.com/gpu", new Quantity("8"));
+        assertThat(vllm.getArgs()).containsSubsequence("--tensor-parallel-size", "2")
+                .containsSubsequence("--data-parallel-size", "4");
+        assertThat(routers.desired(md).getSpec().getTemplate().getSpec().getContainers().get(0).getArgs())
+                .as("the router follows the one pod and learns its ranks from its /metrics")
+                .containsSubsequence("--k8s-service", ResourceNames.of(md).replicaService());
+
+        md.getSpec().setReplicaLayout("podPerReplica");
+        StatefulSet perReplica = statefulSets.desired(md);
+        assertThat(perReplica.getSpec().getReplicas()).isEqualTo(4);
+        assertThat(single(perReplica.getSpec().getTemplate().getSpec().getContainers()).getArgs()).doesNotContain("--data-parallel-size");
+
+        ModelDeployment sim = SampleModelDeployments.simulated("demo", 4);
+        sim.getSpec().setReplicaLayout("dataParallelServer");
+        StatefulSet simSts = statefulSets.desired(sim);
+        assertThat(simSts.getSpec().getReplicas()).isEqualTo(1);
+        assertThat(single(simSts.getSpec().getTemplate().getSpec().getContainers()).getArgs())
+                .containsSubsequence("--engines", "4");
+    }
+
+    @Test
     void simulatedReplicasRunTheSimulatorFromTheRouterImageWithoutGpu() {
         ModelDeployment md = SampleModelDeployments.simulated("demo", 3);
         StatefulSet sts = statefulSets.desired(md);

@@ -56,6 +56,19 @@ class StatusCalculatorTest {
     }
 
     @Test
+    void aReadyDataParallelServerPodIsAllItsReplicasReady() {
+        ModelDeployment md = SampleModelDeployments.qwenDp4("ns");
+        md.getSpec().setReplicaLayout("dataParallelServer");
+        ModelDeploymentStatus status = calculator.compute(md, Optional.of(sts(1, 1, 1)), Optional.of(router(1, 1)), T0);
+        assertThat(status.getReadyReplicas()).isEqualTo(4);
+        assertCondition(status, "Ready", "True", "AllReplicasReady");
+        assertCondition(status, "Progressing", "False", "RolloutComplete");
+        ModelDeploymentStatus down = calculator.compute(md, Optional.of(sts(1, 1, 0)), Optional.of(router(1, 1)), T1);
+        assertThat(down.getReadyReplicas()).isZero();
+        assertCondition(down, "Ready", "False", "ReplicasNotReady");
+    }
+
+    @Test
     void replicasReadyButNoRouterIsNotReady() {
         ModelDeployment md = SampleModelDeployments.qwenDp4("ns");
         ModelDeploymentStatus status = calculator.compute(md, Optional.of(sts(4, 4, 4)), Optional.of(router(1, 0)), T0);

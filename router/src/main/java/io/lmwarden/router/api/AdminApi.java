@@ -115,6 +115,8 @@ public final class AdminApi {
             Map<String, Object> row = new LinkedHashMap<>();
             row.put("id", r.id());
             row.put("url", r.url());
+            row.put("endpoint", r.endpointId());
+            row.put("rank", r.rank() < 0 ? null : r.rank());
             row.put("ready", r.ready());
             row.put("inFlight", r.inFlight());
             row.put("stickySessions", r.stickySessions());

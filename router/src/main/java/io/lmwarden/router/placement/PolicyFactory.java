@@ -7,7 +7,8 @@ import java.util.List;
 /** Builds a policy by its name; the list of names is what {@code --policy} and {@code PUT /api/policy} accept. */
 public final class PolicyFactory {
 
-    public static final List<String> NAMES = List.of(AffinityPolicy.NAME, CostPolicy.NAME, LeastLoadedPolicy.NAME, RoundRobinPolicy.NAME);
+    public static final List<String> NAMES = List.of(AffinityPolicy.NAME, CostPolicy.NAME, LeastLoadedPolicy.NAME, RoundRobinPolicy.NAME,
+            PassthroughPolicy.NAME);
 
     private final AffinityTable affinity;
     private final int maxNumSeqs;
@@ -27,6 +28,7 @@ public final class PolicyFactory {
             case CostPolicy.NAME -> new CostPolicy(affinity, spillThreshold, maxNumSeqs, estimator, timeScale);
             case LeastLoadedPolicy.NAME -> new LeastLoadedPolicy();
             case RoundRobinPolicy.NAME -> new RoundRobinPolicy();
+            case PassthroughPolicy.NAME -> new PassthroughPolicy();
             default -> throw new IllegalArgumentException("unknown policy '" + name + "'; choose one of " + String.join(", ", NAMES));
         };
     }

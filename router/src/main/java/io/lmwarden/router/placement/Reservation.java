@@ -63,6 +63,15 @@ public final class Reservation {
         return replica.id();
     }
 
+    /** The engine rank behind a data-parallel endpoint, empty for a replica that is an endpoint of its own. */
+    public java.util.OptionalInt dataParallelRank() {
+        return replica.dataParallelRank();
+    }
+
+    public String endpointId() {
+        return replica.endpointId();
+    }
+
     public String replicaUrl() {
         return replica.url();
     }

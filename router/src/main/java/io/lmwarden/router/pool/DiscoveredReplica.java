@@ -1,5 +1,20 @@
 package io.lmwarden.router.pool;
 
-/** A replica as discovery sees it: a stable id (pod name), its base URL, and whether it may take new requests. */
-public record DiscoveredReplica(String id, String url, boolean ready) {
+/**
+ * An endpoint as discovery sees it: a stable id (pod name), its base URL, whether it may take new requests,
+ * and how many data-parallel engine ranks it serves when that is declared ({@code http://host:8000#ranks=4}).
+ * {@code ranks} 0 means "learn it from the endpoint's {@code /metrics}": more than one {@code engine} label
+ * value makes each engine a replica of its own; one (or none) keeps the endpoint a single replica.
+ */
+public record DiscoveredReplica(String id, String url, boolean ready, int ranks) {
+
+    public DiscoveredReplica {
+        if (ranks < 0) {
+            throw new IllegalArgumentException("ranks of " + id + " must be >= 0, got " + ranks);
+        }
+    }
+
+    public DiscoveredReplica(String id, String url, boolean ready) {
+        this(id, url, ready, 0);
+    }
 }

@@ -1,12 +1,16 @@
 package io.lmwarden.router.pool;
 
+import java.util.HashMap;
 import java.util.HashSet;
+import java.util.Map;
 import java.util.Set;
+import java.util.TreeMap;
 
 /**
  * Turns a vLLM {@code /metrics} page into {@link EngineMetrics}, accepting both the current names
  * and the deprecated ones ({@code vllm:gpu_cache_usage_perc}, {@code vllm:gpu_prefix_cache_queries}/{@code _hits}).
- * Values of several engines behind one endpoint are summed (KV use is averaged).
+ * {@link #parse} sums the engines behind one endpoint (KV use is averaged); {@link #parseEndpoint} also
+ * keeps each engine's own figures, by the integer value of its {@code engine} label.
  */
 public final class EngineMetricsParser {
 
@@ -14,13 +18,51 @@ public final class EngineMetricsParser {
     }
 
     public static EngineMetrics parse(CharSequence text, long nowNanos) {
-        double[] v = new double[12];
-        int[] kvSamples = new int[1];
-        int[] blocks = new int[2];
-        Set<String> models = new HashSet<>();
-        boolean[] sawCurrentPrefix = new boolean[1];
-        double[] deprecatedPrefix = new double[2];
+        Accumulator total = new Accumulator();
+        PrometheusText.forEachSample(text, total::accept);
+        return total.build(nowNanos);
+    }
+
+    public static EndpointMetrics parseEndpoint(CharSequence text, long nowNanos) {
+        Accumulator total = new Accumulator();
+        Map<Integer, Accumulator> engines = new HashMap<>();
         PrometheusText.forEachSample(text, s -> {
+            total.accept(s);
+            Integer engine = engineOf(s);
+            if (engine != null) {
+                engines.computeIfAbsent(engine, e -> new Accumulator()).accept(s);
+            }
+        });
+        Map<Integer, EngineMetrics> byEngine = new TreeMap<>();
+        engines.forEach((e, acc) -> byEngine.put(e, acc.build(nowNanos)));
+        return new EndpointMetrics(total.build(nowNanos), byEngine);
+    }
+
+    /** The engine a vLLM sample belongs to, or null (no label, not an integer, not a vllm: series). */
+    private static Integer engineOf(PrometheusText.Sample s) {
+        String label = s.labels().get("engine");
+        if (label == null || !s.name().startsWith("vllm:")) {
+            return null;
+        }
+        try {
+            int e = Integer.parseInt(label);
+            return e >= 0 ? e : null;
+        } catch (NumberFormatException ex) {
+            return null;
+        }
+    }
+
+    /** The sums of one set of samples (one engine, or all of them). */
+    private static final class Accumulator {
+        private final double[] v = new double[12];
+        private int kvSamples;
+        private int gpuBlocks;
+        private int blockSize;
+        private final Set<String> models = new HashSet<>();
+        private boolean sawCurrentPrefix;
+        private final double[] deprecatedPrefix = new double[2];
+
+        void accept(PrometheusText.Sample s) {
             String model = s.labels().get("model_name");
             if (model != null && s.name().startsWith("vllm:")) {
                 models.add(model);
@@ -30,11 +72,11 @@ public final class EngineMetricsParser {
                 case "vllm:num_requests_waiting" -> v[1] += s.value();
                 case "vllm:kv_cache_usage_perc", "vllm:gpu_cache_usage_perc" -> {
                     v[2] += s.value();
-                    kvSamples[0]++;
+                    kvSamples++;
                 }
                 case "vllm:prefix_cache_queries_total" -> {
                     v[3] += s.value();
-                    sawCurrentPrefix[0] = true;
+                    sawCurrentPrefix = true;
                 }
                 case "vllm:prefix_cache_hits_total" -> v[4] += s.value();
                 case "vllm:gpu_prefix_cache_queries_total", "vllm:gpu_prefix_cache_queries" -> deprecatedPrefix[0] += s.value();
@@ -47,19 +89,22 @@ public final class EngineMetricsParser {
                 case "vllm:request_prefill_time_seconds_sum" -> v[10] += s.value();
                 case "vllm:request_prefill_time_seconds_count" -> v[11] += s.value();
                 case "vllm:cache_config_info" -> {
-                    blocks[0] += parseInt(s.labels().get("num_gpu_blocks"));
-                    blocks[1] = Math.max(blocks[1], parseInt(s.labels().get("block_size")));
+                    gpuBlocks += parseInt(s.labels().get("num_gpu_blocks"));
+                    blockSize = Math.max(blockSize, parseInt(s.labels().get("block_size")));
                 }
                 default -> {
                 }
             }
-        });
-        // A page that has both forms of the prefix counters reports the same tokens twice.
-        double queries = sawCurrentPrefix[0] ? v[3] : deprecatedPrefix[0];
-        double hits = sawCurrentPrefix[0] ? v[4] : deprecatedPrefix[1];
-        double kv = kvSamples[0] == 0 ? 0 : v[2] / kvSamples[0];
-        return new EngineMetrics(nowNanos, v[0], v[1], kv, queries, hits, v[5], v[6], v[7], blocks[0], blocks[1],
-                v[8], v[9], v[10], v[11], models);
+        }
+
+        EngineMetrics build(long nowNanos) {
+            // A page that has both forms of the prefix counters reports the same tokens twice.
+            double queries = sawCurrentPrefix ? v[3] : deprecatedPrefix[0];
+            double hits = sawCurrentPrefix ? v[4] : deprecatedPrefix[1];
+            double kv = kvSamples == 0 ? 0 : v[2] / kvSamples;
+            return new EngineMetrics(nowNanos, v[0], v[1], kv, queries, hits, v[5], v[6], v[7], gpuBlocks, blockSize,
+                    v[8], v[9], v[10], v[11], models);
+        }
     }
 
     private static int parseInt(String s) {

@@ -14,7 +14,8 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.logging.Logger;
 
 /**
- * Scrapes every replica's {@code /metrics} on a fixed interval. A refused connection marks the
+ * Scrapes every endpoint's {@code /metrics} on a fixed interval (once per API server, however many engine
+ * ranks it serves). A refused connection marks the
  * replica unhealthy at once; other failures (a busy engine answering slowly) only after a few in a row.
  */
 public final class EngineMetricsScraper implements AutoCloseable {
@@ -48,9 +49,9 @@ public final class EngineMetricsScraper implements AutoCloseable {
         if (closed) {
             return;
         }
-        for (ReplicaState r : pool.all()) {
-            if (r.discoveredReady() && inProgress.putIfAbsent(r.id(), Boolean.TRUE) == null) {
-                scrape(r);
+        for (EndpointState e : pool.endpoints()) {
+            if (e.discoveredReady() && inProgress.putIfAbsent(e.id(), Boolean.TRUE) == null) {
+                scrape(e);
             }
         }
     }
@@ -59,7 +60,7 @@ public final class EngineMetricsScraper implements AutoCloseable {
      * {@code /health} first: an engine that says it is unhealthy stops getting new requests at once,
      * even while its metrics endpoint still answers. Then {@code /metrics}.
      */
-    private void scrape(ReplicaState r) {
+    private void scrape(EndpointState r) {
         long timeoutMs = Math.max(1000, Math.min(5000, interval.toMillis() * 4));
         get(r.url() + "/health", timeoutMs)
                 .compose(health -> health.statusCode() == 200
@@ -74,7 +75,7 @@ public final class EngineMetricsScraper implements AutoCloseable {
                         return;
                     }
                     if (ar.succeeded()) {
-                        r.recordScrape(EngineMetricsParser.parse(ar.result().toString(), System.nanoTime()));
+                        pool.recordScrape(r.id(), EngineMetricsParser.parseEndpoint(ar.result().toString(), System.nanoTime()));
                         consecutiveFailures.remove(r.id());
                         return;
                     }
@@ -82,8 +83,8 @@ public final class EngineMetricsScraper implements AutoCloseable {
                     Throwable cause = ar.cause();
                     if (cause instanceof ConnectException || cause instanceof UnhealthyReplicaException
                             || n >= FAILURES_BEFORE_UNHEALTHY) {
-                        if (r.healthy()) {
-                            LOG.warning(() -> "replica check failed id=" + r.id() + " failures=" + n + " cause=" + cause);
+                        if (pool.anyHealthy(r.id())) {
+                            LOG.warning(() -> "endpoint check failed id=" + r.id() + " failures=" + n + " cause=" + cause);
                         }
                         pool.markUnhealthy(r.id());
                     }

@@ -5,6 +5,7 @@ import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Comparator;
 import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -15,11 +16,17 @@ import java.util.function.Consumer;
 import java.util.function.ToIntFunction;
 import java.util.logging.Logger;
 
-/** The set of replicas and their live state; applies discovery changes and hands out snapshots. */
+/**
+ * The set of replicas and their live state; applies discovery changes and scrapes, and hands out snapshots.
+ * A replica is an endpoint of its own, or one engine rank of an endpoint that serves several
+ * ({@code vllm serve --data-parallel-size N}: replicas {@code <endpoint>/rank-0..N-1}). Health and readiness
+ * belong to the endpoint: when it fails, all its ranks do.
+ */
 public final class ReplicaPool {
 
     private static final Logger LOG = Logger.getLogger(ReplicaPool.class.getName());
 
+    private final Map<String, EndpointState> endpoints = new ConcurrentHashMap<>();
     private final Map<String, ReplicaState> replicas = new ConcurrentHashMap<>();
     private final long staleAfterNanos;
     private final List<Consumer<String>> removalListeners = new CopyOnWriteArrayList<>();
@@ -33,33 +40,76 @@ public final class ReplicaPool {
         removalListeners.add(listener);
     }
 
-    /** Applies the whole current set from discovery. */
+    /** Applies the whole current set of endpoints from discovery. */
     public synchronized void apply(List<DiscoveredReplica> discovered) {
         Set<String> seen = new HashSet<>();
         for (DiscoveredReplica d : discovered) {
             seen.add(d.id());
-            ReplicaState existing = replicas.get(d.id());
+            EndpointState existing = endpoints.get(d.id());
             if (existing == null) {
-                replicas.put(d.id(), new ReplicaState(d.id(), d.url(), d.ready()));
-                LOG.info(() -> "replica added id=" + d.id() + " url=" + d.url() + " ready=" + d.ready());
+                EndpointState e = new EndpointState(d);
+                endpoints.put(d.id(), e);
+                LOG.info(() -> "endpoint added id=" + d.id() + " url=" + d.url() + " ready=" + d.ready()
+                        + (d.ranks() > 0 ? " ranks=" + d.ranks() : ""));
+                syncReplicas(e);
             } else {
                 boolean wasReady = existing.discoveredReady();
-                existing.update(d.url(), d.ready());
+                existing.update(d);
+                syncReplicas(existing);
                 if (wasReady != d.ready()) {
-                    LOG.info(() -> "replica " + (d.ready() ? "ready" : "not ready") + " id=" + d.id());
+                    LOG.info(() -> "endpoint " + (d.ready() ? "ready" : "not ready") + " id=" + d.id());
                     if (!d.ready()) {
-                        removalListeners.forEach(l -> l.accept(d.id()));
+                        replicasOf(d.id()).forEach(r -> removalListeners.forEach(l -> l.accept(r.id())));
                     }
                 }
             }
         }
-        for (String id : new ArrayList<>(replicas.keySet())) {
+        for (String id : new ArrayList<>(endpoints.keySet())) {
             if (!seen.contains(id)) {
-                replicas.remove(id);
-                LOG.info(() -> "replica removed id=" + id);
-                removalListeners.forEach(l -> l.accept(id));
+                endpoints.remove(id);
+                LOG.info(() -> "endpoint removed id=" + id);
+                for (ReplicaState r : replicasOf(id)) {
+                    remove(r.id());
+                }
             }
         }
+    }
+
+    /** Makes the endpoint's replicas match its ranks: itself, or one replica per rank. */
+    private void syncReplicas(EndpointState e) {
+        Map<String, Integer> wanted = new LinkedHashMap<>();
+        if (e.ranks().isEmpty()) {
+            wanted.put(e.id(), -1);
+        } else {
+            e.ranks().forEach(rank -> wanted.put(e.replicaId(rank), rank));
+        }
+        for (ReplicaState r : replicasOf(e.id())) {
+            if (!wanted.containsKey(r.id())) {
+                remove(r.id());
+            }
+        }
+        wanted.forEach((id, rank) -> {
+            ReplicaState r = replicas.get(id);
+            if (r == null) {
+                replicas.put(id, new ReplicaState(id, e.id(), rank, e.url(), e.discoveredReady()));
+                if (rank >= 0) {
+                    LOG.info(() -> "replica added id=" + id + " (engine rank " + rank + " of " + e.id() + ")");
+                }
+            } else {
+                r.update(e.url(), e.discoveredReady());
+            }
+        });
+    }
+
+    private void remove(String replicaId) {
+        if (replicas.remove(replicaId) != null) {
+            LOG.info(() -> "replica removed id=" + replicaId);
+            removalListeners.forEach(l -> l.accept(replicaId));
+        }
+    }
+
+    private List<ReplicaState> replicasOf(String endpointId) {
+        return replicas.values().stream().filter(r -> r.endpointId().equals(endpointId)).toList();
     }
 
     public Optional<ReplicaState> get(String id) {
@@ -70,14 +120,61 @@ public final class ReplicaPool {
         return replicas.values();
     }
 
-    /** Marks a replica unhealthy after a failed request or scrape; the next good scrape restores it. */
-    public void markUnhealthy(String id) {
-        ReplicaState s = replicas.get(id);
-        if (s != null && s.healthy()) {
-            s.markHealthy(false);
-            LOG.warning(() -> "replica unhealthy id=" + id);
-            removalListeners.forEach(l -> l.accept(id));
+    /** The endpoints to scrape: one per API server, however many replicas each is. */
+    Collection<EndpointState> endpoints() {
+        return endpoints.values();
+    }
+
+    /**
+     * A scrape of one endpoint: learns its engine ranks when none were declared (several {@code engine}
+     * labels → one replica per rank), and gives each replica its own engine's figures (or the sum, for a
+     * replica that is the whole endpoint). A good scrape makes the endpoint healthy again.
+     */
+    public synchronized void recordScrape(String endpointId, EndpointMetrics scrape) {
+        EndpointState e = endpoints.get(endpointId);
+        if (e == null) {
+            return;
         }
+        if (e.learnsRanks() && !e.ranks().equals(scrape.engines().size() > 1 ? scrape.engines() : List.of())) {
+            e.learnRanks(scrape.engines());
+            LOG.info(() -> "endpoint " + endpointId + (e.ranks().isEmpty() ? " serves one engine"
+                    : " serves engine ranks " + e.ranks() + " (from the engine labels of its /metrics)"));
+            syncReplicas(e);
+        }
+        for (ReplicaState r : replicasOf(endpointId)) {
+            if (r.dataParallelRank().isEmpty()) {
+                r.recordScrape(scrape.total());
+            } else {
+                EngineMetrics own = scrape.byEngine().get(r.dataParallelRank().getAsInt());
+                if (own != null) {
+                    r.recordScrape(own);
+                } else {
+                    r.markHealthy(true);
+                }
+            }
+        }
+    }
+
+    /**
+     * Marks the endpoint unhealthy after a failed request or scrape; {@code id} names the endpoint or any
+     * replica of it, since a server that fails takes all its engine ranks with it. The next good scrape
+     * restores it.
+     */
+    public void markUnhealthy(String id) {
+        ReplicaState replica = replicas.get(id);
+        String endpointId = replica != null ? replica.endpointId() : id;
+        for (ReplicaState s : replicasOf(endpointId)) {
+            if (s.healthy()) {
+                s.markHealthy(false);
+                LOG.warning(() -> "replica unhealthy id=" + s.id());
+                removalListeners.forEach(l -> l.accept(s.id()));
+            }
+        }
+    }
+
+    /** Whether any replica of the endpoint is still marked healthy. */
+    boolean anyHealthy(String endpointId) {
+        return replicasOf(endpointId).stream().anyMatch(ReplicaState::healthy);
     }
 
     public PoolSnapshot snapshot(ToIntFunction<String> stickySessions, long nowNanos) {
@@ -86,9 +183,11 @@ public final class ReplicaPool {
             EngineMetrics m = s.metrics();
             boolean fresh = m != null && nowNanos - m.scrapedAtNanos() <= staleAfterNanos;
             views.add(new ReplicaView(s.id(), s.url(), s.discoveredReady() && s.healthy(), s.inFlight(),
-                    s.sentSinceScrape(), stickySessions.applyAsInt(s.id()), s.pendingPrefillTokens(), s.pendingRequests(), s.pendingAtScrape(), m, fresh));
+                    s.sentSinceScrape(), stickySessions.applyAsInt(s.id()), s.pendingPrefillTokens(), s.pendingRequests(),
+                    s.pendingAtScrape(), m, fresh, s.endpointId(), s.dataParallelRank().orElse(-1)));
         }
-        views.sort(Comparator.comparing(ReplicaView::id));
+        // Endpoint order, then rank order: X-data-parallel-rank k of a client names the k-th replica.
+        views.sort(Comparator.comparing(ReplicaView::endpointId).thenComparingInt(ReplicaView::rank));
         return new PoolSnapshot(views, nowNanos);
     }
 }

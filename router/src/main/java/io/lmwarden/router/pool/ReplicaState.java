@@ -11,6 +11,9 @@ import java.util.concurrent.atomic.LongAdder;
 public final class ReplicaState {
 
     private final String id;
+    private final String endpointId;
+    /** The engine rank behind the endpoint this replica is, or -1 when it is the whole endpoint. */
+    private final int rank;
     private volatile String url;
     private volatile boolean discoveredReady;
     private volatile boolean healthy = true;
@@ -28,13 +31,30 @@ public final class ReplicaState {
     private final LongAdder failures = new LongAdder();
 
     public ReplicaState(String id, String url, boolean ready) {
+        this(id, id, -1, url, ready);
+    }
+
+    /** Engine {@code rank} (or -1: all of it) of the endpoint {@code endpointId} at {@code url}. */
+    public ReplicaState(String id, String endpointId, int rank, String url, boolean ready) {
         this.id = id;
+        this.endpointId = endpointId;
+        this.rank = rank;
         this.url = url;
         this.discoveredReady = ready;
     }
 
     public String id() {
         return id;
+    }
+
+    /** The endpoint (API server) this replica is, or is an engine rank of. */
+    public String endpointId() {
+        return endpointId;
+    }
+
+    /** The value for {@code X-data-parallel-rank} when this replica is one engine of a data-parallel server. */
+    public java.util.OptionalInt dataParallelRank() {
+        return rank < 0 ? java.util.OptionalInt.empty() : java.util.OptionalInt.of(rank);
     }
 
     public String url() {

@@ -9,6 +9,8 @@ package io.lmwarden.router.pool;
  * @param pendingPrefillTokens uncached prompt tokens the router sent here that have not produced a first byte yet
  * @param pendingRequests requests the router sent here that have not produced a first byte yet
  * @param pendingAtScrape the same count when {@code metrics} was scraped
+ * @param endpointId     the endpoint (API server) this replica is, or is one engine rank of
+ * @param rank           that engine's rank ({@code X-data-parallel-rank}), or -1 when the replica is the whole endpoint
  */
 public record ReplicaView(
         String id,
@@ -21,7 +23,17 @@ public record ReplicaView(
         int pendingRequests,
         int pendingAtScrape,
         EngineMetrics metrics,
-        boolean metricsFresh) {
+        boolean metricsFresh,
+        String endpointId,
+        int rank) {
+
+    /** A replica that is an endpoint of its own. */
+    public ReplicaView(String id, String url, boolean ready, int inFlight, int sentSinceScrape, int stickySessions,
+                       long pendingPrefillTokens, int pendingRequests, int pendingAtScrape, EngineMetrics metrics,
+                       boolean metricsFresh) {
+        this(id, url, ready, inFlight, sentSinceScrape, stickySessions, pendingPrefillTokens, pendingRequests,
+                pendingAtScrape, metrics, metricsFresh, id, -1);
+    }
 
     /**
      * vLLM's data-parallel balancer score: {@code waiting * 4 + running}, with requests sent since the

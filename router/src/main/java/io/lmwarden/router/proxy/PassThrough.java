@@ -18,7 +18,7 @@ import java.util.Set;
  */
 public final class PassThrough {
 
-    private static final Set<String> SET_HERE = Set.of("host", "content-length", "accept-encoding");
+    private static final Set<String> SET_HERE = Set.of("host", "content-length", "accept-encoding", DataParallelRank.HEADER);
 
     private final ProxyContext ctx;
 

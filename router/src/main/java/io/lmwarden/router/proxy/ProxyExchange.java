@@ -31,7 +31,8 @@ final class ProxyExchange {
     private static final Logger LOG = Logger.getLogger(ProxyExchange.class.getName());
     private static final int MAX_ATTEMPTS = 2;
     /** The router sets these itself on the upstream request. */
-    private static final Set<String> REQUEST_HEADERS_SET_HERE = Set.of("host", "content-length", "accept-encoding");
+    private static final Set<String> REQUEST_HEADERS_SET_HERE = Set.of("host", "content-length", "accept-encoding",
+            DataParallelRank.HEADER);
     private static final Set<String> RESPONSE_HEADERS_SET_HERE = Set.of("x-lmw-replica", "x-lmw-decision");
 
     /** Why an attempt produced no answer to relay. */
@@ -133,6 +134,7 @@ final class ProxyExchange {
                     HopByHopHeaders.copy(request.headers(), headers, REQUEST_HEADERS_SET_HERE);
                     headers.set("X-Forwarded-For", request.remoteAddress() == null ? "" : request.remoteAddress().hostAddress());
                     headers.set("X-Forwarded-Proto", request.scheme() == null ? "http" : request.scheme());
+                    DataParallelRank.apply(r, headers);
                     r.sent(System.nanoTime());
                     return req.send(body).recover(err -> Future.failedFuture(new UpstreamFailure("send", err.toString(), false)));
                 })
@@ -151,7 +153,7 @@ final class ProxyExchange {
         int status = up.statusCode();
         response.setStatusCode(status);
         HopByHopHeaders.copy(up.headers(), response.headers(), RESPONSE_HEADERS_SET_HERE);
-        response.putHeader("X-LMW-Replica", r.replicaId());
+        response.putHeader("X-LMW-Replica", DataParallelRank.answeredBy(r));
         response.putHeader("X-LMW-Decision", r.placement().decision().name());
         if (!up.headers().contains(HttpHeaders.CONTENT_LENGTH)) {
             response.setChunked(true);

@@ -34,6 +34,41 @@ class EngineMetricsParserTest {
     }
 
     @Test
+    void keepsEachEngineOfADataParallelServerApart() {
+        String text = """
+                vllm:num_requests_running{engine="0",model_name="m"} 3.0
+                vllm:num_requests_running{engine="1",model_name="m"} 2.0
+                vllm:num_requests_waiting{engine="1",model_name="m"} 4.0
+                vllm:kv_cache_usage_perc{engine="0",model_name="m"} 0.5
+                vllm:kv_cache_usage_perc{engine="1",model_name="m"} 0.25
+                vllm:prefix_cache_queries_total{engine="1",model_name="m"} 100.0
+                vllm:prefix_cache_hits_total{engine="1",model_name="m"} 40.0
+                vllm:cache_config_info{block_size="16",num_gpu_blocks="2400",engine="0",model_name="m"} 1.0
+                vllm:cache_config_info{block_size="16",num_gpu_blocks="1200",engine="1",model_name="m"} 1.0
+                vllm:num_requests_running{engine="x",model_name="m"} 9.0
+                process_open_fds{engine="7"} 12.0
+                """;
+        EndpointMetrics m = EngineMetricsParser.parseEndpoint(text, 7);
+        assertThat(m.engines()).containsExactly(0, 1);
+        assertThat(m.byEngine().get(0).running()).isEqualTo(3.0);
+        assertThat(m.byEngine().get(1).waiting()).isEqualTo(4.0);
+        assertThat(m.byEngine().get(1).prefixHitRate()).isEqualTo(0.4);
+        assertThat(m.byEngine().get(0).kvCapacityTokens()).isEqualTo(38_400);
+        assertThat(m.byEngine().get(1).kvCapacityTokens()).isEqualTo(19_200);
+        assertThat(m.total().running()).isEqualTo(14.0);
+        assertThat(m.total().kvCapacityTokens()).isEqualTo(57_600);
+    }
+
+    @Test
+    void declaredRanksFollowTheUrlAndABadDeclarationSaysHowToWriteIt() {
+        assertThat(StaticReplicaDiscovery.parse("dp=http://10.0.0.5:8000#ranks=4"))
+                .isEqualTo(new DiscoveredReplica("dp", "http://10.0.0.5:8000", true, 4));
+        assertThat(StaticReplicaDiscovery.parse("http://10.0.0.5:8000").ranks()).isZero();
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> StaticReplicaDiscovery.parse("http://h:8000#ranks=four"))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("ranks=N");
+    }
+
+    @Test
     void acceptsTheDeprecatedNames() {
         String text = """
                 vllm:gpu_cache_usage_perc{model_name="m"} 0.9

@@ -4,6 +4,7 @@ import io.lmwarden.sim.EngineSnapshot;
 import io.lmwarden.sim.SimCluster;
 import io.lmwarden.sim.SimOptions;
 import io.lmwarden.sim.SimProfile;
+import io.lmwarden.sim.dp.BalancerEra;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -21,13 +22,30 @@ public final class SimPool implements AutoCloseable {
     }
 
     public static SimPool start(int replicas, SimProfile profile, double timeScale) {
-        SimPool pool = new SimPool();
+        List<Integer> engines = new ArrayList<>();
         for (int i = 0; i < replicas; i++) {
+            engines.add(1);
+        }
+        return start(engines, profile, timeScale, BalancerEra.CURRENT);
+    }
+
+    /**
+     * One simulated API server per element, with that many engines: more than one makes it a
+     * {@code vllm serve --data-parallel-size N} server whose internal balancer is {@code era}'s.
+     */
+    public static SimPool start(List<Integer> enginesPerReplica, SimProfile profile, double timeScale, BalancerEra era) {
+        SimPool pool = new SimPool();
+        for (int i = 0; i < enginesPerReplica.size(); i++) {
             pool.clusters.add(SimCluster.start(SimOptions.defaults().withReplicas(1).withProfile(profile)
-                    .withTimeScale(timeScale).withSeed(1000 + i)));
+                    .withTimeScale(timeScale).withSeed(1000 + i).withEngines(enginesPerReplica.get(i)).withDpBalancer(era)));
             pool.running.add(true);
         }
         return pool;
+    }
+
+    /** Every engine's state of replica i, in rank order. */
+    public List<EngineSnapshot> engines(int i) {
+        return clusters.get(i).replicas().get(0).engineSnapshots();
     }
 
     /** Entries for the router's static replica list: {@code sim-i=URL}. */
@@ -49,9 +67,10 @@ public final class SimPool implements AutoCloseable {
         long h = 0;
         for (int i = 0; i < clusters.size(); i++) {
             if (running.get(i)) {
-                EngineSnapshot s = clusters.get(i).replicas().get(0).snapshot();
-                q += s.prefixQueries();
-                h += s.prefixHits();
+                for (EngineSnapshot s : engines(i)) {
+                    q += s.prefixQueries();
+                    h += s.prefixHits();
+                }
             }
         }
         return new long[] {q, h};

@@ -118,6 +118,17 @@ public final class Engine implements AutoCloseable {
         }
     }
 
+    /** Drops the finished ones from {@code requests} (all submitted here) and returns how many are left. */
+    public int retainUnfinished(java.util.Collection<SimRequest> requests) {
+        lock.lock();
+        try {
+            requests.removeIf(r -> r.status == SimRequest.Status.FINISHED);
+            return requests.size();
+        } finally {
+            lock.unlock();
+        }
+    }
+
     public EngineSnapshot snapshot() {
         lock.lock();
         try {

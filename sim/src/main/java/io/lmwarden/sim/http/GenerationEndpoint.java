@@ -1,8 +1,7 @@
 package io.lmwarden.sim.http;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import io.lmwarden.sim.engine.Engine;
-import io.lmwarden.sim.engine.SimRequest;
+import io.lmwarden.sim.dp.DataParallelEngines;
 import io.lmwarden.sim.tokens.ChunkTokenizer;
 import io.lmwarden.sim.tokens.FillerText;
 import io.lmwarden.sim.tokens.InvalidPromptException;
@@ -22,15 +21,17 @@ final class GenerationEndpoint {
 
     /** vLLM's default would be "the rest of the context"; agents always send max_tokens, so keep it modest. */
     static final int DEFAULT_MAX_TOKENS = 256;
+    /** vLLM's OpenAI server sends a request carrying this header to that engine, skipping its balancer. */
+    static final String DATA_PARALLEL_RANK = "X-data-parallel-rank";
 
     private final ReplicaConfig config;
-    private final Engine engine;
+    private final DataParallelEngines engines;
     private final FaultInjector faults;
     private final AtomicLong requestCounter = new AtomicLong();
 
-    GenerationEndpoint(ReplicaConfig config, Engine engine, FaultInjector faults) {
+    GenerationEndpoint(ReplicaConfig config, DataParallelEngines engines, FaultInjector faults) {
         this.config = config;
-        this.engine = engine;
+        this.engines = engines;
         this.faults = faults;
     }
 
@@ -86,8 +87,9 @@ final class GenerationEndpoint {
             int[] outputIds = ChunkTokenizer.tokenize(text);
             ReplyStream reply = new ReplyStream(ctx.vertx().getOrCreateContext(), ctx.request(),
                     format(kind, body, stream), text, stream, promptIds.length, plan.dropAfterChunks(), plan.compactSse());
-            SimRequest request = engine.submit(promptIds, outputIds, outputTokens == maxTokens, reply);
-            reply.attach(engine, request);
+            DataParallelEngines.Submitted sent = engines.submit(ctx.request().getHeader(DATA_PARALLEL_RANK),
+                    promptIds, outputIds, outputTokens == maxTokens, reply);
+            reply.attach(sent.engine(), sent.request());
         } catch (InvalidPromptException e) {
             Requests.error(ctx, style, 400, e.getMessage(), e.param());
         }

@@ -3,74 +3,106 @@ package io.lmwarden.sim.http;
 import io.lmwarden.sim.engine.EngineMetrics;
 import io.lmwarden.sim.engine.Histogram;
 
-/** Renders one engine's metrics in Prometheus text format 0.0.4 with vLLM's names and labels. */
+import java.util.List;
+import java.util.function.Function;
+import java.util.function.ToDoubleFunction;
+
+/**
+ * Renders the engines of one server in Prometheus text format 0.0.4 with vLLM's names and labels: every
+ * family once, with one sample per engine labelled {@code model_name} and {@code engine} (in DP mode
+ * {@code engine="0".."N-1"}, as vLLM's per-engine label values).
+ */
 final class MetricsExposition {
     static final String CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8";
 
-    private final String labels;
-    private final String model;
-    private final String engine;
+    private final String[] labels;
+
+    /** @param engineLabels the {@code engine} label of each engine, in order */
+    MetricsExposition(String model, List<String> engineLabels) {
+        String m = escape(model);
+        this.labels = engineLabels.stream().map(e -> "model_name=\"" + m + "\",engine=\"" + e + "\"").toArray(String[]::new);
+    }
 
     MetricsExposition(String model, int engineIndex) {
-        this.model = escape(model);
-        this.engine = Integer.toString(engineIndex);
-        this.labels = "model_name=\"" + this.model + "\",engine=\"" + engine + "\"";
+        this(model, List.of(Integer.toString(engineIndex)));
     }
 
     String render(EngineMetrics m) {
-        StringBuilder sb = new StringBuilder(8192);
-        gauge(sb, "vllm:num_requests_running", "Number of requests in model execution batches.", m.running());
-        gauge(sb, "vllm:num_requests_waiting", "Number of requests waiting to be processed.", m.waiting());
-        gauge(sb, "vllm:kv_cache_usage_perc", "KV-cache usage. 1 means 100 percent usage.", m.kvUsage());
-        counter(sb, "vllm:prefix_cache_queries",
-                "Prefix cache queries, in terms of number of queried tokens.", m.prefixQueries());
-        counter(sb, "vllm:prefix_cache_hits", "Prefix cache hits, in terms of number of cached tokens.",
-                m.prefixHits());
-        counter(sb, "vllm:num_preemptions", "Cumulative number of preemption from the engine.", m.preemptions());
-        counter(sb, "vllm:prompt_tokens", "Number of prefill tokens processed.", m.promptTokens());
-        counter(sb, "vllm:generation_tokens", "Number of generation tokens processed.", m.generationTokens());
+        return render(List.of(m));
+    }
+
+    /** {@code engines.get(i)} is labelled with the i-th engine label. */
+    String render(List<EngineMetrics> engines) {
+        if (engines.size() != labels.length) {
+            throw new IllegalArgumentException("expected metrics of " + labels.length + " engines, got " + engines.size());
+        }
+        StringBuilder sb = new StringBuilder(8192 * engines.size());
+        gauge(sb, engines, "vllm:num_requests_running", "Number of requests in model execution batches.", EngineMetrics::running);
+        gauge(sb, engines, "vllm:num_requests_waiting", "Number of requests waiting to be processed.", EngineMetrics::waiting);
+        gauge(sb, engines, "vllm:kv_cache_usage_perc", "KV-cache usage. 1 means 100 percent usage.", EngineMetrics::kvUsage);
+        counter(sb, engines, "vllm:prefix_cache_queries",
+                "Prefix cache queries, in terms of number of queried tokens.", EngineMetrics::prefixQueries);
+        counter(sb, engines, "vllm:prefix_cache_hits", "Prefix cache hits, in terms of number of cached tokens.",
+                EngineMetrics::prefixHits);
+        counter(sb, engines, "vllm:num_preemptions", "Cumulative number of preemption from the engine.", EngineMetrics::preemptions);
+        counter(sb, engines, "vllm:prompt_tokens", "Number of prefill tokens processed.", EngineMetrics::promptTokens);
+        counter(sb, engines, "vllm:generation_tokens", "Number of generation tokens processed.", EngineMetrics::generationTokens);
         header(sb, "vllm:request_success_total", "Count of successfully processed requests.", "counter");
-        success(sb, "stop", m.finishedStop());
-        success(sb, "length", m.finishedLength());
-        success(sb, "abort", m.finishedAbort());
-        histogram(sb, "vllm:time_to_first_token_seconds", "Histogram of time to first token in seconds.",
-                m.timeToFirstToken());
-        histogram(sb, "vllm:request_queue_time_seconds",
-                "Histogram of time spent in WAITING phase for request.", m.queueTime());
-        histogram(sb, "vllm:request_prefill_time_seconds",
-                "Histogram of time spent in PREFILL phase for request.", m.prefillTime());
-        histogram(sb, "vllm:e2e_request_latency_seconds", "Histogram of e2e request latency in seconds.",
-                m.e2eLatency());
+        for (int e = 0; e < engines.size(); e++) {
+            EngineMetrics m = engines.get(e);
+            success(sb, e, "stop", m.finishedStop());
+            success(sb, e, "length", m.finishedLength());
+            success(sb, e, "abort", m.finishedAbort());
+        }
+        histogram(sb, engines, "vllm:time_to_first_token_seconds", "Histogram of time to first token in seconds.",
+                EngineMetrics::timeToFirstToken);
+        histogram(sb, engines, "vllm:request_queue_time_seconds",
+                "Histogram of time spent in WAITING phase for request.", EngineMetrics::queueTime);
+        histogram(sb, engines, "vllm:request_prefill_time_seconds",
+                "Histogram of time spent in PREFILL phase for request.", EngineMetrics::prefillTime);
+        histogram(sb, engines, "vllm:e2e_request_latency_seconds", "Histogram of e2e request latency in seconds.",
+                EngineMetrics::e2eLatency);
         header(sb, "vllm:cache_config_info", "Information of the LLMEngine CacheConfig", "gauge");
-        sb.append("vllm:cache_config_info{block_size=\"").append(m.blockSize()).append("\",enable_prefix_caching=\"True\"")
-                .append(",num_gpu_blocks=\"").append(m.numGpuBlocks()).append("\",").append(labels).append("} 1.0\n");
+        for (int e = 0; e < engines.size(); e++) {
+            EngineMetrics m = engines.get(e);
+            sb.append("vllm:cache_config_info{block_size=\"").append(m.blockSize()).append("\",enable_prefix_caching=\"True\"")
+                    .append(",num_gpu_blocks=\"").append(m.numGpuBlocks()).append("\",").append(labels[e]).append("} 1.0\n");
+        }
         return sb.toString();
     }
 
-    private void gauge(StringBuilder sb, String name, String help, double value) {
+    private void gauge(StringBuilder sb, List<EngineMetrics> engines, String name, String help, ToDoubleFunction<EngineMetrics> value) {
         header(sb, name, help, "gauge");
-        sample(sb, name, "", value);
+        for (int e = 0; e < engines.size(); e++) {
+            sample(sb, e, name, "", value.applyAsDouble(engines.get(e)));
+        }
     }
 
-    private void counter(StringBuilder sb, String base, String help, long value) {
+    private void counter(StringBuilder sb, List<EngineMetrics> engines, String base, String help, ToDoubleFunction<EngineMetrics> value) {
         String name = base + "_total";
         header(sb, name, help, "counter");
-        sample(sb, name, "", value);
-    }
-
-    private void success(StringBuilder sb, String reason, long value) {
-        sample(sb, "vllm:request_success_total", ",finished_reason=\"" + reason + "\"", value);
-    }
-
-    private void histogram(StringBuilder sb, String name, String help, Histogram h) {
-        header(sb, name, help, "histogram");
-        double[] bounds = h.bounds();
-        for (int i = 0; i < bounds.length; i++) {
-            sample(sb, name + "_bucket", ",le=\"" + bounds[i] + "\"", h.cumulative(i));
+        for (int e = 0; e < engines.size(); e++) {
+            sample(sb, e, name, "", value.applyAsDouble(engines.get(e)));
         }
-        sample(sb, name + "_bucket", ",le=\"+Inf\"", h.count());
-        sample(sb, name + "_count", "", h.count());
-        sample(sb, name + "_sum", "", h.sum());
+    }
+
+    private void success(StringBuilder sb, int engine, String reason, long value) {
+        sample(sb, engine, "vllm:request_success_total", ",finished_reason=\"" + reason + "\"", value);
+    }
+
+    private void histogram(StringBuilder sb, List<EngineMetrics> engines, String name, String help,
+                           Function<EngineMetrics, Histogram> of) {
+        header(sb, name, help, "histogram");
+        for (int e = 0; e < engines.size(); e++) {
+            Histogram h = of.apply(engines.get(e));
+            double[] bounds = h.bounds();
+            for (int i = 0; i < bounds.length; i++) {
+                sample(sb, e, name + "_bucket", ",le=\"" + bounds[i] + "\"", h.cumulative(i));
+            }
+            sample(sb, e, name + "_bucket", ",le=\"+Inf\"", h.count());
+            sample(sb, e, name + "_count", "", h.count());
+            sample(sb, e, name + "_sum", "", h.sum());
+        }
     }
 
     private static void header(StringBuilder sb, String name, String help, String type) {
@@ -78,8 +110,8 @@ final class MetricsExposition {
         sb.append("# TYPE ").append(name).append(' ').append(type).append('\n');
     }
 
-    private void sample(StringBuilder sb, String name, String extraLabels, double value) {
-        sb.append(name).append('{').append(labels).append(extraLabels).append("} ").append(format(value)).append('\n');
+    private void sample(StringBuilder sb, int engine, String name, String extraLabels, double value) {
+        sb.append(name).append('{').append(labels[engine]).append(extraLabels).append("} ").append(format(value)).append('\n');
     }
 
     static String format(double v) {

@@ -2,7 +2,7 @@ package io.lmwarden.sim.http;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import io.lmwarden.sim.engine.Engine;
+import io.lmwarden.sim.dp.DataParallelEngines;
 import io.lmwarden.sim.tokens.ChunkTokenizer;
 import io.lmwarden.sim.tokens.InvalidPromptException;
 import io.lmwarden.sim.tokens.PromptRenderer;
@@ -14,23 +14,26 @@ import io.vertx.ext.web.Router;
 import io.vertx.ext.web.RoutingContext;
 import io.vertx.ext.web.handler.BodyHandler;
 
-/** The HTTP surface of one simulated vLLM replica. */
+/** The HTTP surface of one simulated vLLM API server: one replica, or N data-parallel engines behind one port. */
 public final class ReplicaServer {
     private static final long BODY_LIMIT = 64L * 1024 * 1024;
 
     private final ReplicaConfig config;
-    private final Engine engine;
+    private final DataParallelEngines engines;
     private final FaultInjector faults = new FaultInjector();
     private final GenerationEndpoint generation;
     private final MetricsExposition metrics;
     private final long created = System.currentTimeMillis() / 1000;
     private HttpServer server;
 
-    public ReplicaServer(ReplicaConfig config, Engine engine) {
+    public ReplicaServer(ReplicaConfig config, DataParallelEngines engines) {
         this.config = config;
-        this.engine = engine;
-        this.generation = new GenerationEndpoint(config, engine, faults);
-        this.metrics = new MetricsExposition(config.model(), config.index());
+        this.engines = engines;
+        this.generation = new GenerationEndpoint(config, engines, faults);
+        // A plain replica keeps its index as the engine label; a DP server labels its engines 0..N-1, as vLLM.
+        this.metrics = new MetricsExposition(config.model(), engines.size() == 1
+                ? java.util.List.of(Integer.toString(config.index()))
+                : java.util.stream.IntStream.range(0, engines.size()).mapToObj(Integer::toString).toList());
     }
 
     /** Binds the server; the future holds the actual port. */
@@ -45,7 +48,7 @@ public final class ReplicaServer {
         router.get("/health").handler(this::health);
         router.post("/tokenize").handler(this::tokenize);
         router.get("/metrics").handler(ctx -> ctx.response().putHeader("content-type", MetricsExposition.CONTENT_TYPE)
-                .end(metrics.render(engine.metrics())));
+                .end(metrics.render(engines.metrics())));
         router.post("/sim/faults").handler(this::armFaults);
         router.get("/sim/faults").handler(ctx -> json(ctx, faults.describe().toString()));
         router.delete("/sim/faults").handler(ctx -> {

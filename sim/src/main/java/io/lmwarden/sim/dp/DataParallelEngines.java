@@ -1,0 +1,159 @@
+package io.lmwarden.sim.dp;
+
+import io.lmwarden.sim.EngineSnapshot;
+import io.lmwarden.sim.engine.Engine;
+import io.lmwarden.sim.engine.EngineMetrics;
+import io.lmwarden.sim.engine.RequestListener;
+import io.lmwarden.sim.engine.SimRequest;
+import io.lmwarden.sim.tokens.InvalidPromptException;
+import io.vertx.core.Vertx;
+
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+
+/**
+ * The engines behind one simulated API server, as {@code vllm serve --data-parallel-size N} runs them: a
+ * request with {@code X-data-parallel-rank: k} goes to engine k; without one (or with a value that is
+ * not an integer, which vLLM ignores) the internal balancer picks. One engine is the plain, non-DP case
+ * (its only valid rank is 0, as in vLLM).
+ */
+public final class DataParallelEngines implements AutoCloseable {
+    /** vLLM's DP coordinator publishes engine counts at most every 100 ms (engine time). */
+    static final double COORDINATOR_INTERVAL_SECONDS = 0.1;
+
+    private final List<Engine> engines;
+    private final InternalBalancer balancer;
+    private final double timeScale;
+    /** Requests this server sent to each engine that may not have finished yet (vLLM's {@code engine_inflight}). */
+    private final List<Set<SimRequest>> live = new ArrayList<>();
+    /** Per engine: waiting, running and the token counters at the last publication, to see whether anything changed. */
+    private long[] lastSeen;
+    private Vertx vertx;
+    private long coordinatorTimer = -1;
+
+    public DataParallelEngines(List<Engine> engines, BalancerEra era, double timeScale) {
+        if (engines.isEmpty()) {
+            throw new IllegalArgumentException("a server needs at least one engine");
+        }
+        this.engines = List.copyOf(engines);
+        this.balancer = new InternalBalancer(era, engines.size());
+        this.timeScale = timeScale;
+        for (int i = 0; i < engines.size(); i++) {
+            live.add(new HashSet<>());
+        }
+    }
+
+    public int size() {
+        return engines.size();
+    }
+
+    public List<Engine> engines() {
+        return engines;
+    }
+
+    public BalancerEra era() {
+        return balancer.era();
+    }
+
+    /** Starts the engines and, for eras whose coordinator publishes counts, its periodic publication. */
+    public void start(Vertx vertx) {
+        this.vertx = vertx;
+        engines.forEach(Engine::start);
+        if (engines.size() > 1 && balancer.era() != BalancerEra.BLIND) {
+            long periodMs = Math.max(1, Math.round(COORDINATOR_INTERVAL_SECONDS * 1000 / timeScale));
+            coordinatorTimer = vertx.setPeriodic(periodMs, id -> publishIfChanged());
+        }
+    }
+
+    /** An engine and the request submitted to it. */
+    public record Submitted(Engine engine, SimRequest request) {
+    }
+
+    /**
+     * Submits to the engine the rank header names, or to the balancer's choice. A rank outside 0..N-1 is
+     * vLLM's ValueError, a 400: {@code data_parallel_rank 5 is out of range [0, 4).}
+     */
+    public Submitted submit(String rankHeader, int[] promptTokens, int[] outputTokens, boolean stopsAtMaxTokens,
+                            RequestListener listener) {
+        Integer rank = parseRank(rankHeader);
+        if (rank != null && (rank < 0 || rank >= engines.size())) {
+            throw new InvalidPromptException("data_parallel_rank " + rank + " is out of range [0, " + engines.size() + ").",
+                    null);
+        }
+        int index = rank != null ? rank : engines.size() == 1 ? 0 : balancer.choose(inflight());
+        Engine engine = engines.get(index);
+        SimRequest request = engine.submit(promptTokens, outputTokens, stopsAtMaxTokens, listener);
+        synchronized (live) {
+            live.get(index).add(request);
+        }
+        return new Submitted(engine, request);
+    }
+
+    /** vLLM's {@code int(header)}: surrounding blanks allowed, anything else not an integer is ignored. */
+    static Integer parseRank(String header) {
+        if (header == null) {
+            return null;
+        }
+        try {
+            return Integer.parseInt(header.strip());
+        } catch (NumberFormatException e) {
+            return null;
+        }
+    }
+
+    private int[] inflight() {
+        int[] counts = new int[engines.size()];
+        synchronized (live) {
+            for (int i = 0; i < counts.length; i++) {
+                counts[i] = engines.get(i).retainUnfinished(live.get(i));
+            }
+        }
+        return counts;
+    }
+
+    /**
+     * The coordinator forwards counts only when an engine reported a change since its last publication (an
+     * engine reports after every step whose counts differ); until then the balancer's local bumps accumulate.
+     * A request that came and went between two ticks changed the counts too, which the token counters show.
+     */
+    private void publishIfChanged() {
+        int n = engines.size();
+        int[] waiting = new int[n];
+        int[] running = new int[n];
+        double[] kv = new double[n];
+        long[] seen = new long[n * 4];
+        for (int i = 0; i < n; i++) {
+            EngineSnapshot s = engines.get(i).snapshot();
+            waiting[i] = s.waiting();
+            running[i] = s.running();
+            kv[i] = s.kvUsage();
+            seen[i * 4] = s.waiting();
+            seen[i * 4 + 1] = s.running();
+            seen[i * 4 + 2] = s.promptTokens();
+            seen[i * 4 + 3] = s.generationTokens();
+        }
+        if (java.util.Arrays.equals(seen, lastSeen)) {
+            return;
+        }
+        lastSeen = seen;
+        balancer.publish(waiting, running, kv);
+    }
+
+    public List<EngineMetrics> metrics() {
+        return engines.stream().map(Engine::metrics).toList();
+    }
+
+    public List<EngineSnapshot> snapshots() {
+        return engines.stream().map(Engine::snapshot).toList();
+    }
+
+    @Override
+    public void close() {
+        if (coordinatorTimer >= 0 && vertx != null) {
+            vertx.cancelTimer(coordinatorTimer);
+        }
+        engines.forEach(Engine::close);
+    }
+}
