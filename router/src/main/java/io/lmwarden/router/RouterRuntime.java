@@ -28,6 +28,8 @@ import io.lmwarden.router.session.ApiFlavor;
 import io.lmwarden.router.stats.RequestAccounting;
 import io.lmwarden.router.stats.RouterMetrics;
 import io.lmwarden.router.stats.SessionLog;
+import io.lmwarden.sim.AgentModelNames;
+import io.lmwarden.sim.OutputLength;
 import io.lmwarden.sim.SimCluster;
 import io.lmwarden.sim.SimOptions;
 import io.lmwarden.sim.SimProfile;
@@ -90,7 +92,10 @@ final class RouterRuntime {
             sim = SimCluster.start(SimOptions.defaults()
                     .withReplicas(config.simulate())
                     .withProfile(SimProfile.named(config.simProfile()))
-                    .withModel(config.simModel())
+                    // Claude Code's default model names too, and replies of chat-like lengths ending in "stop",
+                    // so agents work against --simulate without extra settings.
+                    .withServedModelNames(AgentModelNames.servedWith(config.simModel()))
+                    .withOutputLength(OutputLength.REALISTIC)
                     .withTimeScale(config.timeScale()));
             List<String> entries = new ArrayList<>();
             sim.replicas().forEach(r -> entries.add(r.id() + "=" + r.url()));
