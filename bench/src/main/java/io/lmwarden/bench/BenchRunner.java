@@ -52,7 +52,9 @@ public final class BenchRunner {
             List<StageResult> perRepeat = new ArrayList<>();
             String model = settings.model();
             String counterSource = "";
-            long runNonce = 0;
+            // Against a long-lived router, every run needs session ids of its own, or it would find the previous
+            // run's pins; a fresh in-process pool has none, so its ids stay reproducible.
+            long runNonce = settings.target() != null ? System.currentTimeMillis() : 0;
             if (!settings.warmUp().isZero()) {
                 progress.println("warming up the JVM for " + settings.warmUp().toMillis() / 1000.0 + " s (wall, not measured)");
                 try (VariantTarget warm = target.open(settings.policies().get(0))) {
@@ -67,6 +69,7 @@ public final class BenchRunner {
                 for (String policy : settings.policyOrder(r)) {
                     progress.println("[" + policy + ", repeat " + (r + 1) + "] starting on " + target.describe());
                     try (VariantTarget variant = target.open(policy)) {
+                        progress.println("  router at " + variant.url());
                         if (model == null) {
                             model = ModelDiscovery.firstModel(control, variant.url());
                         }
@@ -98,7 +101,7 @@ public final class BenchRunner {
             return new RemoteRouterTarget(control, settings.target(), settings.adminToken(), settings.spillThreshold());
         }
         SimProfile profile = ProfileOverrides.apply(SimProfile.named(settings.profile()), settings.profileOverrides());
-        return new SimulatedTarget(settings.simulate(), profile, settings.timeScale(),
+        return new SimulatedTarget(settings.simulate(), profile, settings.plan().replicaOverrides(), settings.timeScale(),
                 settings.workload().seed(), settings.spillThreshold(), settings.scrapeInterval());
     }
 

@@ -1,6 +1,7 @@
 package io.lmwarden.bench;
 
 import io.lmwarden.bench.client.ApiFlavour;
+import io.lmwarden.bench.workload.Workload;
 import io.lmwarden.bench.workload.WorkloadSpec;
 
 import java.nio.file.Path;
@@ -20,6 +21,9 @@ import java.util.List;
  * @param model           model name to send, or null to ask the target's /v1/models
  * @param out             output directory, or null for stderr only
  * @param commandLine     the arguments as given, for the report
+ * @param plan            the session classes, per-replica pool overrides and scheduled faults actually run: from
+ *                        {@code --workload FILE}, else one class from {@code workload} and {@code api}
+ * @param workloadFile    the workload file, or null for the flag shorthand
  */
 public record BenchSettings(
         int simulate,
@@ -40,7 +44,9 @@ public record BenchSettings(
         Duration warmUp,
         Duration scrapeInterval,
         Path out,
-        String commandLine) {
+        String commandLine,
+        Workload plan,
+        Path workloadFile) {
 
     public BenchSettings {
         policies = List.copyOf(policies);

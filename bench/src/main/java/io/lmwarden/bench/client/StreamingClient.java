@@ -37,6 +37,12 @@ public final class StreamingClient implements AutoCloseable {
      * {@link StepOutcome#error()} so that the caller counts them instead of losing them.
      */
     public Future<StepOutcome> send(String baseUrl, ApiFlavour api, String sessionId, byte[] body, Duration idleTimeout) {
+        return send(baseUrl, api, api.sessionHeader(), sessionId, body, idleTimeout);
+    }
+
+    /** As above, with the session id in {@code sessionHeader} (null: no session header at all). */
+    public Future<StepOutcome> send(String baseUrl, ApiFlavour api, String sessionHeader, String sessionId, byte[] body,
+                                    Duration idleTimeout) {
         Promise<StepOutcome> done = Promise.promise();
         long sent = System.nanoTime();
         RequestOptions options = new RequestOptions()
@@ -44,8 +50,10 @@ public final class StreamingClient implements AutoCloseable {
                 .setAbsoluteURI(baseUrl + api.path())
                 .setIdleTimeout(Math.max(1000, idleTimeout.toMillis()))
                 .putHeader("content-type", "application/json")
-                .putHeader("accept", "text/event-stream")
-                .putHeader(api.sessionHeader(), sessionId);
+                .putHeader("accept", "text/event-stream");
+        if (sessionHeader != null) {
+            options.putHeader(sessionHeader, sessionId);
+        }
         if (api == ApiFlavour.ANTHROPIC) {
             options.putHeader("anthropic-version", "2023-06-01");
         }

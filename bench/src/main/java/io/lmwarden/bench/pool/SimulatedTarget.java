@@ -2,6 +2,7 @@ package io.lmwarden.bench.pool;
 
 import io.lmwarden.bench.metrics.ReplicaProbe;
 import io.lmwarden.bench.metrics.SimulatedEnginesProbe;
+import io.lmwarden.bench.workload.ScheduledFault;
 import io.lmwarden.sim.ProfileOverrides;
 import io.lmwarden.router.LmWardenRouter;
 import io.lmwarden.router.config.RouterConfig;
@@ -11,6 +12,7 @@ import io.lmwarden.sim.SimOptions;
 import io.lmwarden.sim.SimProfile;
 
 import java.time.Duration;
+import java.util.Map;
 
 /**
  * Simulated replicas and a router in this process. Every variant gets freshly started replicas, so no
@@ -20,6 +22,7 @@ public final class SimulatedTarget implements BenchTarget {
 
     private final int replicas;
     private final SimProfile profile;
+    private final Map<Integer, String> replicaOverrides;
     private final double timeScale;
     private final long seed;
     private final String spillThreshold;
@@ -29,10 +32,16 @@ public final class SimulatedTarget implements BenchTarget {
      * @param scrapeInterval how often the router reads the engines' load, in workload time; it is divided by
      *                       the time scale here so that load information is as stale at every scale
      */
-    public SimulatedTarget(int replicas, SimProfile profile, double timeScale, long seed, String spillThreshold,
-                           Duration scrapeInterval) {
+    public SimulatedTarget(int replicas, SimProfile profile, Map<Integer, String> replicaOverrides, double timeScale, long seed,
+                           String spillThreshold, Duration scrapeInterval) {
         this.replicas = replicas;
         this.profile = profile;
+        this.replicaOverrides = Map.copyOf(replicaOverrides);
+        replicaOverrides.keySet().forEach(i -> {
+            if (i < 0 || i >= replicas) {
+                throw new IllegalArgumentException("--sim-replica-set names replica " + i + "; the pool has replicas 0.." + (replicas - 1));
+            }
+        });
         this.timeScale = timeScale;
         this.seed = seed;
         this.spillThreshold = spillThreshold;
@@ -46,8 +55,11 @@ public final class SimulatedTarget implements BenchTarget {
 
     @Override
     public VariantTarget open(String policy) {
-        SimCluster cluster = SimCluster.start(SimOptions.defaults()
-                .withReplicas(replicas).withProfile(profile).withTimeScale(timeScale).withSeed(seed));
+        SimOptions options = SimOptions.defaults().withReplicas(replicas).withProfile(profile).withTimeScale(timeScale).withSeed(seed);
+        for (Map.Entry<Integer, String> e : replicaOverrides.entrySet()) {
+            options = options.withReplicaProfile(e.getKey(), ProfileOverrides.apply(profile, e.getValue()));
+        }
+        SimCluster cluster = SimCluster.start(options);
         LmWardenRouter router;
         try {
             // The cost policy's prefill-rate prior is the simulated engine's own, as with --simulate.
@@ -74,6 +86,18 @@ public final class SimulatedTarget implements BenchTarget {
             }
 
             @Override
+            public String inject(ScheduledFault fault) {
+                if (fault.replica() >= cluster.replicas().size()) {
+                    return "no replica " + fault.replica() + " (the pool has " + cluster.replicas().size() + ")";
+                }
+                if (fault.kind() == ScheduledFault.Kind.KILL) {
+                    cluster.kill(fault.replica());
+                    return "killed sim-" + fault.replica();
+                }
+                return SimFaultsApi.arm(cluster.urls().get(fault.replica()), fault);
+            }
+
+            @Override
             public void close() {
                 router.close();
                 cluster.close();
@@ -83,7 +107,11 @@ public final class SimulatedTarget implements BenchTarget {
 
     @Override
     public String describe() {
-        return replicas + " simulated replicas (profile " + ProfileOverrides.describe(profile) + "; fresh for every variant) behind an in-process router"
+        StringBuilder overrides = new StringBuilder();
+        replicaOverrides.forEach((i, o) -> overrides.append("; replica ").append(i).append(": ")
+                .append(ProfileOverrides.describe(ProfileOverrides.apply(profile, o))));
+        return replicas + " simulated replicas (profile " + ProfileOverrides.describe(profile) + overrides
+                + "; fresh for every variant) behind an in-process router"
                 + " scraping engine load every " + scrapeInterval.toMillis() + " ms of workload time";
     }
 }

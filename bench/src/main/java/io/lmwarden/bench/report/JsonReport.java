@@ -45,6 +45,13 @@ public final class JsonReport {
         settings.put("thinkTimeSeconds", s.workload().thinkTime().toMillis() / 1000.0);
         settings.put("thinkJitter", s.workload().thinkJitter());
         settings.put("seed", s.workload().seed());
+        if (s.workloadFile() != null) {
+            settings.put("workloadFile", s.workloadFile().toString());
+        }
+        var classes = settings.putArray("sessionClasses");
+        s.plan().classes().forEach(c -> classes.add(c.describe()));
+        var faults = settings.putArray("faults");
+        s.plan().faults().forEach(f -> faults.add(f.describe()));
         settings.put("spillThreshold", s.spillThreshold());
         settings.put("sampleIntervalSeconds", s.sampleInterval().toMillis() / 1000.0);
         settings.put("scrapeIntervalSeconds", s.scrapeInterval().toMillis() / 1000.0);
@@ -76,6 +83,8 @@ public final class JsonReport {
             put(o, "stayed_pct", r.stayedPct());
             put(o, "oracle_hit_pct", r.oracleHitPct());
             o.put("errors", r.errors());
+            ObjectNode causes = o.putObject("errors_by_cause");
+            r.errorCauses().forEach(causes::put);
             o.put("steps", r.steps());
             o.put("sessions_completed", r.sessionsCompleted());
             put(o, "client_cached_pct", r.clientCachedPct());

@@ -74,7 +74,8 @@ public final class StageMeter {
                 completedSessions,
                 promptTokensWithUsage == 0 ? Double.NaN : 100.0 * cachedTokens / promptTokensWithUsage,
                 delta(before, after, ReplicaReading::generationTokens) / minutes,
-                benchCpuCores);
+                benchCpuCores,
+                ErrorCause.count(steps));
     }
 
     /** Token-weighted over all replicas: never an average of per-replica percentages. */
