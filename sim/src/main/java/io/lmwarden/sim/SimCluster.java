@@ -70,6 +70,11 @@ public final class SimCluster implements AutoCloseable {
         stop(replicas.get(index));
     }
 
+    /** Arms faults on replica {@code index}, with the JSON body {@code POST /sim/faults} takes. */
+    public void armFaults(int index, String json) {
+        replicas.get(index).server().armFaults(json);
+    }
+
     @Override
     public void close() {
         for (SimReplica r : replicas) {

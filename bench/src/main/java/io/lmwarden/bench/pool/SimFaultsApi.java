@@ -11,7 +11,7 @@ import java.time.Duration;
 
 /** Arms a fault on a simulated replica through its {@code POST /sim/faults}. */
 final class SimFaultsApi {
-    private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+    private static final HttpClient HTTP = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).connectTimeout(Duration.ofSeconds(5)).build();
 
     private SimFaultsApi() {
     }

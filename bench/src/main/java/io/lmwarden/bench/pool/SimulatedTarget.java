@@ -94,7 +94,8 @@ public final class SimulatedTarget implements BenchTarget {
                     cluster.kill(fault.replica());
                     return "killed sim-" + fault.replica();
                 }
-                return SimFaultsApi.arm(cluster.urls().get(fault.replica()), fault);
+                cluster.armFaults(fault.replica(), fault.simFaultsBody());
+                return "armed on sim-" + fault.replica();
             }
 
             @Override

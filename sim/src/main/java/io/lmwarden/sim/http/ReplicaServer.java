@@ -68,6 +68,15 @@ public final class ReplicaServer {
         return server.listen(port, host).map(HttpServer::actualPort);
     }
 
+    /** Arms faults as {@code POST /sim/faults} would, for a caller in this process; the same JSON keys. */
+    public void armFaults(String json) {
+        try {
+            faults.apply(Json.MAPPER.readTree(json));
+        } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+            throw new IllegalArgumentException("fault settings are not JSON: " + e.getOriginalMessage(), e);
+        }
+    }
+
     public Future<Void> close() {
         return server == null ? Future.succeededFuture() : server.close();
     }
