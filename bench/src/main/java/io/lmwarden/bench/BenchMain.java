@@ -20,6 +20,7 @@ import java.util.concurrent.Callable;
 
 /** {@code java -jar lmw-bench.jar}: agent-style sessions against a pool, one table per routing policy. */
 @Command(name = "lmw-bench", mixinStandardHelpOptions = true, sortOptions = false, version = "lmw-bench 0.1.0",
+        subcommands = io.lmwarden.bench.probe.ProbeCommand.class,
         description = {
             "Runs closed-loop, Claude-Code-style sessions against a pool of vLLM replicas behind the LM Warden router,",
             "one variant per routing policy, and reports the published columns per stage.",
@@ -165,6 +166,11 @@ public final class BenchMain implements Callable<Integer> {
     }
 
     private PrintStream progress = System.err;
+
+    /** Where progress lines go (the probe subcommand writes there too). */
+    public PrintStream progress() {
+        return progress;
+    }
 
     @Override
     public Integer call() throws Exception {
