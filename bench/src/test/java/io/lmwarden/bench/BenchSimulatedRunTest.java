@@ -133,8 +133,16 @@ class BenchSimulatedRunTest {
             byCause += n.asInt();
         }
         assertThat(byCause).isEqualTo(row.path("errors").asInt());
-        assertThat(progress).contains("replica unhealthy");
         assertThat(json.path("settings").path("sessionClasses")).hasSize(2);
+        JsonNode replicas = json.path("perRepeat").get(0).path("replicas");
+        assertThat(replicas).hasSize(3);
+        int served = 0;
+        for (JsonNode r : replicas) {
+            assertThat(r.path("id").asText()).startsWith("sim-");
+            assertThat(r.has("ttfb_p50_s") && r.has("prefix_hit_pct") && r.has("busy_pct")).isTrue();
+            served += r.path("requests").asInt();
+        }
+        assertThat(served).isPositive().isLessThanOrEqualTo(row.path("steps").asInt());
         String report = Files.readString(out.resolve("report.md"));
         assertThat(report).contains("Workload file:").contains("short (share 1.0)").contains("key none")
                 .contains("api responses").contains("replica 2: prefillMsPerToken=0.9").contains("kill replica 1 at 25.0s");

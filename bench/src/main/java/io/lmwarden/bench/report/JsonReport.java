@@ -90,6 +90,18 @@ public final class JsonReport {
             put(o, "client_cached_pct", r.clientCachedPct());
             put(o, "engine_output_tokens_per_min", r.engineOutputTokensPerMin());
             put(o, "bench_cpu_cores", r.benchCpuCores());
+            if (!r.replicas().isEmpty()) {
+                ArrayNode replicas = o.putArray("replicas");
+                for (ReplicaFigures f : r.replicas()) {
+                    ObjectNode x = replicas.addObject();
+                    x.put("id", f.id());
+                    x.put("requests", f.requests());
+                    x.put("errors", f.errors());
+                    put(x, "ttfb_p50_s", f.ttfbP50());
+                    put(x, "prefix_hit_pct", f.prefixHitPct());
+                    put(x, "busy_pct", f.busyPct());
+                }
+            }
         }
     }
 

@@ -39,7 +39,8 @@ public final class Medians {
                     median(g, StageResult::clientCachedPct),
                     median(g, StageResult::engineOutputTokensPerMin),
                     median(g, StageResult::benchCpuCores),
-                    summedCauses(g)));
+                    summedCauses(g),
+                    List.of()));
         }
         return out;
     }

@@ -17,6 +17,7 @@ package io.lmwarden.bench.report;
  * @param benchCpuCores       CPU the whole bench process (load, router and simulator in-process) used in the stage,
  *                            in cores; near the machine's core count the compressed clock is no longer honest
  * @param errorCauses         failed steps by cause ("HTTP 503", "connection refused", "stream cut", …); summed over repeats in medians
+ * @param replicas            per-replica figures of this repeat; empty in medians
  */
 public record StageResult(
         String policy,
@@ -37,9 +38,11 @@ public record StageResult(
         double clientCachedPct,
         double engineOutputTokensPerMin,
         double benchCpuCores,
-        java.util.Map<String, Integer> errorCauses) {
+        java.util.Map<String, Integer> errorCauses,
+        java.util.List<ReplicaFigures> replicas) {
 
     public StageResult {
         errorCauses = java.util.Map.copyOf(errorCauses);
+        replicas = java.util.List.copyOf(replicas);
     }
 }

@@ -62,7 +62,7 @@ public final class VariantRunner {
                 List<Integer> busy = sampler.stop();
                 List<ReplicaReading> after = readWithRetry(target);
                 StageResult r = StageMeter.measure(policy, sessions, repeat, clock.workloadSeconds(end - start), clock,
-                        log.endedWithin(start, end), before, after, busy, cpuCores);
+                        log.endedWithin(start, end), before, after, busy, sampler.busyShare(), cpuCores);
                 results.add(r);
                 progress.println(ProgressLine.of(r, (end - start) / 1e9));
             }

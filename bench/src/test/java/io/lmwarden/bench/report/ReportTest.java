@@ -13,7 +13,7 @@ class ReportTest {
 
     private static StageResult row(String policy, int sessions, int repeat, double p50, int errors) {
         return new StageResult(policy, sessions, repeat, 180, 200, 6000, p50, p50 * 3, 2.7, 56, 100, 90, errors, 40, 9, 55, 6000, 0.8,
-                errors == 0 ? java.util.Map.of() : java.util.Map.of("HTTP 503", errors));
+                errors == 0 ? java.util.Map.of() : java.util.Map.of("HTTP 503", errors), List.of());
     }
 
     @Test
