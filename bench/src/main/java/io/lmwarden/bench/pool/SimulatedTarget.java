@@ -63,7 +63,9 @@ public final class SimulatedTarget implements BenchTarget {
         LmWardenRouter router;
         try {
             // The cost policy's prefill-rate prior is the simulated engine's own, as with --simulate.
-            RouterConfig config = RouterConfig.forReplicas(cluster.urls()).withPolicy(policy).withTimeScale(timeScale)
+            // Named like the engines' probe ("sim-i"), so X-LMW-Replica and the per-replica counters line up.
+            RouterConfig config = RouterConfig.forReplicas(cluster.replicas().stream().map(r -> r.id() + "=" + r.url()).toList())
+                    .withPolicy(policy).withTimeScale(timeScale)
                     .withScrapeInterval(wallScrapeInterval()).withPrefillMsPerToken(profile.prefillMsPerToken());
             if (spillThreshold != null) {
                 config = config.withSpillThreshold(SpillThreshold.parse(spillThreshold));
