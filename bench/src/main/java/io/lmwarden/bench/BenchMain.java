@@ -4,6 +4,9 @@ import io.lmwarden.common.Durations;
 import io.lmwarden.bench.client.ApiFlavour;
 import io.lmwarden.bench.report.BenchResults;
 import io.lmwarden.bench.report.ReportFiles;
+import io.lmwarden.bench.workload.ScheduledFault;
+import io.lmwarden.bench.workload.Workload;
+import io.lmwarden.bench.workload.WorkloadFile;
 import io.lmwarden.bench.workload.WorkloadSpec;
 import io.lmwarden.sim.SimProfile;
 import picocli.CommandLine;
@@ -18,6 +21,7 @@ import java.util.concurrent.Callable;
 
 /** {@code java -jar lmw-bench.jar}: agent-style sessions against a pool, one table per routing policy. */
 @Command(name = "lmw-bench", mixinStandardHelpOptions = true, sortOptions = false, version = "lmw-bench 0.1.0",
+        subcommands = io.lmwarden.bench.probe.ProbeCommand.class,
         description = {
             "Runs closed-loop, Claude-Code-style sessions against a pool of vLLM replicas behind the LM Warden router,",
             "one variant per routing policy, and reports the published columns per stage.",
@@ -98,8 +102,23 @@ public final class BenchMain implements Callable<Integer> {
     long seed;
 
     @Option(names = "--api", defaultValue = "anthropic",
-            description = "anthropic (/v1/messages with X-Claude-Code-Session-Id) or openai (/v1/chat/completions with X-Session-Id).")
+            description = "anthropic (/v1/messages with X-Claude-Code-Session-Id), openai (/v1/chat/completions with X-Session-Id) "
+                    + "or responses (/v1/responses with session-id, as Codex).")
     String api;
+
+    @Option(names = "--workload", paramLabel = "FILE",
+            description = "YAML workload: session classes (shares, prompts, steps, API, session key), per-replica pool overrides, "
+                    + "scheduled faults (bench/README.md). Replaces the shape flags above.")
+    Path workloadFile;
+
+    @Option(names = "--sim-replica-set", paramLabel = "I:NAME=VALUE,...",
+            description = "With --simulate: profile constants for replica I only (a slower card), e.g. 1:prefillMsPerToken=0.6,stepBaseMs=30. Repeatable.")
+    List<String> simReplicaSet = new java.util.ArrayList<>();
+
+    @Option(names = "--fault", paramLabel = "TEXT",
+            description = "A fault at a given time of each variant, e.g. 'kill replica 1 at 5m', 'stall 2s x 20 replica 0 at 1m', "
+                    + "'503 x 20 replica 2 at 30s'. Repeatable.")
+    List<String> faults = new java.util.ArrayList<>();
 
     @Option(names = "--model", description = "Model to request (default: the first of the target's /v1/models).")
     String model;
@@ -166,6 +185,11 @@ public final class BenchMain implements Callable<Integer> {
 
     private PrintStream progress = System.err;
 
+    /** Where progress lines go (the probe subcommand writes there too). */
+    public PrintStream progress() {
+        return progress;
+    }
+
     @Override
     public Integer call() throws Exception {
         BenchSettings settings = settings();
@@ -181,7 +205,7 @@ public final class BenchMain implements Callable<Integer> {
     BenchSettings settings() {
         if (simulate > 0) {
             // fails early, with the known names, on a typo
-            io.lmwarden.bench.pool.ProfileOverrides.apply(SimProfile.named(profile), simSet);
+            io.lmwarden.sim.ProfileOverrides.apply(SimProfile.named(profile), simSet);
             io.lmwarden.sim.dp.BalancerEra.named(dpBalancer);
             policies.forEach(p -> io.lmwarden.bench.pool.SimulatedVariant.parse(p, io.lmwarden.sim.dp.BalancerEra.CURRENT));
         }
@@ -190,12 +214,36 @@ public final class BenchMain implements Callable<Integer> {
         }
         WorkloadSpec workload = new WorkloadSpec(systemTokens, firstTokens, steps, stepTokens, maxTokens,
                 Durations.parse(thinkTime), thinkJitter, seed);
+        ApiFlavour flavour = ApiFlavour.parse(api);
+        Workload plan = workloadFile != null ? WorkloadFile.read(workloadFile) : Workload.single(workload, flavour).withIdentity(sharedFirstMessage, keyless);
+        plan = plan.withReplicaOverrides(replicaOverrides()).withFaults(faults.stream().map(ScheduledFault::parse).toList());
+        if (!plan.replicaOverrides().isEmpty() && simulate == 0) {
+            throw new IllegalArgumentException("per-replica overrides need --simulate (a running pool is what it is)");
+        }
+        if (simulate > 0) {
+            plan.replicaOverrides().values().forEach(o -> io.lmwarden.sim.ProfileOverrides.apply(SimProfile.named(profile), o));
+        }
         Duration stageLength = Durations.parse(stage);
-        return new BenchSettings(simulate, target, profile, blankToNull(simSet), timeScale, policies, repeat, sessions, stageLength, workload,
-                ApiFlavour.parse(api), model, spillThreshold, blankToNull(adminToken), Durations.parse(sampleInterval),
+        return new BenchSettings(simulate, target, profile, blankToNull(simSet), timeScale, policies, repeat, sessions, stageLength,
+                workloadFile != null ? plan.classes().get(0).shape() : workload,
+                workloadFile != null ? plan.classes().get(0).api() : flavour, model, spillThreshold, blankToNull(adminToken),
+                Durations.parse(sampleInterval),
                 warmUp != null ? Durations.parse(warmUp) : Duration.ofSeconds(simulate > 0 ? 5 : 0),
                 Durations.parse(scrapeInterval), out,
-                "java -jar bench/target/lmw-bench.jar " + String.join(" ", args), sharedFirstMessage, keyless, engines, dpBalancer);
+                "java -jar bench/target/lmw-bench.jar " + String.join(" ", args), plan, workloadFile, engines, dpBalancer);
+    }
+
+    private java.util.Map<Integer, String> replicaOverrides() {
+        java.util.Map<Integer, String> m = new java.util.TreeMap<>();
+        for (String entry : simReplicaSet) {
+            int colon = entry.indexOf(':');
+            try {
+                m.put(Integer.parseInt(entry.substring(0, Math.max(0, colon)).trim()), entry.substring(colon + 1));
+            } catch (NumberFormatException e) {
+                throw new IllegalArgumentException("--sim-replica-set wants I:NAME=VALUE,..., got '" + entry + "'");
+            }
+        }
+        return m;
     }
 
     private boolean argsContain(String option) {

@@ -7,7 +7,7 @@ import io.lmwarden.bench.report.StageResult;
 import io.lmwarden.bench.run.VariantRunner;
 import io.lmwarden.bench.pool.BenchTarget;
 import io.lmwarden.bench.pool.ModelDiscovery;
-import io.lmwarden.bench.pool.ProfileOverrides;
+import io.lmwarden.sim.ProfileOverrides;
 import io.lmwarden.bench.pool.RemoteRouterTarget;
 import io.lmwarden.bench.pool.SimulatedTarget;
 import io.lmwarden.bench.pool.VariantTarget;
@@ -53,7 +53,9 @@ public final class BenchRunner {
             List<StageResult> perRepeat = new ArrayList<>();
             String model = settings.model();
             String counterSource = "";
-            long runNonce = 0;
+            // Against a long-lived router, every run needs session ids of its own, or it would find the previous
+            // run's pins; a fresh in-process pool has none, so its ids stay reproducible.
+            long runNonce = settings.target() != null ? System.currentTimeMillis() : 0;
             if (!settings.warmUp().isZero()) {
                 progress.println("warming up the JVM for " + settings.warmUp().toMillis() / 1000.0 + " s (wall, not measured)");
                 try (VariantTarget warm = target.open(settings.policies().get(0))) {
@@ -68,6 +70,7 @@ public final class BenchRunner {
                 for (String policy : settings.policyOrder(r)) {
                     progress.println("[" + policy + ", repeat " + (r + 1) + "] starting on " + target.describe());
                     try (VariantTarget variant = target.open(policy)) {
+                        progress.println("  router at " + variant.url());
                         if (model == null) {
                             model = ModelDiscovery.firstModel(control, variant.url());
                         }
@@ -100,7 +103,8 @@ public final class BenchRunner {
         }
         SimProfile profile = ProfileOverrides.apply(SimProfile.named(settings.profile()), settings.profileOverrides());
         return new SimulatedTarget(settings.simulate(), settings.engines(), BalancerEra.named(settings.dpBalancer()), profile,
-                settings.timeScale(), settings.workload().seed(), settings.spillThreshold(), settings.scrapeInterval());
+                settings.plan().replicaOverrides(), settings.timeScale(), settings.workload().seed(), settings.spillThreshold(),
+                settings.scrapeInterval());
     }
 
     /** The 1/5/15-minute load averages, so that a report says whether the machine was busy. */

@@ -1,6 +1,7 @@
 package io.lmwarden.bench;
 
 import io.lmwarden.bench.client.ApiFlavour;
+import io.lmwarden.bench.workload.Workload;
 import io.lmwarden.bench.workload.WorkloadSpec;
 
 import java.nio.file.Path;
@@ -20,8 +21,9 @@ import java.util.List;
  * @param model           model name to send, or null to ask the target's /v1/models
  * @param out             output directory, or null for stderr only
  * @param commandLine     the arguments as given, for the report
- * @param sharedFirstMessage every session starts with the same first message (agents started from one template)
- * @param keyless         sessions send no session key: the router must tell them apart by itself
+ * @param plan            the session classes, per-replica pool overrides and scheduled faults actually run: from
+ *                        {@code --workload FILE}, else one class from {@code workload} and {@code api}
+ * @param workloadFile    the workload file, or null for the flag shorthand
  * @param engines         engines behind each simulated replica's port (> 1: a data-parallel server)
  * @param dpBalancer      the internal balancer era of such servers, unless a policy says {@code policy@era}
  */
@@ -45,8 +47,8 @@ public record BenchSettings(
         Duration scrapeInterval,
         Path out,
         String commandLine,
-        boolean sharedFirstMessage,
-        boolean keyless,
+        Workload plan,
+        Path workloadFile,
         int engines,
         String dpBalancer) {
 

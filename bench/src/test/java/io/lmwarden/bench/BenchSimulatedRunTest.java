@@ -126,6 +126,64 @@ class BenchSimulatedRunTest {
     }
 
     @Test
+    void workloadFileRunsItsClassesOnAHeterogeneousPoolAndCountsAScheduledKill(@TempDir Path out) throws Exception {
+        Path file = out.resolve("w.yaml");
+        Files.writeString(file, """
+                pool:
+                  replicas:
+                    2: prefillMsPerToken=0.9,stepBaseMs=40
+                faults:
+                  - kill replica 1 at 25s
+                  - 503 x 3 replica 0 at 10s
+                classes:
+                  - name: short
+                    system: {tokens: 300}
+                    firstMessage: {tokens: 400, shared: true}
+                    steps: 1
+                    stepTokens: 60
+                    maxTokens: 32
+                    thinkTime: 0.2s
+                    key: none
+                  - name: long
+                    system: {tokens: 300}
+                    firstMessage: {tokens: 500}
+                    steps: {min: 4, max: 6}
+                    stepTokens: 60
+                    maxTokens: 32
+                    thinkTime: 0.2s
+                    api: responses
+                """);
+        String progress = run(List.of("--simulate", "3", "--sessions", "6", "--policies", "affinity", "--workload", file.toString(),
+                "--time-scale", "10", "--stage", "60s", "--warmup", "1s", "--out", out.toString()), 0);
+        assertThat(progress).contains("router at http://127.0.0.1:")
+                .contains("fault kill replica 1 at 25.0s: killed sim-1")
+                .contains("fault 503 x 3 replica 0 at 10.0s: armed on sim-0");
+        JsonNode json = new ObjectMapper().readTree(out.resolve("results.json").toFile());
+        JsonNode row = json.path("results").get(0);
+        assertThat(row.path("steps").asInt()).isGreaterThan(8);
+        // The router retries a 503 or a refused connection on another replica, so few failures reach the client;
+        // those that do (a stream cut by the kill, a retry that failed too) are all counted under a cause.
+        int byCause = 0;
+        for (JsonNode n : (Iterable<JsonNode>) () -> row.path("errors_by_cause").elements()) {
+            byCause += n.asInt();
+        }
+        assertThat(byCause).isEqualTo(row.path("errors").asInt());
+        assertThat(json.path("settings").path("sessionClasses")).hasSize(2);
+        JsonNode replicas = json.path("perRepeat").get(0).path("replicas");
+        assertThat(replicas).hasSize(3);
+        int served = 0;
+        for (JsonNode r : replicas) {
+            assertThat(r.path("id").asText()).startsWith("sim-");
+            assertThat(r.has("ttfb_p50_s") && r.has("prefix_hit_pct") && r.has("busy_pct")).isTrue();
+            served += r.path("requests").asInt();
+        }
+        assertThat(served).isPositive().isLessThanOrEqualTo(row.path("steps").asInt());
+        String report = Files.readString(out.resolve("report.md"));
+        assertThat(report).contains("Workload file:").contains("short (share 1.0)").contains("key none")
+                .contains("api responses").contains("replica 2: prefillMsPerToken=0.9").contains("kill replica 1 at 25.0s");
+    }
+
+    @Test
     void badArgumentsGetAClearMessageAndExitCode2() {
         assertThat(run(List.of("--simulate", "2", "--target", "http://127.0.0.1:1"), 2)).contains("choose exactly one target");
         assertThat(run(List.of("--simulate", "2", "--profile", "h100"), 2)).contains("known profiles");

@@ -40,13 +40,14 @@ public final class SimCluster implements AutoCloseable {
         List<SimReplica> started = new ArrayList<>();
         try {
             for (int i = 0; i < options.replicas(); i++) {
+                SimProfile profile = options.profileOf(i);
                 List<Engine> engineList = new ArrayList<>();
                 for (int e = 0; e < options.engines(); e++) {
-                    engineList.add(new Engine(options.engines() == 1 ? i : e, options.profile(), clock));
+                    engineList.add(new Engine(options.engines() == 1 ? i : e, profile, clock));
                 }
                 DataParallelEngines engines = new DataParallelEngines(engineList, options.dpBalancer(), options.timeScale());
-                ReplicaServer server = new ReplicaServer(new ReplicaConfig(i, options.model(), options.profile(),
-                        options.seed() + i, options.randomOutputLength()), engines);
+                ReplicaServer server = new ReplicaServer(new ReplicaConfig(i, options.servedModelNames(), profile,
+                        options.seed() + i, options.outputLength()), engines);
                 int port = options.basePort() == 0 ? 0 : options.basePort() + i;
                 int actual;
                 try {
@@ -58,7 +59,7 @@ public final class SimCluster implements AutoCloseable {
                 engines.start(vertx);
                 started.add(new SimReplica("sim-" + i, options.host(), actual, engines, server));
                 LOG.info("simulated replica sim-" + i + " listening on " + options.host() + ":" + actual
-                        + " (profile " + options.profile().name() + ", time scale " + options.timeScale()
+                        + " (profile " + profile.name() + ", time scale " + options.timeScale()
                         + (options.engines() > 1 ? ", " + options.engines() + " data-parallel engines, balancer "
                         + options.dpBalancer().flag() : "") + ")");
             }
@@ -77,21 +78,38 @@ public final class SimCluster implements AutoCloseable {
         return replicas.stream().map(SimReplica::url).toList();
     }
 
+    /**
+     * Stops replica {@code index} as a crash would: its server closes every connection (streams in flight end
+     * without their terminator) and later connections are refused. The other replicas keep serving.
+     */
+    public void kill(int index) {
+        stop(replicas.get(index));
+    }
+
+    /** Arms faults on replica {@code index}, with the JSON body {@code POST /sim/faults} takes. */
+    public void armFaults(int index, String json) {
+        replicas.get(index).server().armFaults(json);
+    }
+
     @Override
     public void close() {
         for (SimReplica r : replicas) {
-            try {
-                await(r.server().close());
-            } catch (RuntimeException e) {
-                LOG.warning("closing " + r.id() + ": " + e.getMessage());
-            }
-            r.engines().close();
+            stop(r);
         }
         try {
             await(vertx.close());
         } catch (RuntimeException e) {
             LOG.warning("closing Vert.x: " + e.getMessage());
         }
+    }
+
+    private static void stop(SimReplica r) {
+        try {
+            await(r.server().close());
+        } catch (RuntimeException e) {
+            LOG.warning("closing " + r.id() + ": " + e.getMessage());
+        }
+        r.engines().close();
     }
 
     private static <T> T await(Future<T> future) {

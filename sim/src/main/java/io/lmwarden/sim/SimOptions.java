@@ -1,15 +1,25 @@
 package io.lmwarden.sim;
 
 import io.lmwarden.sim.dp.BalancerEra;
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
 
 /**
- * How to start a {@link SimCluster}. {@code basePort} 0 means any free ports. {@code engines} > 1 makes every
- * replica a data-parallel server ({@code vllm serve --data-parallel-size N}) whose internal balancer is
- * {@code dpBalancer}'s.
+ * How to start a {@link SimCluster}. {@code basePort} 0 means any free ports.
+ *
+ * @param servedModelNames the names every replica answers to, like vLLM's {@code --served-model-name A B …};
+ *                         the first is the one metrics are labelled with
+ * @param replicaProfiles  per-replica profiles that replace {@code profile} for those replica indexes
+ *                         (a heterogeneous pool: one slower card)
+ * @param engines          engines behind each replica's one port; more than one makes every replica a data-parallel
+ *                         server ({@code vllm serve --data-parallel-size N}) whose internal balancer is {@code dpBalancer}'s
  */
-public record SimOptions(String host, int basePort, int replicas, String model,
-                         SimProfile profile, double timeScale, long seed, boolean randomOutputLength,
-                         int engines, BalancerEra dpBalancer) {
+public record SimOptions(String host, int basePort, int replicas, List<String> servedModelNames,
+                         SimProfile profile, Map<Integer, SimProfile> replicaProfiles, double timeScale, long seed,
+                         OutputLength outputLength, int engines, BalancerEra dpBalancer) {
 
     public static final String DEFAULT_MODEL = "Qwen/Qwen3-4B-Instruct-2507";
 
@@ -23,55 +33,100 @@ public record SimOptions(String host, int basePort, int replicas, String model,
         if (!(timeScale > 0) || Double.isInfinite(timeScale)) {
             throw new IllegalArgumentException("time scale must be a positive number");
         }
+        if (servedModelNames == null || servedModelNames.isEmpty()
+                || servedModelNames.stream().anyMatch(n -> n == null || n.isBlank())
+                || host == null || host.isBlank() || profile == null || outputLength == null || dpBalancer == null) {
+            throw new IllegalArgumentException("host, at least one model name and a profile are required");
+        }
         if (engines < 1) {
             throw new IllegalArgumentException("engines must be at least 1");
         }
-        if (model == null || model.isBlank() || host == null || host.isBlank() || profile == null || dpBalancer == null) {
-            throw new IllegalArgumentException("host, model and profile are required");
+        servedModelNames = List.copyOf(new LinkedHashSet<>(servedModelNames));
+        replicaProfiles = Map.copyOf(replicaProfiles == null ? Map.of() : replicaProfiles);
+        for (int i : replicaProfiles.keySet()) {
+            if (i < 0 || i >= replicas) {
+                throw new IllegalArgumentException("a profile override names replica " + i + "; replicas are 0.." + (replicas - 1));
+            }
         }
     }
 
     public static SimOptions defaults() {
-        return new SimOptions("127.0.0.1", 0, 1, DEFAULT_MODEL, SimProfile.defaultProfile(), 1.0, 42L, false, 1, BalancerEra.CURRENT);
+        return new SimOptions("127.0.0.1", 0, 1, List.of(DEFAULT_MODEL), SimProfile.defaultProfile(), Map.of(), 1.0, 42L,
+                OutputLength.FIXED, 1, BalancerEra.CURRENT);
+    }
+
+    /** The first served name: what /metrics labels carry. */
+    public String model() {
+        return servedModelNames.get(0);
+    }
+
+    /** The profile replica {@code index} runs with. */
+    public SimProfile profileOf(int index) {
+        return replicaProfiles.getOrDefault(index, profile);
     }
 
     public SimOptions withReplicas(int n) {
-        return new SimOptions(host, basePort, n, model, profile, timeScale, seed, randomOutputLength, engines, dpBalancer);
+        return new SimOptions(host, basePort, n, servedModelNames, profile, replicaProfiles, timeScale, seed, outputLength, engines, dpBalancer);
     }
 
     public SimOptions withBasePort(int p) {
-        return new SimOptions(host, p, replicas, model, profile, timeScale, seed, randomOutputLength, engines, dpBalancer);
+        return new SimOptions(host, p, replicas, servedModelNames, profile, replicaProfiles, timeScale, seed, outputLength, engines, dpBalancer);
     }
 
+    /** Serves exactly this one name. */
     public SimOptions withModel(String m) {
-        return new SimOptions(host, basePort, replicas, m, profile, timeScale, seed, randomOutputLength, engines, dpBalancer);
+        return withServedModelNames(List.of(m));
+    }
+
+    public SimOptions withServedModelNames(List<String> names) {
+        return new SimOptions(host, basePort, replicas, names, profile, replicaProfiles, timeScale, seed, outputLength, engines, dpBalancer);
+    }
+
+    /** Keeps the served names and adds {@code more} after them. */
+    public SimOptions withAdditionalModelNames(List<String> more) {
+        List<String> all = new ArrayList<>(servedModelNames);
+        all.addAll(more);
+        return withServedModelNames(all);
     }
 
     public SimOptions withProfile(SimProfile p) {
-        return new SimOptions(host, basePort, replicas, model, p, timeScale, seed, randomOutputLength, engines, dpBalancer);
+        return new SimOptions(host, basePort, replicas, servedModelNames, p, replicaProfiles, timeScale, seed, outputLength, engines, dpBalancer);
+    }
+
+    public SimOptions withReplicaProfile(int index, SimProfile p) {
+        Map<Integer, SimProfile> m = new TreeMap<>(replicaProfiles);
+        m.put(index, p);
+        return new SimOptions(host, basePort, replicas, servedModelNames, profile, m, timeScale, seed, outputLength, engines, dpBalancer);
     }
 
     public SimOptions withTimeScale(double k) {
-        return new SimOptions(host, basePort, replicas, model, profile, k, seed, randomOutputLength, engines, dpBalancer);
+        return new SimOptions(host, basePort, replicas, servedModelNames, profile, replicaProfiles, k, seed, outputLength, engines, dpBalancer);
     }
 
     public SimOptions withSeed(long s) {
-        return new SimOptions(host, basePort, replicas, model, profile, timeScale, s, randomOutputLength, engines, dpBalancer);
+        return new SimOptions(host, basePort, replicas, servedModelNames, profile, replicaProfiles, timeScale, s, outputLength, engines, dpBalancer);
     }
 
     public SimOptions withHost(String h) {
-        return new SimOptions(h, basePort, replicas, model, profile, timeScale, seed, randomOutputLength, engines, dpBalancer);
+        return new SimOptions(h, basePort, replicas, servedModelNames, profile, replicaProfiles, timeScale, seed, outputLength, engines, dpBalancer);
     }
 
+    public SimOptions withOutputLength(OutputLength o) {
+        return new SimOptions(host, basePort, replicas, servedModelNames, profile, replicaProfiles, timeScale, seed, o, engines, dpBalancer);
+    }
+
+    /** Kept for callers of the two-mode simulator: true = uniform, false = fixed. */
     public SimOptions withRandomOutputLength(boolean b) {
-        return new SimOptions(host, basePort, replicas, model, profile, timeScale, seed, b, engines, dpBalancer);
+        return withOutputLength(b ? OutputLength.UNIFORM : OutputLength.FIXED);
     }
 
     public SimOptions withEngines(int n) {
-        return new SimOptions(host, basePort, replicas, model, profile, timeScale, seed, randomOutputLength, n, dpBalancer);
+        return new SimOptions(host, basePort, replicas, servedModelNames, profile, replicaProfiles, timeScale, seed, outputLength,
+                n, dpBalancer);
     }
 
     public SimOptions withDpBalancer(BalancerEra era) {
-        return new SimOptions(host, basePort, replicas, model, profile, timeScale, seed, randomOutputLength, engines, era);
+        return new SimOptions(host, basePort, replicas, servedModelNames, profile, replicaProfiles, timeScale, seed, outputLength,
+                engines, era);
     }
 }

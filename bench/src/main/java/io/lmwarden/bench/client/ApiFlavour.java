@@ -3,16 +3,18 @@ package io.lmwarden.bench.client;
 import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonGenerator;
 import io.lmwarden.bench.workload.Conversation;
+import io.lmwarden.bench.workload.SessionKeying;
 
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.Locale;
 
-/** The two API dialects the load generator speaks: Anthropic Messages (Claude Code) and OpenAI Chat. */
+/** The API dialects the load generator speaks: Anthropic Messages (Claude Code), OpenAI Chat and OpenAI Responses (Codex). */
 public enum ApiFlavour {
     ANTHROPIC("/v1/messages", "X-Claude-Code-Session-Id"),
-    OPENAI("/v1/chat/completions", "X-Session-Id");
+    OPENAI("/v1/chat/completions", "X-Session-Id"),
+    RESPONSES("/v1/responses", "session-id");
 
     private static final JsonFactory JSON = new JsonFactory();
 
@@ -28,7 +30,8 @@ public enum ApiFlavour {
         return switch (text.trim().toLowerCase(Locale.ROOT)) {
             case "anthropic" -> ANTHROPIC;
             case "openai" -> OPENAI;
-            default -> throw new IllegalArgumentException("--api must be 'anthropic' or 'openai', got '" + text + "'");
+            case "responses" -> RESPONSES;
+            default -> throw new IllegalArgumentException("--api must be 'anthropic', 'openai' or 'responses', got '" + text + "'");
         };
     }
 
@@ -41,12 +44,36 @@ public enum ApiFlavour {
         return sessionHeader;
     }
 
+    /** How this flavour's agents key their sessions by default. */
+    public SessionKeying defaultKeying() {
+        return switch (this) {
+            case ANTHROPIC -> SessionKeying.CLAUDE_CODE_HEADER;
+            case OPENAI -> SessionKeying.SESSION_ID_HEADER;
+            case RESPONSES -> SessionKeying.CODEX_SESSION_ID;
+        };
+    }
+
     public StreamInterpreter newInterpreter() {
-        return this == ANTHROPIC ? new AnthropicStreamInterpreter() : new OpenAiStreamInterpreter();
+        return switch (this) {
+            case ANTHROPIC -> new AnthropicStreamInterpreter();
+            case OPENAI -> new OpenAiStreamInterpreter();
+            case RESPONSES -> new ResponsesStreamInterpreter();
+        };
     }
 
     /** A streaming request body for the whole conversation so far. */
     public byte[] requestBody(String model, int maxTokens, Conversation conversation) {
+        return requestBody(model, maxTokens, conversation, null);
+    }
+
+    /**
+     * As {@link #requestBody(String, int, Conversation)}; {@code metadataSessionId} (Anthropic only, or null) goes
+     * into {@code metadata.user_id} as Claude Code's JSON form.
+     */
+    public byte[] requestBody(String model, int maxTokens, Conversation conversation, String metadataSessionId) {
+        if (this == RESPONSES) {
+            return responsesBody(model, maxTokens, conversation);
+        }
         ByteArrayOutputStream out = new ByteArrayOutputStream((int) Math.min(Integer.MAX_VALUE - 8, conversation.promptChars() + 512));
         try (JsonGenerator g = JSON.createGenerator(out)) {
             g.writeStartObject();
@@ -56,6 +83,11 @@ public enum ApiFlavour {
             if (this == ANTHROPIC) {
                 if (!conversation.system().isEmpty()) {
                     g.writeStringField("system", conversation.system());
+                }
+                if (metadataSessionId != null) {
+                    g.writeObjectFieldStart("metadata");
+                    g.writeStringField("user_id", "{\"device_id\":\"lmw-bench\",\"session_id\":\"" + metadataSessionId + "\"}");
+                    g.writeEndObject();
                 }
             } else {
                 g.writeObjectFieldStart("stream_options");
@@ -68,6 +100,34 @@ public enum ApiFlavour {
             }
             for (Conversation.Turn turn : conversation.turns()) {
                 writeMessage(g, turn.role(), turn.text());
+            }
+            g.writeEndArray();
+            g.writeEndObject();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        return out.toByteArray();
+    }
+
+    /** Codex's shape: instructions, the whole conversation as input messages, store false. */
+    private static byte[] responsesBody(String model, int maxTokens, Conversation conversation) {
+        ByteArrayOutputStream out = new ByteArrayOutputStream((int) Math.min(Integer.MAX_VALUE - 8, conversation.promptChars() + 512));
+        try (JsonGenerator g = JSON.createGenerator(out)) {
+            g.writeStartObject();
+            g.writeStringField("model", model);
+            g.writeNumberField("max_output_tokens", maxTokens);
+            g.writeBooleanField("stream", true);
+            g.writeBooleanField("store", false);
+            if (!conversation.system().isEmpty()) {
+                g.writeStringField("instructions", conversation.system());
+            }
+            g.writeArrayFieldStart("input");
+            for (Conversation.Turn turn : conversation.turns()) {
+                g.writeStartObject();
+                g.writeStringField("type", "message");
+                g.writeStringField("role", turn.role());
+                g.writeStringField("content", turn.text());
+                g.writeEndObject();
             }
             g.writeEndArray();
             g.writeEndObject();

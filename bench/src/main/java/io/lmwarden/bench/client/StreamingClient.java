@@ -39,6 +39,12 @@ public final class StreamingClient implements AutoCloseable {
      * @param sessionId sent in the API's session header; null sends none
      */
     public Future<StepOutcome> send(String baseUrl, ApiFlavour api, String sessionId, byte[] body, Duration idleTimeout) {
+        return send(baseUrl, api, api.sessionHeader(), sessionId, body, idleTimeout);
+    }
+
+    /** As above, with the session id in {@code sessionHeader} (null: no session header at all). */
+    public Future<StepOutcome> send(String baseUrl, ApiFlavour api, String sessionHeader, String sessionId, byte[] body,
+                                    Duration idleTimeout) {
         Promise<StepOutcome> done = Promise.promise();
         long sent = System.nanoTime();
         RequestOptions options = new RequestOptions()
@@ -47,8 +53,8 @@ public final class StreamingClient implements AutoCloseable {
                 .setIdleTimeout(Math.max(1000, idleTimeout.toMillis()))
                 .putHeader("content-type", "application/json")
                 .putHeader("accept", "text/event-stream");
-        if (sessionId != null) {
-            options.putHeader(api.sessionHeader(), sessionId);
+        if (sessionHeader != null && sessionId != null) {
+            options.putHeader(sessionHeader, sessionId);
         }
         if (api == ApiFlavour.ANTHROPIC) {
             options.putHeader("anthropic-version", "2023-06-01");

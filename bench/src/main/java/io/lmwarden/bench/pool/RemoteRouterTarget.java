@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.lmwarden.bench.metrics.ReplicaProbe;
 import io.lmwarden.bench.metrics.RouterReplicasProbe;
+import io.lmwarden.bench.workload.ScheduledFault;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.http.HttpClient;
 import io.vertx.core.http.HttpMethod;
@@ -42,9 +43,19 @@ public final class RemoteRouterTarget implements BenchTarget {
         if (adminToken != null) {
             options.putHeader("Authorization", "Bearer " + adminToken);
         }
-        String answer = Await.result(http.request(options)
-                .compose(req -> req.send(Buffer.buffer(body.toString())))
-                .compose(resp -> resp.body().map(b -> resp.statusCode() + " " + b)), Duration.ofSeconds(30));
+        String answer = null;
+        // A router that does not answer within 30 s (restarting, busy) is asked again before the run fails.
+        for (int attempt = 1; answer == null; attempt++) {
+            try {
+                answer = Await.result(http.request(options)
+                        .compose(req -> req.send(Buffer.buffer(body.toString())))
+                        .compose(resp -> resp.body().map(b -> resp.statusCode() + " " + b)), Duration.ofSeconds(30));
+            } catch (IllegalStateException e) {
+                if (attempt == 3) {
+                    throw new IllegalStateException("PUT " + routerUrl + "/api/policy: " + e.getMessage() + " (3 attempts)", e);
+                }
+            }
+        }
         if (!answer.startsWith("2")) {
             throw new IllegalStateException("PUT " + routerUrl + "/api/policy " + body + " answered HTTP " + answer
                     + (answer.startsWith("401") || answer.startsWith("403") ? " (pass --admin-token)" : ""));
@@ -62,10 +73,37 @@ public final class RemoteRouterTarget implements BenchTarget {
             }
 
             @Override
+            public String inject(ScheduledFault fault) {
+                if (fault.kind() == ScheduledFault.Kind.KILL) {
+                    return "cannot kill a replica of a pool the bench did not start: kill its process or pod yourself "
+                            + "(kubectl delete pod …); the errors it causes are counted";
+                }
+                String url = replicaUrl(fault.replica());
+                return url == null ? "no replica " + fault.replica() + " in " + routerUrl + "/api/replicas" : SimFaultsApi.arm(url, fault);
+            }
+
+            @Override
             public void close() {
                 // the router keeps running: it is not ours
             }
         };
+    }
+
+    /** URL of the index-th replica of /api/replicas (in the router's order), or null. */
+    private String replicaUrl(int index) {
+        RequestOptions options = new RequestOptions().setMethod(HttpMethod.GET).setAbsoluteURI(routerUrl + "/api/replicas")
+                .setIdleTimeout(30_000);
+        if (adminToken != null) {
+            options.putHeader("Authorization", "Bearer " + adminToken);
+        }
+        try {
+            String body = Await.result(http.request(options).compose(req -> req.send()).compose(resp -> resp.body()).map(Buffer::toString),
+                    Duration.ofSeconds(30));
+            var replicas = new ObjectMapper().readTree(body).path("replicas");
+            return index < replicas.size() ? replicas.get(index).path("url").asText(null) : null;
+        } catch (Exception e) {
+            return null;
+        }
     }
 
     @Override

@@ -2,6 +2,8 @@ package io.lmwarden.bench.pool;
 
 import io.lmwarden.bench.metrics.ReplicaProbe;
 import io.lmwarden.bench.metrics.SimulatedEnginesProbe;
+import io.lmwarden.bench.workload.ScheduledFault;
+import io.lmwarden.sim.ProfileOverrides;
 import io.lmwarden.router.LmWardenRouter;
 import io.lmwarden.router.config.RouterConfig;
 import io.lmwarden.router.config.SpillThreshold;
@@ -12,6 +14,7 @@ import io.lmwarden.sim.dp.BalancerEra;
 
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 
 /**
  * Simulated replicas and a router in this process. Every variant gets freshly started replicas, so no
@@ -23,6 +26,7 @@ public final class SimulatedTarget implements BenchTarget {
     private final int engines;
     private final BalancerEra defaultEra;
     private final SimProfile profile;
+    private final Map<Integer, String> replicaOverrides;
     private final double timeScale;
     private final long seed;
     private final String spillThreshold;
@@ -34,20 +38,28 @@ public final class SimulatedTarget implements BenchTarget {
      */
     public SimulatedTarget(int replicas, SimProfile profile, double timeScale, long seed, String spillThreshold,
                            Duration scrapeInterval) {
-        this(replicas, 1, BalancerEra.CURRENT, profile, timeScale, seed, spillThreshold, scrapeInterval);
+        this(replicas, 1, BalancerEra.CURRENT, profile, Map.of(), timeScale, seed, spillThreshold, scrapeInterval);
     }
 
     /**
-     * @param engines    engines behind each replica's port: more than one makes each a {@code vllm serve
-     *                   --data-parallel-size N} server (the router then sees its engine ranks as replicas)
-     * @param defaultEra its internal balancer, unless a variant says {@code policy@era}
+     * @param engines          engines behind each replica's port: more than one makes each a {@code vllm serve
+     *                         --data-parallel-size N} server (the router then sees its engine ranks as replicas)
+     * @param defaultEra       its internal balancer, unless a variant says {@code policy@era}
+     * @param replicaOverrides profile overrides for single replicas (a heterogeneous pool)
      */
-    public SimulatedTarget(int replicas, int engines, BalancerEra defaultEra, SimProfile profile, double timeScale, long seed,
+    public SimulatedTarget(int replicas, int engines, BalancerEra defaultEra, SimProfile profile,
+                           Map<Integer, String> replicaOverrides, double timeScale, long seed,
                            String spillThreshold, Duration scrapeInterval) {
         this.replicas = replicas;
         this.engines = engines;
         this.defaultEra = defaultEra;
         this.profile = profile;
+        this.replicaOverrides = Map.copyOf(replicaOverrides);
+        replicaOverrides.keySet().forEach(i -> {
+            if (i < 0 || i >= replicas) {
+                throw new IllegalArgumentException("--sim-replica-set names replica " + i + "; the pool has replicas 0.." + (replicas - 1));
+            }
+        });
         this.timeScale = timeScale;
         this.seed = seed;
         this.spillThreshold = spillThreshold;
@@ -63,16 +75,20 @@ public final class SimulatedTarget implements BenchTarget {
     public VariantTarget open(String variantSpec) {
         SimulatedVariant variant = SimulatedVariant.parse(variantSpec, defaultEra);
         String policy = variant.policy();
-        SimCluster cluster = SimCluster.start(SimOptions.defaults()
-                .withReplicas(replicas).withProfile(profile).withTimeScale(timeScale).withSeed(seed)
-                .withEngines(engines).withDpBalancer(variant.era()));
+        SimOptions options = SimOptions.defaults().withReplicas(replicas).withProfile(profile).withTimeScale(timeScale).withSeed(seed)
+                .withEngines(engines).withDpBalancer(variant.era());
+        for (Map.Entry<Integer, String> e : replicaOverrides.entrySet()) {
+            options = options.withReplicaProfile(e.getKey(), ProfileOverrides.apply(profile, e.getValue()));
+        }
+        SimCluster cluster = SimCluster.start(options);
         LmWardenRouter router;
         try {
             // The cost policy's prefill-rate prior is the simulated engine's own, as with --simulate.
+            // Named like the engines' probe ("sim-i"), so X-LMW-Replica and the per-replica counters line up.
             // Ranks declared, as an operator who knows the servers' --data-parallel-size would: no first
             // requests go out as one plain replica before the first scrape reveals the engines.
-            List<String> entries = engines == 1 ? cluster.urls()
-                    : cluster.urls().stream().map(u -> u + "#ranks=" + engines).toList();
+            List<String> entries = cluster.replicas().stream()
+                    .map(r -> r.id() + "=" + r.url() + (engines == 1 ? "" : "#ranks=" + engines)).toList();
             RouterConfig config = RouterConfig.forReplicas(entries).withPolicy(policy).withTimeScale(timeScale)
                     .withScrapeInterval(wallScrapeInterval()).withPrefillMsPerToken(profile.prefillMsPerToken());
             if (spillThreshold != null) {
@@ -96,6 +112,19 @@ public final class SimulatedTarget implements BenchTarget {
             }
 
             @Override
+            public String inject(ScheduledFault fault) {
+                if (fault.replica() >= cluster.replicas().size()) {
+                    return "no replica " + fault.replica() + " (the pool has " + cluster.replicas().size() + ")";
+                }
+                if (fault.kind() == ScheduledFault.Kind.KILL) {
+                    cluster.kill(fault.replica());
+                    return "killed sim-" + fault.replica();
+                }
+                cluster.armFaults(fault.replica(), fault.simFaultsBody());
+                return "armed on sim-" + fault.replica();
+            }
+
+            @Override
             public void close() {
                 router.close();
                 cluster.close();
@@ -105,10 +134,14 @@ public final class SimulatedTarget implements BenchTarget {
 
     @Override
     public String describe() {
+        StringBuilder overrides = new StringBuilder();
+        replicaOverrides.forEach((i, o) -> overrides.append("; replica ").append(i).append(": ")
+                .append(ProfileOverrides.describe(ProfileOverrides.apply(profile, o))));
         String servers = engines == 1 ? replicas + " simulated replicas"
                 : replicas + " simulated data-parallel server" + (replicas == 1 ? "" : "s") + " of " + engines
                 + " engines each (internal balancer " + defaultEra.flag() + " unless the variant names one)";
-        return servers + " (profile " + ProfileOverrides.describe(profile) + "; fresh for every variant) behind an in-process router"
+        return servers + " (profile " + ProfileOverrides.describe(profile) + overrides
+                + "; fresh for every variant) behind an in-process router"
                 + " scraping engine load every " + scrapeInterval.toMillis() + " ms of workload time";
     }
 }

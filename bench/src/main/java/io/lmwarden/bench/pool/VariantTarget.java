@@ -1,6 +1,7 @@
 package io.lmwarden.bench.pool;
 
 import io.lmwarden.bench.metrics.ReplicaProbe;
+import io.lmwarden.bench.workload.ScheduledFault;
 
 /** The pool as one variant sees it: the URL agents talk to and where the engine figures come from. */
 public interface VariantTarget extends AutoCloseable {
@@ -8,6 +9,9 @@ public interface VariantTarget extends AutoCloseable {
     String url();
 
     ReplicaProbe probe();
+
+    /** Applies a scheduled fault to replica {@code fault.replica()}; returns what happened, for the progress line. Blocks. */
+    String inject(ScheduledFault fault);
 
     @Override
     void close();

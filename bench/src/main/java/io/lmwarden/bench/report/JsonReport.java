@@ -33,8 +33,8 @@ public final class JsonReport {
         settings.put("targetUrl", s.target());
         settings.put("profile", s.profile());
         settings.put("profileOverrides", s.profileOverrides());
-        settings.put("sharedFirstMessage", s.sharedFirstMessage());
-        settings.put("keyless", s.keyless());
+        settings.put("sharedFirstMessage", s.plan().classes().stream().allMatch(c -> c.sharedFirstMessage()));
+        settings.put("keyless", s.plan().classes().stream().allMatch(c -> c.keying() == io.lmwarden.bench.workload.SessionKeying.NONE));
         settings.put("timeScale", s.timeScale());
         settings.putPOJO("policies", s.policies());
         settings.put("repeat", s.repeat());
@@ -49,6 +49,13 @@ public final class JsonReport {
         settings.put("thinkTimeSeconds", s.workload().thinkTime().toMillis() / 1000.0);
         settings.put("thinkJitter", s.workload().thinkJitter());
         settings.put("seed", s.workload().seed());
+        if (s.workloadFile() != null) {
+            settings.put("workloadFile", s.workloadFile().toString());
+        }
+        var classes = settings.putArray("sessionClasses");
+        s.plan().classes().forEach(c -> classes.add(c.describe()));
+        var faults = settings.putArray("faults");
+        s.plan().faults().forEach(f -> faults.add(f.describe()));
         settings.put("spillThreshold", s.spillThreshold());
         settings.put("sampleIntervalSeconds", s.sampleInterval().toMillis() / 1000.0);
         settings.put("scrapeIntervalSeconds", s.scrapeInterval().toMillis() / 1000.0);
@@ -80,11 +87,25 @@ public final class JsonReport {
             put(o, "stayed_pct", r.stayedPct());
             put(o, "oracle_hit_pct", r.oracleHitPct());
             o.put("errors", r.errors());
+            ObjectNode causes = o.putObject("errors_by_cause");
+            r.errorCauses().forEach(causes::put);
             o.put("steps", r.steps());
             o.put("sessions_completed", r.sessionsCompleted());
             put(o, "client_cached_pct", r.clientCachedPct());
             put(o, "engine_output_tokens_per_min", r.engineOutputTokensPerMin());
             put(o, "bench_cpu_cores", r.benchCpuCores());
+            if (!r.replicas().isEmpty()) {
+                ArrayNode replicas = o.putArray("replicas");
+                for (ReplicaFigures f : r.replicas()) {
+                    ObjectNode x = replicas.addObject();
+                    x.put("id", f.id());
+                    x.put("requests", f.requests());
+                    x.put("errors", f.errors());
+                    put(x, "ttfb_p50_s", f.ttfbP50());
+                    put(x, "prefix_hit_pct", f.prefixHitPct());
+                    put(x, "busy_pct", f.busyPct());
+                }
+            }
         }
     }
 

@@ -72,17 +72,22 @@ public final class MarkdownReport {
         md.append("- Target: ").append(results.target()).append('\n');
         md.append("- Engine counters: ").append(results.counterSource()).append('\n');
         md.append("- Model: ").append(results.model()).append("; API: ").append(s.api().name().toLowerCase(Locale.ROOT))
-                .append(" (").append(s.api().path()).append(s.keyless() ? ", no session header" : ", session header " + s.api().sessionHeader())
+                .append(" (").append(s.api().path()).append(sessionKeying(s))
                 .append(")\n");
         md.append("- Stages: ").append(s.sessions()).append(" concurrent sessions, ").append(seconds(s.stage().toMillis()))
                 .append(" each (workload time); time scale ").append(fmt(s.timeScale(), 1)).append('\n');
-        md.append("- Workload: system prompt ").append(s.workload().systemTokens()).append(" tokens (shared), first message ")
-                .append(s.workload().firstTokens()).append(s.sharedFirstMessage() ? " tokens (the same for every session), " : " tokens (unique), ")
-                .append(s.workload().followUpSteps())
-                .append(" follow-up steps of ").append(s.workload().stepTokens()).append(" new tokens plus the previous reply, max ")
-                .append(s.workload().maxOutputTokens()).append(" output tokens, think time ")
-                .append(seconds(s.workload().thinkTime().toMillis())).append(" mean (±")
-                .append(fmt(s.workload().thinkJitter() * 100, 0)).append("%), seed ").append(s.workload().seed()).append('\n');
+        if (s.workloadFile() != null) {
+            md.append("- Workload file: `").append(s.workloadFile()).append("`, seed ").append(s.workload().seed()).append('\n');
+            s.plan().classes().forEach(c -> md.append("  - ").append(c.describe()).append('\n'));
+            s.plan().replicaOverrides().forEach((i, o) -> md.append("  - replica ").append(i).append(": ").append(o).append('\n'));
+        } else {
+            md.append("- Workload: system prompt ").append(s.workload().systemTokens()).append(" tokens (shared), first message ")
+                    .append(s.workload().firstTokens()).append(s.plan().classes().get(0).sharedFirstMessage() ? " tokens (the same for every session), " : " tokens (unique), ").append(s.workload().followUpSteps())
+                    .append(" follow-up steps of ").append(s.workload().stepTokens()).append(" new tokens plus the previous reply, max ")
+                    .append(s.workload().maxOutputTokens()).append(" output tokens, think time ")
+                    .append(seconds(s.workload().thinkTime().toMillis())).append(" mean (±")
+                    .append(fmt(s.workload().thinkJitter() * 100, 0)).append("%), seed ").append(s.workload().seed()).append('\n');
+        }
         md.append("- Policies: ").append(s.policies()).append(", repeats ").append(s.repeat())
                 .append(s.repeat() > 1 ? " (order alternated)" : "")
                 .append(s.spillThreshold() != null ? ", spill threshold " + s.spillThreshold() : "").append('\n');
@@ -107,6 +112,19 @@ public final class MarkdownReport {
         md.append("- Oracle hits: the hit rate perfect placement without eviction would reach on this workload (previous prompt and ")
                 .append("reply for follow-ups, the shared system prompt for first steps, whole 16-token blocks).\n");
         md.append("- Errors: failed steps (HTTP errors, stream errors, streams cut before their completion marker).\n");
+        for (StageResult r : rows) {
+            if (!r.errorCauses().isEmpty()) {
+                md.append("  - ").append(r.policy()).append(", ").append(r.sessions()).append(" sessions: ");
+                List<String> parts = new ArrayList<>();
+                r.errorCauses().forEach((cause, n) -> parts.add(n + " × " + cause));
+                md.append(String.join(", ", parts)).append('\n');
+            }
+        }
+        if (!s.plan().faults().isEmpty()) {
+            md.append("- Faults, each variant: ");
+            md.append(String.join("; ", s.plan().faults().stream().map(io.lmwarden.bench.workload.ScheduledFault::describe).toList()))
+                    .append(" (workload time from the variant's start).\n");
+        }
 
         if (s.repeat() > 1) {
             md.append("\n## Every repeat\n\n");
@@ -132,6 +150,14 @@ public final class MarkdownReport {
             return "n/a";
         }
         return decimals == 0 ? String.format(Locale.ROOT, "%,.0f", v) : String.format(Locale.ROOT, "%." + decimals + "f", v);
+    }
+
+    /** How the sessions were keyed: one class's header, or per class when a workload file mixes them. */
+    private static String sessionKeying(io.lmwarden.bench.BenchSettings s) {
+        java.util.Set<String> keys = new java.util.LinkedHashSet<>();
+        s.plan().classes().forEach(c -> keys.add(c.keying() == io.lmwarden.bench.workload.SessionKeying.NONE ? "no session key"
+                : c.keying().header() == null ? "metadata.user_id" : "session header " + c.keying().header()));
+        return ", " + String.join(" / ", keys);
     }
 
     private static String seconds(long millis) {

@@ -38,9 +38,17 @@ public final class Medians {
                     (int) Math.round(median(g, StageResult::sessionsCompleted)),
                     median(g, StageResult::clientCachedPct),
                     median(g, StageResult::engineOutputTokensPerMin),
-                    median(g, StageResult::benchCpuCores)));
+                    median(g, StageResult::benchCpuCores),
+                    summedCauses(g),
+                    List.of()));
         }
         return out;
+    }
+
+    private static java.util.Map<String, Integer> summedCauses(List<StageResult> group) {
+        java.util.Map<String, Integer> sum = new java.util.TreeMap<>();
+        group.forEach(r -> r.errorCauses().forEach((cause, n) -> sum.merge(cause, n, Integer::sum)));
+        return sum;
     }
 
     static double median(List<StageResult> group, ToDoubleFunction<StageResult> figure) {

@@ -16,6 +16,8 @@ package io.lmwarden.bench.report;
  * @param engineOutputTokensPerMin Δ generation_tokens_total per minute, the engines' own count
  * @param benchCpuCores       CPU the whole bench process (load, router and simulator in-process) used in the stage,
  *                            in cores; near the machine's core count the compressed clock is no longer honest
+ * @param errorCauses         failed steps by cause ("HTTP 503", "connection refused", "stream cut", …); summed over repeats in medians
+ * @param replicas            per-replica figures of this repeat; empty in medians
  */
 public record StageResult(
         String policy,
@@ -35,5 +37,12 @@ public record StageResult(
         int sessionsCompleted,
         double clientCachedPct,
         double engineOutputTokensPerMin,
-        double benchCpuCores) {
+        double benchCpuCores,
+        java.util.Map<String, Integer> errorCauses,
+        java.util.List<ReplicaFigures> replicas) {
+
+    public StageResult {
+        errorCauses = java.util.Map.copyOf(errorCauses);
+        replicas = java.util.List.copyOf(replicas);
+    }
 }

@@ -15,6 +15,7 @@ public final class ProgressLine {
                 "[%s, repeat %d] %d sessions: %.0f sessions/h, %.0f output tok/min, TTFB p50 %.2f s p95 %.2f s, "
                         + "busy %.2f, prefix hits %.1f%% (oracle %.1f%%), stayed %.1f%%, errors %d, steps %d (%.1f s wall, bench CPU %.2f cores)",
                 r.policy(), r.repeat(), r.sessions(), r.sessionsPerHour(), r.outputTokensPerMin(), r.ttfbP50(), r.ttfbP95(),
-                r.replicasBusy(), r.prefixHitPct(), r.oracleHitPct(), r.stayedPct(), r.errors(), r.steps(), wallSeconds, r.benchCpuCores());
+                r.replicasBusy(), r.prefixHitPct(), r.oracleHitPct(), r.stayedPct(), r.errors(), r.steps(), wallSeconds, r.benchCpuCores())
+                + (r.errorCauses().isEmpty() ? "" : "; errors by cause " + r.errorCauses());
     }
 }

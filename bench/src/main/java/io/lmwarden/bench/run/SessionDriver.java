@@ -1,11 +1,14 @@
 package io.lmwarden.bench.run;
 
-import io.lmwarden.bench.client.ApiFlavour;
 import io.lmwarden.bench.client.StepOutcome;
 import io.lmwarden.bench.client.StreamingClient;
+import io.lmwarden.bench.workload.ClassSchedule;
 import io.lmwarden.bench.workload.Conversation;
+import io.lmwarden.bench.workload.SessionClass;
+import io.lmwarden.bench.workload.SessionKeying;
 import io.lmwarden.bench.workload.SessionScript;
 import io.lmwarden.bench.workload.SharedPrompt;
+import io.lmwarden.bench.workload.Workload;
 import io.lmwarden.bench.workload.WorkloadSpec;
 import io.vertx.core.Context;
 import io.vertx.core.Promise;
@@ -13,7 +16,9 @@ import io.vertx.core.Future;
 
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
 
 /**
  * Closed-loop agent sessions against one target: each session sends its next step when the previous
@@ -29,40 +34,33 @@ public final class SessionDriver {
     private final Context context;
     private final StreamingClient client;
     private final String baseUrl;
-    private final ApiFlavour api;
     private final String model;
-    private final WorkloadSpec spec;
+    private final Workload workload;
+    private final ClassSchedule schedule;
     private final TimeScale clock;
     private final long runNonce;
-    private final String systemPrompt;
+    private final List<String> systemPrompts = new ArrayList<>();
     private final StepLog log;
 
-    private boolean sharedFirstMessage;
-    private boolean keyless;
     private int target;
     private int active;
     private int nextSession;
-    private boolean systemPromptSent;
+    /** Prompt starts some session has sent already: system labels, and system + first template for templated classes. */
+    private final Set<String> startsSent = new HashSet<>();
     private Promise<Void> drained;
 
-    public SessionDriver(Context context, StreamingClient client, String baseUrl, ApiFlavour api, String model,
-                         WorkloadSpec spec, TimeScale clock, long runNonce, StepLog log) {
+    public SessionDriver(Context context, StreamingClient client, String baseUrl, String model,
+                         Workload workload, TimeScale clock, long runNonce, StepLog log) {
         this.context = context;
         this.client = client;
         this.baseUrl = baseUrl;
-        this.api = api;
         this.model = model;
-        this.spec = spec;
+        this.workload = workload;
+        this.schedule = new ClassSchedule(workload.classes());
         this.clock = clock;
         this.runNonce = runNonce;
-        this.systemPrompt = SharedPrompt.of(spec);
+        workload.classes().forEach(c -> systemPrompts.add(SharedPrompt.of(c)));
         this.log = log;
-    }
-
-    /** Sessions all start with the same first message, and/or send no session key. */
-    public void identity(boolean sharedFirstMessage, boolean keyless) {
-        this.sharedFirstMessage = sharedFirstMessage;
-        this.keyless = keyless;
     }
 
     /** Runs {@code sessions} concurrent sessions from now on (new ones start at once). */
@@ -90,7 +88,9 @@ public final class SessionDriver {
 
     private void startSession() {
         active++;
-        SessionState s = new SessionState(new SessionScript(spec, nextSession++, runNonce), new Conversation(systemPrompt));
+        int c = schedule.next();
+        SessionState s = new SessionState(new SessionScript(workload.classes().get(c), nextSession++, runNonce),
+                new Conversation(systemPrompts.get(c)));
         sendStep(s);
     }
 
@@ -100,22 +100,38 @@ public final class SessionDriver {
             return;
         }
         s.step++;
-        s.conversation.addUser(sharedFirstMessage && s.step == 1 ? s.script.templateFirstText() : s.script.userText(s.step));
-        byte[] body = api.requestBody(model, spec.maxOutputTokens(), s.conversation);
+        s.conversation.addUser(s.script.userText(s.step));
+        SessionClass cls = s.script.sessionClass();
+        SessionKeying keying = cls.keying();
+        byte[] body = cls.api().requestBody(model, cls.shape().maxOutputTokens(), s.conversation,
+                keying == SessionKeying.METADATA_USER_ID ? s.script.sessionId() : null);
         int promptEstimate = (int) (s.conversation.promptChars() / WorkloadSpec.CHARS_PER_TOKEN);
-        boolean systemSeen = systemPromptSent;
+        // What of a first step's prompt an earlier session may have left in some cache: the system prompt, and
+        // the first message too when the class starts from a template.
+        int seenTokens = 0;
         if (s.step == 1) {
-            systemPromptSent = true;
+            String templateKey = cls.systemLabel() + "+" + cls.name() + "-first-template";
+            if (cls.sharedFirstMessage() && startsSent.contains(templateKey)) {
+                seenTokens = cls.shape().systemTokens() + cls.shape().firstTokens();
+            } else if (startsSent.contains(cls.systemLabel())) {
+                seenTokens = cls.shape().systemTokens();
+            }
+            startsSent.add(cls.systemLabel());
+            if (cls.sharedFirstMessage()) {
+                startsSent.add(templateKey);
+            }
         }
+        int cacheableStart = seenTokens;
         Duration idle = Duration.ofNanos(clock.wallNanos(REQUEST_IDLE_TIMEOUT));
-        client.send(baseUrl, api, keyless ? null : s.script.sessionId(), body, idle.compareTo(Duration.ofSeconds(5)) < 0 ? Duration.ofSeconds(5) : idle)
-                .onComplete(done -> onStepEnded(s, done.result(), promptEstimate, systemSeen));
+        client.send(baseUrl, cls.api(), keying.header(), s.script.sessionId(), body,
+                        idle.compareTo(Duration.ofSeconds(5)) < 0 ? Duration.ofSeconds(5) : idle)
+                .onComplete(done -> onStepEnded(s, done.result(), promptEstimate, cacheableStart));
     }
 
-    private void onStepEnded(SessionState s, StepOutcome outcome, int promptEstimate, boolean systemSeen) {
+    private void onStepEnded(SessionState s, StepOutcome outcome, int promptEstimate, int cacheableStart) {
         int prompt = outcome.promptTokens() > 0 ? outcome.promptTokens() : promptEstimate;
         int oracle = s.step == 1
-                ? OracleBound.firstStep(prompt, spec.systemTokens(), systemSeen)
+                ? OracleBound.firstStep(prompt, cacheableStart, cacheableStart > 0)
                 : OracleBound.followUp(prompt, s.previousPrompt, s.previousOutput);
         Boolean stayed = s.step == 1 || outcome.replica() == null || s.previousReplica == null
                 ? null

@@ -1,6 +1,7 @@
 package io.lmwarden.bench.run;
 
 import io.lmwarden.bench.metrics.ReplicaReading;
+import io.lmwarden.bench.report.ReplicaFigures;
 import io.lmwarden.bench.report.StageResult;
 import io.lmwarden.router.placement.PassthroughPolicy;
 import org.HdrHistogram.Histogram;
@@ -25,6 +26,13 @@ public final class StageMeter {
     public static StageResult measure(String policy, int sessions, int repeat, double stageSeconds, TimeScale clock,
                                       List<StepRecord> steps, List<ReplicaReading> before, List<ReplicaReading> after,
                                       List<Integer> busySamples, double benchCpuCores) {
+        return measure(policy, sessions, repeat, stageSeconds, clock, steps, before, after, busySamples, Map.of(), benchCpuCores);
+    }
+
+    /** @param busyShare per replica id, the share of busy samples in which it had a running request (0..1) */
+    public static StageResult measure(String policy, int sessions, int repeat, double stageSeconds, TimeScale clock,
+                                      List<StepRecord> steps, List<ReplicaReading> before, List<ReplicaReading> after,
+                                      List<Integer> busySamples, Map<String, Double> busyShare, double benchCpuCores) {
         Histogram ttfb = new Histogram(3_600_000_000L, 3);
         long outputTokens = 0;
         int completedSessions = 0;
@@ -75,7 +83,37 @@ public final class StageMeter {
                 completedSessions,
                 promptTokensWithUsage == 0 ? Double.NaN : 100.0 * cachedTokens / promptTokensWithUsage,
                 delta(before, after, ReplicaReading::generationTokens) / minutes,
-                benchCpuCores);
+                benchCpuCores,
+                ErrorCause.count(steps),
+                perReplica(clock, steps, before, after, busyShare));
+    }
+
+    static List<ReplicaFigures> perReplica(TimeScale clock, List<StepRecord> steps, List<ReplicaReading> before,
+                                           List<ReplicaReading> after, Map<String, Double> busyShare) {
+        Map<String, ReplicaReading> start = new HashMap<>();
+        before.forEach(r -> start.put(r.id(), r));
+        List<ReplicaFigures> out = new java.util.ArrayList<>();
+        for (ReplicaReading end : after) {
+            Histogram ttfb = new Histogram(3_600_000_000L, 3);
+            int requests = 0;
+            int errors = 0;
+            for (StepRecord r : steps) {
+                if (!end.id().equals(r.replica())) {
+                    continue;
+                }
+                requests++;
+                if (!r.ok()) {
+                    errors++;
+                    continue;
+                }
+                long micros = Math.round(clock.workloadSeconds(r.firstTokenNanos() - r.sentNanos()) * 1e6);
+                ttfb.recordValue(Math.max(1, Math.min(micros, ttfb.getHighestTrackableValue())));
+            }
+            double hitPct = hitPct(start.containsKey(end.id()) ? List.of(start.get(end.id())) : List.of(), List.of(end));
+            out.add(new ReplicaFigures(end.id(), requests, errors, ttfb.getTotalCount() > 0 ? ttfb.getValueAtPercentile(50) / 1e6 : Double.NaN,
+                    hitPct, busyShare.containsKey(end.id()) ? 100.0 * busyShare.get(end.id()) : Double.NaN));
+        }
+        return out;
     }
 
     /** Token-weighted over all replicas: never an average of per-replica percentages. */

@@ -25,6 +25,7 @@ public final class VariantRunner {
 
     private static final Logger LOG = Logger.getLogger(VariantRunner.class.getName());
     private static final Duration PROBE_TIMEOUT = Duration.ofSeconds(30);
+    private static final int PROBE_ATTEMPTS = 3;
 
     private final BenchSettings settings;
     private final Vertx vertx;
@@ -42,15 +43,15 @@ public final class VariantRunner {
         TimeScale clock = new TimeScale(settings.timeScale());
         Context context = vertx.getOrCreateContext();
         SessionDriver.StepLog log = new SessionDriver.StepLog();
-        SessionDriver driver = new SessionDriver(context, client, target.url(), settings.api(), model,
-                settings.workload(), clock, runNonce, log);
-        driver.identity(settings.sharedFirstMessage(), settings.keyless());
+        SessionDriver driver = new SessionDriver(context, client, target.url(), model, settings.plan(), clock, runNonce, log);
+        FaultScheduler faults = new FaultScheduler(target, settings.plan().faults(), clock, progress);
         long stageWall = clock.wallNanos(settings.stage());
         long sampleMillis = Math.max(10, clock.wallMillis(settings.sampleInterval()));
         List<StageResult> results = new ArrayList<>();
         try {
+            faults.start();
             for (int sessions : settings.sessions()) {
-                List<ReplicaReading> before = Await.result(target.probe().read(), PROBE_TIMEOUT);
+                List<ReplicaReading> before = readWithRetry(target);
                 long start = System.nanoTime();
                 long cpuStart = ProcessCpu.nanos();
                 driver.setConcurrency(sessions);
@@ -59,13 +60,14 @@ public final class VariantRunner {
                 long end = System.nanoTime();
                 double cpuCores = (ProcessCpu.nanos() - cpuStart) / (double) (end - start);
                 List<Integer> busy = sampler.stop();
-                List<ReplicaReading> after = Await.result(target.probe().read(), PROBE_TIMEOUT);
+                List<ReplicaReading> after = readWithRetry(target);
                 StageResult r = StageMeter.measure(policy, sessions, repeat, clock.workloadSeconds(end - start), clock,
-                        log.endedWithin(start, end), before, after, busy, cpuCores);
+                        log.endedWithin(start, end), before, after, busy, sampler.busyShare(), cpuCores);
                 results.add(r);
                 progress.println(ProgressLine.of(r, (end - start) / 1e9));
             }
         } finally {
+            faults.cancel();
             Duration drainLimit = Duration.ofNanos(clock.wallNanos(Duration.ofMinutes(15))).plusSeconds(30);
             try {
                 Await.result(driver.drain(), drainLimit);
@@ -83,11 +85,8 @@ public final class VariantRunner {
      */
     public void warmUp(VariantTarget target, String model, Duration wall, int sessions) {
         TimeScale clock = new TimeScale(settings.timeScale());
-        var w = settings.workload();
-        var otherPrompts = new io.lmwarden.bench.workload.WorkloadSpec(w.systemTokens(), w.firstTokens(), w.followUpSteps(),
-                w.stepTokens(), w.maxOutputTokens(), w.thinkTime(), w.thinkJitter(), w.seed() + 7919);
-        SessionDriver driver = new SessionDriver(vertx.getOrCreateContext(), client, target.url(), settings.api(), model,
-                otherPrompts, clock, -1, new SessionDriver.StepLog());
+        SessionDriver driver = new SessionDriver(vertx.getOrCreateContext(), client, target.url(), model,
+                settings.plan().reseeded(7919), clock, -1, new SessionDriver.StepLog());
         driver.setConcurrency(sessions);
         sleepUntil(System.nanoTime() + wall.toNanos());
         try {
@@ -95,6 +94,23 @@ public final class VariantRunner {
         } catch (IllegalStateException e) {
             LOG.warning("warm-up steps still in flight after 60 s; going on");
         }
+    }
+
+    /**
+     * The replicas' counters; a target that does not answer within 30 s (a pod restarting, a slow scrape) is
+     * asked again, twice, before the run fails.
+     */
+    private static List<ReplicaReading> readWithRetry(VariantTarget target) {
+        IllegalStateException last = null;
+        for (int attempt = 0; attempt < PROBE_ATTEMPTS; attempt++) {
+            try {
+                return Await.result(target.probe().read(), PROBE_TIMEOUT);
+            } catch (IllegalStateException e) {
+                last = e;
+                LOG.warning("reading replica counters failed (attempt " + (attempt + 1) + " of " + PROBE_ATTEMPTS + "): " + e.getMessage());
+            }
+        }
+        throw last;
     }
 
     private static void sleepUntil(long deadlineNanos) {

@@ -1,6 +1,6 @@
 package io.lmwarden.bench.workload;
 
-/** The system prompt every session shares (like an agent's fixed preamble). */
+/** The system prompt of a class (like an agent's fixed preamble); classes with a shared one share its prefix. */
 public final class SharedPrompt {
 
     private SharedPrompt() {
@@ -8,5 +8,9 @@ public final class SharedPrompt {
 
     public static String of(WorkloadSpec spec) {
         return PseudoText.of(spec.seed(), "system", spec.systemTokens());
+    }
+
+    public static String of(SessionClass cls) {
+        return PseudoText.of(cls.shape().seed(), cls.systemLabel(), cls.shape().systemTokens());
     }
 }

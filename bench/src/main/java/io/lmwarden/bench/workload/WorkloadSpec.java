@@ -44,6 +44,10 @@ public record WorkloadSpec(
         return new WorkloadSpec(3500, 7300, 5, 400, 256, Duration.ofSeconds(2), 0.75, 42);
     }
 
+    public WorkloadSpec withSeed(long s) {
+        return new WorkloadSpec(systemTokens, firstTokens, followUpSteps, stepTokens, maxOutputTokens, thinkTime, thinkJitter, s);
+    }
+
     /** Requests per session: the first step plus the follow-ups. */
     public int requestsPerSession() {
         return 1 + followUpSteps;

@@ -12,7 +12,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 class ReportTest {
 
     private static StageResult row(String policy, int sessions, int repeat, double p50, int errors) {
-        return new StageResult(policy, sessions, repeat, 180, 200, 6000, p50, p50 * 3, 2.7, 56, 100, 90, errors, 40, 9, 55, 6000, 0.8);
+        return new StageResult(policy, sessions, repeat, 180, 200, 6000, p50, p50 * 3, 2.7, 56, 100, 90, errors, 40, 9, 55, 6000, 0.8,
+                errors == 0 ? java.util.Map.of() : java.util.Map.of("HTTP 503", errors), List.of());
     }
 
     @Test
@@ -22,6 +23,7 @@ class ReportTest {
         assertThat(m).hasSize(2);
         assertThat(m.get(0).ttfbP50()).isEqualTo(2.0);
         assertThat(m.get(0).errors()).isEqualTo(3);
+        assertThat(m.get(0).errorCauses()).containsExactly(java.util.Map.entry("HTTP 503", 3));
         assertThat(m.get(1).ttfbP50()).isEqualTo(0.6);
     }
 
@@ -39,14 +41,17 @@ class ReportTest {
         io.lmwarden.bench.BenchSettings settings = new io.lmwarden.bench.BenchSettings(4, null, "a4000-qwen3-4b", null, 10,
                 List.of("least-loaded", "affinity", "round-robin"), 1, List.of(4), Duration.ofMinutes(3),
                 io.lmwarden.bench.workload.WorkloadSpec.reference(), io.lmwarden.bench.client.ApiFlavour.ANTHROPIC, null, null,
-                null, Duration.ofSeconds(1), Duration.ofSeconds(5), Duration.ofMillis(100), null, "java -jar lmw-bench.jar --simulate 4", false, false,
+                null, Duration.ofSeconds(1), Duration.ofSeconds(5), Duration.ofMillis(100), null, "java -jar lmw-bench.jar --simulate 4",
+                io.lmwarden.bench.workload.Workload.single(io.lmwarden.bench.workload.WorkloadSpec.reference(),
+                        io.lmwarden.bench.client.ApiFlavour.ANTHROPIC), null,
                 1, "current");
         List<StageResult> rows = List.of(row("least-loaded", 4, 1, 2.05, 0), row("affinity", 4, 1, 0.38, 0),
                 row("round-robin", 4, 1, 1.5, 1));
         String md = MarkdownReport.render(new BenchResults(settings, "sim", "in-process", "m", java.time.Instant.EPOCH,
                 java.time.Instant.EPOCH, "2 cores", rows, Medians.of(rows)));
         assertThat(md).contains("`least-loaded → affinity`").contains("round-robin: TTFB p50 (s)")
-                .contains("| 4 | 200 → 200 | 6,000 → 6,000 | 2.05 → 0.38 |").contains("--simulate 4");
+                .contains("| 4 | 200 → 200 | 6,000 → 6,000 | 2.05 → 0.38 |").contains("--simulate 4")
+                .contains("round-robin, 4 sessions: 1 × HTTP 503");
     }
 
     @Test

@@ -76,7 +76,7 @@ public final class DataParallelEngines implements AutoCloseable {
      * vLLM's ValueError, a 400: {@code data_parallel_rank 5 is out of range [0, 4).}
      */
     public Submitted submit(String rankHeader, int[] promptTokens, int[] outputTokens, boolean stopsAtMaxTokens,
-                            RequestListener listener) {
+                            long cacheSalt, RequestListener listener) {
         Integer rank = parseRank(rankHeader);
         if (rank != null && (rank < 0 || rank >= engines.size())) {
             throw new InvalidPromptException("data_parallel_rank " + rank + " is out of range [0, " + engines.size() + ").",
@@ -84,7 +84,7 @@ public final class DataParallelEngines implements AutoCloseable {
         }
         int index = rank != null ? rank : engines.size() == 1 ? 0 : balancer.choose(inflight());
         Engine engine = engines.get(index);
-        SimRequest request = engine.submit(promptTokens, outputTokens, stopsAtMaxTokens, listener);
+        SimRequest request = engine.submit(promptTokens, outputTokens, stopsAtMaxTokens, cacheSalt, listener);
         synchronized (live) {
             live.get(index).add(request);
         }

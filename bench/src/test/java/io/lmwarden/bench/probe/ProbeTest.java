@@ -1,0 +1,72 @@
+package io.lmwarden.bench.probe;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.lmwarden.bench.BenchMain;
+import io.lmwarden.router.LmWardenRouter;
+import io.lmwarden.router.config.RouterConfig;
+import io.lmwarden.sim.SimCluster;
+import io.lmwarden.sim.SimOptions;
+import io.lmwarden.sim.SimProfile;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/** {@code lmw-bench probe} against a live router (in-process, real HTTP) in front of two simulated replicas. */
+class ProbeTest {
+
+    @Test
+    void findsTheHitAndTheMissThenRunsEveryPolicyColdAndWarm(@TempDir Path out) throws Exception {
+        try (SimCluster cluster = SimCluster.start(SimOptions.defaults().withReplicas(2)
+                .withProfile(SimProfile.named(SimProfile.A4000_QWEN3_4B)).withTimeScale(20));
+             LmWardenRouter router = LmWardenRouter.start(RouterConfig.forReplicas(cluster.urls()).withTimeScale(20)
+                     .withScrapeInterval(Duration.ofMillis(20)).withAdminToken("s3cret"))) {
+            Thread.sleep(300); // one scrape, so both replicas are ready
+            ByteArrayOutputStream captured = new ByteArrayOutputStream();
+            PrintStream progress = new PrintStream(captured, true, StandardCharsets.UTF_8);
+            PrintStream err = System.err;
+            System.setErr(progress);
+            int exit;
+            try {
+                exit = BenchMain.run(new String[]{"probe", "--target", router.url(), "--admin-token", "s3cret", "--repeat", "1",
+                        "--sessions", "2", "--stage", "20s", "--out", out.toString(), "--",
+                        "--time-scale", "20", "--system-tokens", "300", "--first-tokens", "500", "--steps", "2",
+                        "--step-tokens", "60", "--max-tokens", "32", "--think-time", "0.5s"}, progress);
+            } finally {
+                System.setErr(err);
+            }
+            String text = captured.toString(StandardCharsets.UTF_8);
+            assertThat(exit).as("exit code; output:%n%s", text).isZero();
+            assertThat(text).contains("a hit, as expected").contains("a miss, as expected");
+
+            JsonNode report = new ObjectMapper().readTree(out.resolve("probe.json").toFile());
+            JsonNode check = report.path("cacheCheck");
+            assertThat(check.path("same").path("replica").asText()).isEqualTo(check.path("cold").path("replica").asText());
+            assertThat(check.path("other").path("replica").asText()).isNotEqualTo(check.path("cold").path("replica").asText());
+            assertThat(check.path("same").path("cachedTokens").asInt()).isGreaterThan(1500);
+            assertThat(check.path("other").path("cachedTokens").asInt()).isLessThan(200);
+            List<String> runs = new ArrayList<>();
+            Set<Long> seeds = new HashSet<>();
+            for (JsonNode run : report.path("runs")) {
+                assertThat(run.path("exit").asInt()).isZero();
+                assertThat(run.path("results").path(0).path("steps").asInt()).isPositive();
+                runs.add(run.path("policy").asText() + "/" + run.path("phase").asText());
+                seeds.add(run.path("seed").asLong());
+            }
+            assertThat(runs).containsExactly("least-loaded/cold", "least-loaded/warm", "affinity/cold", "affinity/warm");
+            assertThat(seeds).hasSize(2);
+            assertThat(out.resolve("r1-affinity-warm").resolve("results.json")).isNotEmptyFile();
+        }
+    }
+}
