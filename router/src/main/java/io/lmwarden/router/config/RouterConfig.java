@@ -88,6 +88,13 @@ public record RouterConfig(
         return b.build();
     }
 
+    /** How many simulated replicas to start; 0 once they are started and listed as {@link #replicas()}. */
+    public RouterConfig withSimulate(int value) {
+        Builder b = toBuilder();
+        b.simulate = value;
+        return b.build();
+    }
+
     public RouterConfig withReplicas(List<String> value) {
         Builder b = toBuilder();
         b.replicas = value;

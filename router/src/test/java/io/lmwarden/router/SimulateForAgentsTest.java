@@ -1,4 +1,4 @@
-package io.lmwarden.router.agents;
+package io.lmwarden.router;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -11,8 +11,8 @@ import com.openai.models.responses.Response;
 import com.openai.models.responses.ResponseCreateParams;
 import com.openai.models.responses.ResponseInputItem;
 import com.openai.models.responses.ResponseStreamEvent;
-import io.lmwarden.router.LmWardenRouter;
 import io.lmwarden.router.config.ConfigResolver;
+import io.lmwarden.router.config.RouterConfig;
 import io.lmwarden.router.config.RouterOption;
 import io.lmwarden.router.testing.Http;
 import io.lmwarden.sim.AgentModelNames;
@@ -36,14 +36,18 @@ import static org.assertj.core.api.Assertions.assertThat;
 class SimulateForAgentsTest {
     private static final String MODEL = "Qwen/Qwen3-4B-Instruct-2507";
     private static final ObjectMapper JSON = new ObjectMapper();
+    private static ReplicaSource replicas;
     private static LmWardenRouter router;
     private static OpenAIClient openai;
     private static final Http http = new Http();
 
     @BeforeAll
     static void start() {
-        router = LmWardenRouter.start(ConfigResolver.resolve(Map.of(RouterOption.SIMULATE, "3", RouterOption.PORT, "0",
-                RouterOption.HOST, "127.0.0.1", RouterOption.SIM_PROFILE, "tiny", RouterOption.TIME_SCALE, "20"), Map.of(), Map.of()));
+        // As RouterMain does for --simulate: the replica source starts the simulated replicas.
+        RouterConfig config = ConfigResolver.resolve(Map.of(RouterOption.SIMULATE, "3", RouterOption.PORT, "0",
+                RouterOption.HOST, "127.0.0.1", RouterOption.SIM_PROFILE, "tiny", RouterOption.TIME_SCALE, "20"), Map.of(), Map.of());
+        replicas = ReplicaSource.forConfig(config);
+        router = LmWardenRouter.start(replicas.configure(config));
         openai = OpenAIOkHttpClient.builder().baseUrl(router.url() + "/v1").apiKey("dummy").maxRetries(0).build();
     }
 
@@ -51,6 +55,7 @@ class SimulateForAgentsTest {
     static void stop() {
         openai.close();
         router.close();
+        replicas.close();
     }
 
     @Test
