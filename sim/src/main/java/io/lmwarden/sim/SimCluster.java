@@ -1,5 +1,6 @@
 package io.lmwarden.sim;
 
+import io.lmwarden.sim.logging.LogFields;
 import io.lmwarden.sim.engine.Engine;
 import io.lmwarden.sim.engine.SimClock;
 import io.lmwarden.sim.http.ReplicaConfig;
@@ -43,8 +44,8 @@ public final class SimCluster implements AutoCloseable {
                 int actual = await(server.listen(vertx, options.host(), port));
                 engine.start();
                 started.add(new SimReplica("sim-" + i, options.host(), actual, engine, server));
-                LOG.info("simulated replica sim-" + i + " listening on " + options.host() + ":" + actual
-                        + " (profile " + options.profile().name() + ", time scale " + options.timeScale() + ")");
+                LogFields.info(LOG, "simulated replica listening", "replica", "sim-" + i, "host", options.host(), "port", actual,
+                        "profile", options.profile().name(), "timeScale", options.timeScale());
             }
         } catch (RuntimeException e) {
             new SimCluster(vertx, started).close();
@@ -67,14 +68,14 @@ public final class SimCluster implements AutoCloseable {
             try {
                 await(r.server().close());
             } catch (RuntimeException e) {
-                LOG.warning("closing " + r.id() + ": " + e.getMessage());
+                LogFields.warn(LOG, "closing replica failed", "replica", r.id(), "cause", e.getMessage());
             }
             r.engine().close();
         }
         try {
             await(vertx.close());
         } catch (RuntimeException e) {
-            LOG.warning("closing Vert.x: " + e.getMessage());
+            LogFields.warn(LOG, "closing Vert.x failed", "cause", e.getMessage());
         }
     }
 

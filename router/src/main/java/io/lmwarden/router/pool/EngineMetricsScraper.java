@@ -1,5 +1,6 @@
 package io.lmwarden.router.pool;
 
+import io.lmwarden.sim.logging.LogFields;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
@@ -83,7 +84,7 @@ public final class EngineMetricsScraper implements AutoCloseable {
                     if (cause instanceof ConnectException || cause instanceof UnhealthyReplicaException
                             || n >= FAILURES_BEFORE_UNHEALTHY) {
                         if (r.healthy()) {
-                            LOG.warning(() -> "replica check failed id=" + r.id() + " failures=" + n + " cause=" + cause);
+                            LogFields.warn(LOG, "replica check failed", "replica", r.id(), "failures", n, "cause", cause);
                         }
                         pool.markUnhealthy(r.id());
                     }

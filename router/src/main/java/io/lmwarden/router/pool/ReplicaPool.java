@@ -1,5 +1,6 @@
 package io.lmwarden.router.pool;
 
+import io.lmwarden.sim.logging.LogFields;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -23,6 +24,7 @@ public final class ReplicaPool {
     private final Map<String, ReplicaState> replicas = new ConcurrentHashMap<>();
     private final long staleAfterNanos;
     private final List<Consumer<String>> removalListeners = new CopyOnWriteArrayList<>();
+    private final List<Consumer<String>> additionListeners = new CopyOnWriteArrayList<>();
 
     public ReplicaPool(Duration metricsStaleAfter) {
         this.staleAfterNanos = metricsStaleAfter.toNanos();
@@ -33,6 +35,11 @@ public final class ReplicaPool {
         removalListeners.add(listener);
     }
 
+    /** Called with a replica id when discovery first reports it (ready or not), after it joined the pool. */
+    public void onAdded(Consumer<String> listener) {
+        additionListeners.add(listener);
+    }
+
     /** Applies the whole current set from discovery. */
     public synchronized void apply(List<DiscoveredReplica> discovered) {
         Set<String> seen = new HashSet<>();
@@ -41,12 +48,13 @@ public final class ReplicaPool {
             ReplicaState existing = replicas.get(d.id());
             if (existing == null) {
                 replicas.put(d.id(), new ReplicaState(d.id(), d.url(), d.ready()));
-                LOG.info(() -> "replica added id=" + d.id() + " url=" + d.url() + " ready=" + d.ready());
+                LogFields.info(LOG, "replica added", "replica", d.id(), "url", d.url(), "ready", d.ready());
+                additionListeners.forEach(l -> l.accept(d.id()));
             } else {
                 boolean wasReady = existing.discoveredReady();
                 existing.update(d.url(), d.ready());
                 if (wasReady != d.ready()) {
-                    LOG.info(() -> "replica " + (d.ready() ? "ready" : "not ready") + " id=" + d.id());
+                    LogFields.info(LOG, d.ready() ? "replica ready" : "replica not ready", "replica", d.id());
                     if (!d.ready()) {
                         removalListeners.forEach(l -> l.accept(d.id()));
                     }
@@ -56,7 +64,7 @@ public final class ReplicaPool {
         for (String id : new ArrayList<>(replicas.keySet())) {
             if (!seen.contains(id)) {
                 replicas.remove(id);
-                LOG.info(() -> "replica removed id=" + id);
+                LogFields.info(LOG, "replica removed", "replica", id);
                 removalListeners.forEach(l -> l.accept(id));
             }
         }
@@ -75,7 +83,7 @@ public final class ReplicaPool {
         ReplicaState s = replicas.get(id);
         if (s != null && s.healthy()) {
             s.markHealthy(false);
-            LOG.warning(() -> "replica unhealthy id=" + id);
+            LogFields.warn(LOG, "replica unhealthy", "replica", id);
             removalListeners.forEach(l -> l.accept(id));
         }
     }

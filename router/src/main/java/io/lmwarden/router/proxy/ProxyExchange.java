@@ -1,5 +1,6 @@
 package io.lmwarden.router.proxy;
 
+import io.lmwarden.sim.logging.LogFields;
 import io.lmwarden.router.placement.Decision;
 import io.lmwarden.router.placement.NoReplicaAvailableException;
 import io.lmwarden.router.placement.Placement;
@@ -187,7 +188,7 @@ final class ProxyExchange {
             ctx.pool().markUnhealthy(failed);
         }
         replica.countFailure();
-        LOG.warning(() -> "upstream failure before response replica=" + failed + " kind=" + kind + " detail=" + detail);
+        LogFields.warn(LOG, "upstream failure before response", "replica", failed, "kind", kind, "detail", detail);
         if (tried.size() < MAX_ATTEMPTS && !response.headWritten()) {
             ctx.metrics().retry(failed);
             attempt();
