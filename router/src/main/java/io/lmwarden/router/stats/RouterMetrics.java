@@ -11,6 +11,7 @@ import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MultiGauge;
 import io.micrometer.core.instrument.Tags;
 import io.micrometer.core.instrument.Timer;
+import io.micrometer.core.instrument.config.MeterFilter;
 import io.micrometer.core.instrument.binder.jvm.ClassLoaderMetrics;
 import io.micrometer.core.instrument.binder.jvm.JvmGcMetrics;
 import io.micrometer.core.instrument.binder.jvm.JvmMemoryMetrics;
@@ -20,6 +21,7 @@ import io.micrometer.core.instrument.binder.system.ProcessorMetrics;
 import io.micrometer.core.instrument.binder.system.UptimeMetrics;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import io.prometheus.metrics.core.metrics.Info;
 
 import java.time.Duration;
 import java.util.ArrayList;
@@ -81,6 +83,9 @@ public final class RouterMetrics implements AutoCloseable {
     public RouterMetrics(ReplicaPool pool, AffinityTable affinity, String version) {
         this.pool = pool;
         this.affinity = affinity;
+        // Both break Prometheus's naming rules (promtool check metrics): an abbreviated unit, a "_count" gauge.
+        registry.config().meterFilter(MeterFilter.deny(id -> id.getName().equals("process.cpu.time")
+                || id.getName().equals("system.cpu.count")));
         this.inFlight = MultiGauge.builder("lmw_in_flight_requests")
                 .description("Requests the router has in flight to each replica").register(registry);
         this.sticky = MultiGauge.builder("lmw_sticky_sessions")
@@ -91,8 +96,10 @@ public final class RouterMetrics implements AutoCloseable {
                 .serviceLevelObjectives(OVERHEAD_BUCKETS).register(registry);
         Gauge.builder("lmw_affinity_entries", affinity, AffinityTable::size)
                 .description("Entries in the affinity table").register(registry);
-        Gauge.builder("lmw_build_info", () -> 1).description("Always 1; the labels say which build runs")
-                .tags("version", version, "java_version", System.getProperty("java.version", "unknown")).register(registry);
+        // An Info metric of the Prometheus client itself: Micrometer would strip the "_info" suffix of a gauge.
+        Info.builder().name("lmw_build_info").help("Always 1; the labels say which build runs")
+                .labelNames("version", "java_version").register(registry.getPrometheusRegistry())
+                .addLabelValues(version, System.getProperty("java.version", "unknown"));
         new JvmMemoryMetrics().bindTo(registry);
         gc.bindTo(registry);
         new JvmThreadMetrics().bindTo(registry);

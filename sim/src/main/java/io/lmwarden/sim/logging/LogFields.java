@@ -16,6 +16,8 @@ public record LogFields(List<Field> fields) {
     public record Field(String key, Object value) {
     }
 
+    static final String FIELDS_PLACEHOLDER = " {0}";
+
     public LogFields {
         fields = List.copyOf(fields);
     }
@@ -48,11 +50,33 @@ public record LogFields(List<Field> fields) {
 
     /** A record as the loggers above make it, for a caller that publishes to a handler directly. */
     public static LogRecord record(String logger, Level level, String message, Throwable thrown, Object... keysAndValues) {
-        LogRecord r = new LogRecord(level, message);
+        // "{0}" lets any java.util.logging formatter (the default one in tests) print the fields too.
+        LogRecord r = new LogRecord(level, message + FIELDS_PLACEHOLDER);
         r.setLoggerName(logger);
+        r.setSourceClassName(logger);
+        r.setSourceMethodName("");
         r.setParameters(new Object[] {of(keysAndValues)});
         r.setThrown(thrown);
         return r;
+    }
+
+    /** {@code key=value} pairs, as the text format prints them. */
+    @Override
+    public String toString() {
+        StringBuilder sb = new StringBuilder();
+        for (Field f : fields) {
+            if (!sb.isEmpty()) {
+                sb.append(' ');
+            }
+            sb.append(f.key()).append('=').append(f.value());
+        }
+        return sb.toString();
+    }
+
+    /** The event's fixed phrase of a record made here, without the placeholder of its fields. */
+    static String event(LogRecord r) {
+        String m = r.getMessage();
+        return m.endsWith(FIELDS_PLACEHOLDER) ? m.substring(0, m.length() - FIELDS_PLACEHOLDER.length()) : m;
     }
 
     /** The fields of a record made here; none for a record from anywhere else (Vert.x, fabric8). */

@@ -124,7 +124,8 @@ public final class LogOutput {
 
     /** Our records carry fields, not format arguments; anyone else's message is formatted as usual. */
     private static String message(Formatter f, LogRecord r) {
-        return LogFields.in(r).isEmpty() ? f.formatMessage(r) : r.getMessage();
+        return r.getParameters() != null && r.getParameters().length == 1 && r.getParameters()[0] instanceof LogFields
+                ? LogFields.event(r) : f.formatMessage(r);
     }
 
     private static String summary(Throwable thrown) {
