@@ -4,6 +4,7 @@ import io.fabric8.kubernetes.api.model.Condition;
 import io.fabric8.kubernetes.api.model.ConditionBuilder;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
 import io.fabric8.kubernetes.api.model.apps.StatefulSet;
+import io.lmwarden.operator.dependent.Labels;
 import io.lmwarden.operator.dependent.ResourceNames;
 import io.lmwarden.operator.model.ModelDeployment;
 import io.lmwarden.operator.model.ModelDeploymentStatus;
@@ -85,6 +86,9 @@ public final class StatusCalculator {
         ModelDeploymentStatus status = new ModelDeploymentStatus();
         status.setObservedGeneration(generation);
         status.setReadyReplicas(ready);
+        status.setReady(ready + "/" + desiredReplicas(md));
+        status.setSelector(Labels.selector(ResourceNames.of(md), Labels.REPLICA_COMPONENT).entrySet().stream()
+                .map(e -> e.getKey() + "=" + e.getValue()).collect(java.util.stream.Collectors.joining(",")));
         status.setRouterReady(routerReady);
         status.setEndpoint(ResourceNames.of(md).endpoint());
         String timestamp = now.truncatedTo(ChronoUnit.SECONDS).toString();
