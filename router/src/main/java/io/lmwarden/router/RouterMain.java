@@ -73,7 +73,7 @@ public final class RouterMain {
         CountDownLatch stopped = new CountDownLatch(1);
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
             log.shutdownLine(RouterMain.class.getName(), "shutdown requested (SIGTERM or SIGINT)",
-                    "inFlightGrace", config.shutdownGrace().toString());
+                    "graceMs", config.shutdownGrace().toMillis());
             long started = System.nanoTime();
             router.close();
             log.shutdownLine(RouterMain.class.getName(), "shutdown complete",
