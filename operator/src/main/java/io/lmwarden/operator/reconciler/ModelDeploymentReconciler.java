@@ -14,6 +14,7 @@ import io.lmwarden.operator.dependent.OperatorDefaults;
 import io.lmwarden.operator.dependent.ReplicaServiceDependent;
 import io.lmwarden.operator.dependent.RouterConfigMapDependent;
 import io.lmwarden.operator.dependent.RouterDeploymentDependent;
+import io.lmwarden.operator.dependent.RouterDisruptionBudgetDependent;
 import io.lmwarden.operator.dependent.RouterRoleBindingDependent;
 import io.lmwarden.operator.dependent.RouterRoleDependent;
 import io.lmwarden.operator.dependent.RouterServiceAccountDependent;
@@ -46,7 +47,8 @@ import java.util.logging.Logger;
         // A router pod that starts before its RBAC and config fails its EndpointSlice watch or its mount.
         @Dependent(name = ModelDeploymentReconciler.ROUTER, type = RouterDeploymentDependent.class,
                 dependsOn = {ModelDeploymentReconciler.ROUTER_ROLE_BINDING, ModelDeploymentReconciler.ROUTER_CONFIG}),
-        @Dependent(name = ModelDeploymentReconciler.ROUTER_SERVICE, type = RouterServiceDependent.class)
+        @Dependent(name = ModelDeploymentReconciler.ROUTER_SERVICE, type = RouterServiceDependent.class),
+        @Dependent(name = ModelDeploymentReconciler.ROUTER_DISRUPTION_BUDGET, type = RouterDisruptionBudgetDependent.class)
 })
 @ControllerConfiguration(name = ModelDeploymentReconciler.NAME)
 public class ModelDeploymentReconciler implements Reconciler<ModelDeployment> {
@@ -59,6 +61,7 @@ public class ModelDeploymentReconciler implements Reconciler<ModelDeployment> {
     static final String ROUTER_CONFIG = "router-configmap";
     static final String ROUTER = "router-deployment";
     static final String ROUTER_SERVICE = "router-service";
+    static final String ROUTER_DISRUPTION_BUDGET = "router-pdb";
 
     private static final Logger LOG = Logger.getLogger(ModelDeploymentReconciler.class.getName());
 

@@ -105,7 +105,8 @@ class KubernetesSchemaTest {
             for (HasMetadata o : List.of(new VllmStatefulSetDependent(DEFAULTS).desired(md), new ReplicaServiceDependent(DEFAULTS).desired(md),
                     new RouterConfigMapDependent(DEFAULTS).desired(md), new RouterDeploymentDependent(DEFAULTS).desired(md),
                     new RouterServiceDependent(DEFAULTS).desired(md), new RouterServiceAccountDependent(DEFAULTS).desired(md),
-                    new RouterRoleDependent(DEFAULTS).desired(md), new RouterRoleBindingDependent(DEFAULTS).desired(md))) {
+                    new RouterRoleDependent(DEFAULTS).desired(md), new RouterRoleBindingDependent(DEFAULTS).desired(md),
+                    new io.lmwarden.operator.dependent.RouterDisruptionBudgetDependent(DEFAULTS).desired(md))) {
                 objects.put(name + ": " + o.getKind(), JSON.readTree(k8s.asJson(o)));
             }
             objects.put(name + ": ModelDeployment", JSON.readTree(k8s.asJson(md)));

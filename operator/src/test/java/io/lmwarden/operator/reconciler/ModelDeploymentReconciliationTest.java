@@ -66,7 +66,7 @@ class ModelDeploymentReconciliationTest {
     void createMakesEveryObjectOwnedByTheModelDeployment() {
         ModelDeployment md = client.resource(SampleModelDeployments.qwenDp4(NS)).create();
 
-        awaitObjects(md, 8);
+        awaitObjects(md, 9);
         for (HasMetadata object : objectsOf(md)) {
             assertThat(object.getMetadata().getOwnerReferences()).as(object.getKind() + " owner").singleElement().satisfies(ref -> {
                 assertThat(ref.getKind()).isEqualTo("ModelDeployment");
@@ -190,7 +190,7 @@ class ModelDeploymentReconciliationTest {
 
         // Fixed, it is applied.
         patchSpec("qwen3-4b", "{\"spec\":{\"router\":{\"spillThreshold\":\"auto\"}}}");
-        awaitObjects(md, 8);
+        awaitObjects(md, 9);
         Eventually.await("Degraded=False", TIMEOUT, () -> "False".equals(condition(get("qwen3-4b"), "Degraded")));
     }
 
@@ -198,18 +198,18 @@ class ModelDeploymentReconciliationTest {
     void deletingTheModelDeploymentLeavesNothingBehind() throws InterruptedException {
         ModelDeployment md = client.resource(SampleModelDeployments.simulated(NS, 2)).create();
         ModelDeployment other = client.resource(SampleModelDeployments.qwenDp4(NS)).create();
-        awaitObjects(md, 8);
-        awaitObjects(other, 8);
+        awaitObjects(md, 9);
+        awaitObjects(other, 9);
 
         client.resource(md).delete();
         Eventually.await("ModelDeployment gone", TIMEOUT, () -> get("sim") == null);
         OwnerReferenceGarbageCollector gc = new OwnerReferenceGarbageCollector(client);
         int deleted = gc.collect(NS, Set.of(other.getMetadata().getUid()));
 
-        assertThat(deleted).isEqualTo(8);
+        assertThat(deleted).isEqualTo(9);
         Thread.sleep(500); // the operator must not recreate anything for a deleted ModelDeployment
         assertThat(objectsOf(md)).isEmpty();
-        assertThat(objectsOf(other)).as("another ModelDeployment's objects stay").hasSize(8);
+        assertThat(objectsOf(other)).as("another ModelDeployment's objects stay").hasSize(9);
     }
 
     /** Like `kubectl patch --type merge`: no resourceVersion, so it cannot conflict with the operator's status writes. */
