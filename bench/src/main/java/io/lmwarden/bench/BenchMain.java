@@ -1,6 +1,7 @@
 package io.lmwarden.bench;
 
 import io.lmwarden.common.Durations;
+import io.lmwarden.common.build.BuildVersion;
 import io.lmwarden.bench.client.ApiFlavour;
 import io.lmwarden.bench.report.BenchResults;
 import io.lmwarden.bench.report.ReportFiles;
@@ -20,13 +21,21 @@ import java.util.List;
 import java.util.concurrent.Callable;
 
 /** {@code java -jar lmw-bench.jar}: agent-style sessions against a pool, one table per routing policy. */
-@Command(name = "lmw-bench", mixinStandardHelpOptions = true, sortOptions = false, version = "lmw-bench 0.1.0",
+@Command(name = "lmw-bench", mixinStandardHelpOptions = true, sortOptions = false, versionProvider = BenchMain.Version.class,
         subcommands = io.lmwarden.bench.probe.ProbeCommand.class,
         description = {
             "Runs closed-loop, Claude-Code-style sessions against a pool of vLLM replicas behind the LM Warden router,",
             "one variant per routing policy, and reports the published columns per stage.",
             "All durations are workload time; with --time-scale K a simulated stage takes 1/K of it on the wall clock."})
 public final class BenchMain implements Callable<Integer> {
+
+    /** The jar's own version, for --version. */
+    static final class Version implements CommandLine.IVersionProvider {
+        @Override
+        public String[] getVersion() {
+            return new String[] {"lmw-bench " + BuildVersion.of(BenchMain.class)};
+        }
+    }
 
     @Option(names = "--simulate", paramLabel = "N",
             description = "Start N simulated replicas and a router in-process, fresh for every variant.")

@@ -36,10 +36,18 @@ import java.util.logging.Logger;
 import java.util.stream.Collectors;
 
 /** Entry point of the operator image: {@code java -jar lmw-operator.jar [options]}. */
-@Command(name = "lmw-operator", mixinStandardHelpOptions = true, version = "LM Warden operator 0.1.0",
+@Command(name = "lmw-operator", mixinStandardHelpOptions = true, versionProvider = OperatorMain.Version.class,
         description = "Reconciles ModelDeployments (lmwarden.io/v1alpha1) into vLLM replicas and an LM Warden router.")
 public final class OperatorMain implements Callable<Integer> {
     private static final Logger LOG = Logger.getLogger(OperatorMain.class.getName());
+
+    /** The jar's Implementation-Version (the Maven project version); "dev" outside a packaged jar. */
+    static final class Version implements CommandLine.IVersionProvider {
+        @Override
+        public String[] getVersion() {
+            return new String[] {"lmw-operator " + io.lmwarden.common.build.BuildVersion.of(OperatorMain.class)};
+        }
+    }
 
     @Option(names = "--namespaces", defaultValue = "${env:LMW_WATCH_NAMESPACES:-}",
             description = "Comma-separated namespaces to watch; empty watches all (env LMW_WATCH_NAMESPACES).")

@@ -3,6 +3,8 @@ package io.lmwarden.router;
 import io.lmwarden.router.config.ConfigResolver;
 import io.lmwarden.router.config.RouterConfig;
 import io.lmwarden.router.config.RouterOption;
+import io.lmwarden.common.build.BuildVersion;
+import io.lmwarden.common.logging.LogOutput;
 import picocli.CommandLine;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Model.OptionSpec;
@@ -23,7 +25,8 @@ public final class RouterMain {
     }
 
     public static void main(String[] args) throws InterruptedException {
-        CommandSpec spec = CommandSpec.create().name("lmw-router").mixinStandardHelpOptions(true);
+        CommandSpec spec = CommandSpec.create().name("lmw-router").mixinStandardHelpOptions(true)
+                .version("lmw-router " + BuildVersion.of(RouterMain.class));
         spec.usageMessage().description("LM Warden: keeps each agent conversation on the vLLM replica that holds its prefix cache.",
                 "Every option is also an environment variable LMW_<NAME> and a key of the --config YAML file.");
         for (RouterOption o : RouterOption.values()) {
@@ -35,7 +38,7 @@ public final class RouterMain {
         RouterConfig config;
         try {
             ParseResult parsed = cli.parseArgs(args);
-            if (CommandLine.printHelpIfRequested(parsed)) {
+            if (CommandLine.printHelpIfRequested(parsed)) { // --help and --version
                 return;
             }
             Map<RouterOption, String> flags = new EnumMap<>(RouterOption.class);
@@ -53,7 +56,7 @@ public final class RouterMain {
             System.exit(2);
             return;
         }
-        LogSetup.configure(config.logFormat());
+        LogOutput log = LogOutput.install(config.logFormat());
         ReplicaSource replicas = null;
         LmWardenRouter router;
         try {
@@ -67,13 +70,21 @@ public final class RouterMain {
             System.exit(1);
             return;
         }
-        System.out.println("LM Warden router on http://127.0.0.1:" + router.port() + "  (policy " + config.policy() + ")");
-        replicas.describe().forEach(line -> System.out.println("  " + line));
+        if (!log.json()) {
+            // For a person at a terminal; with JSON logs the "router listening" line says the same as fields.
+            System.out.println("LM Warden router on http://127.0.0.1:" + router.port() + "  (policy " + config.policy() + ")");
+            replicas.describe().forEach(line -> System.out.println("  " + line));
+        }
         CountDownLatch stopped = new CountDownLatch(1);
         ReplicaSource started = replicas;
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+            log.shutdownLine(RouterMain.class.getName(), "shutdown requested (SIGTERM or SIGINT)",
+                    "graceMs", config.shutdownGrace().toMillis());
+            long startedAt = System.nanoTime();
             router.close();
             started.close();
+            log.shutdownLine(RouterMain.class.getName(), "shutdown complete",
+                    "tookMs", (System.nanoTime() - startedAt) / 1_000_000);
             stopped.countDown();
         }, "lmw-shutdown"));
         stopped.await();

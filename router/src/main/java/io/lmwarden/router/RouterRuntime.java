@@ -1,5 +1,6 @@
 package io.lmwarden.router;
 
+import io.lmwarden.common.logging.LogFields;
 import io.lmwarden.router.api.AdminApi;
 import io.lmwarden.router.api.WebUi;
 import io.lmwarden.router.config.RouterConfig;
@@ -33,6 +34,7 @@ import io.lmwarden.router.session.SessionKeyResolver;
 import io.lmwarden.router.stats.RequestAccounting;
 import io.lmwarden.router.stats.RouterMetrics;
 import io.lmwarden.router.stats.SessionLog;
+import io.lmwarden.common.build.BuildVersion;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.core.http.HttpClient;
@@ -75,9 +77,11 @@ final class RouterRuntime {
     private final HttpClient client;
     private final HttpServer server;
     private final InFlightTracker inFlight;
+    private final RouterMetrics metrics;
 
     private RouterRuntime(RouterConfig config, Vertx vertx, ReplicaDiscovery discovery,
-                          EngineMetricsScraper scraper, HttpClient client, HttpServer server, InFlightTracker inFlight) {
+                          EngineMetricsScraper scraper, HttpClient client, HttpServer server, InFlightTracker inFlight,
+                          RouterMetrics metrics) {
         this.config = config;
         this.vertx = vertx;
         this.discovery = discovery;
@@ -85,6 +89,7 @@ final class RouterRuntime {
         this.client = client;
         this.server = server;
         this.inFlight = inFlight;
+        this.metrics = metrics;
     }
 
     static RouterRuntime start(RouterConfig config) {
@@ -95,7 +100,8 @@ final class RouterRuntime {
                     : new StaticReplicaDiscovery(config.replicas());
             ReplicaPool pool = new ReplicaPool(config.metricsStaleAfter());
             AffinityTable affinity = new AffinityTable(config.affinityMaxEntries(), config.sessionIdleTimeout());
-            RouterMetrics metrics = new RouterMetrics(pool, affinity);
+            RouterMetrics metrics = new RouterMetrics(pool, affinity, BuildVersion.of(RouterRuntime.class));
+            pool.onAdded(metrics::replicaDiscovered);
             SessionLog sessions = new SessionLog(10_000, 50);
             PrefixIndexes prefixIndexes = new PrefixIndexes(DEFAULT_KV_CAPACITY_TOKENS);
             TokenRates tokenRates = new TokenRates();
@@ -162,9 +168,9 @@ final class RouterRuntime {
                             .setPort(config.port()).setHost(config.host()).setTcpNoDelay(true).setCompressionSupported(false))
                     .requestHandler(router);
             await(server.listen());
-            LOG.info(() -> "router listening port=" + server.actualPort() + " discovery=" + discovery.describe()
-                    + " policy=" + policy.get().name());
-            return new RouterRuntime(config, vertx, discovery, scraper, client, server, inFlight);
+            LogFields.info(LOG, "router listening", "port", server.actualPort(), "discovery", discovery.describe(),
+                    "policy", policy.get().name(), "version", BuildVersion.of(RouterRuntime.class));
+            return new RouterRuntime(config, vertx, discovery, scraper, client, server, inFlight, metrics);
         } catch (RuntimeException e) {
             vertx.close();
             throw e;
@@ -193,9 +199,9 @@ final class RouterRuntime {
         try {
             inFlight.whenDrained().get(graceMs, TimeUnit.MILLISECONDS);
         } catch (TimeoutException e) {
-            LOG.warning(() -> "shutdown grace over with " + inFlight.active() + " requests in flight");
+            LogFields.warn(LOG, "shutdown grace over", "inFlight", inFlight.active());
         } catch (Exception e) {
-            LOG.warning(() -> "shutdown wait interrupted: " + e);
+            LogFields.warn(LOG, "shutdown wait interrupted", "cause", e);
         }
         try {
             await(shutdown);
@@ -206,6 +212,7 @@ final class RouterRuntime {
         discovery.close();
         await(client.close());
         await(vertx.close());
+        metrics.close();
     }
 
     private static <T> T await(Future<T> f) {

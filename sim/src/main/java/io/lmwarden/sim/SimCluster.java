@@ -1,6 +1,7 @@
 package io.lmwarden.sim;
 
 import io.lmwarden.sim.dp.DataParallelEngines;
+import io.lmwarden.common.logging.LogFields;
 import io.lmwarden.sim.engine.Engine;
 import io.lmwarden.sim.engine.SimClock;
 import io.lmwarden.sim.http.ReplicaConfig;
@@ -58,10 +59,9 @@ public final class SimCluster implements AutoCloseable {
                 }
                 engines.start(vertx);
                 started.add(new SimReplica("sim-" + i, options.host(), actual, engines, server));
-                LOG.info("simulated replica sim-" + i + " listening on " + options.host() + ":" + actual
-                        + " (profile " + profile.name() + ", time scale " + options.timeScale()
-                        + (options.engines() > 1 ? ", " + options.engines() + " data-parallel engines, balancer "
-                        + options.dpBalancer().flag() : "") + ")");
+                LogFields.info(LOG, "simulated replica listening", "replica", "sim-" + i, "host", options.host(), "port", actual,
+                        "profile", profile.name(), "timeScale", options.timeScale(), "engines", options.engines(),
+                        "dpBalancer", options.engines() > 1 ? options.dpBalancer().flag() : "");
             }
         } catch (RuntimeException e) {
             new SimCluster(vertx, started).close();
@@ -99,7 +99,7 @@ public final class SimCluster implements AutoCloseable {
         try {
             await(vertx.close());
         } catch (RuntimeException e) {
-            LOG.warning("closing Vert.x: " + e.getMessage());
+            LogFields.warn(LOG, "closing Vert.x failed", "cause", e.getMessage());
         }
     }
 
@@ -107,7 +107,7 @@ public final class SimCluster implements AutoCloseable {
         try {
             await(r.server().close());
         } catch (RuntimeException e) {
-            LOG.warning("closing " + r.id() + ": " + e.getMessage());
+            LogFields.warn(LOG, "closing replica failed", "replica", r.id(), "cause", e.getMessage());
         }
         r.engines().close();
     }

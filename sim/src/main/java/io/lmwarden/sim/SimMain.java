@@ -1,6 +1,8 @@
 package io.lmwarden.sim;
 
 import io.lmwarden.sim.dp.BalancerEra;
+import io.lmwarden.common.build.BuildVersion;
+import io.lmwarden.common.logging.LogOutput;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -10,7 +12,7 @@ import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 
 /** Command line: serves N simulated vLLM replicas on consecutive ports until killed. */
-@Command(name = "lmw-sim", mixinStandardHelpOptions = true,
+@Command(name = "lmw-sim", mixinStandardHelpOptions = true, versionProvider = SimMain.Version.class,
         description = "Simulated vLLM replicas: vLLM's HTTP API and metrics over a scheduler and prefix-cache model.")
 public final class SimMain implements Callable<Integer> {
     @Option(names = "--replicas", description = "Number of replicas (default: ${DEFAULT-VALUE})")
@@ -52,6 +54,16 @@ public final class SimMain implements Callable<Integer> {
             + " (waiting*4+running on coordinator counts), blind (local counts only), current (vLLM PR #49204)"
             + " (default: ${DEFAULT-VALUE})")
     String dpBalancer = BalancerEra.CURRENT.flag();
+    @Option(names = "--log-format", description = "Log line format on stderr: text or json (default: ${DEFAULT-VALUE})")
+    String logFormat = "text";
+
+    /** The jar's own version, for --version. */
+    static final class Version implements CommandLine.IVersionProvider {
+        @Override
+        public String[] getVersion() {
+            return new String[] {"lmw-sim " + BuildVersion.of(SimMain.class)};
+        }
+    }
 
     public static void main(String[] args) {
         System.exit(new CommandLine(new SimMain()).execute(args));
@@ -60,8 +72,10 @@ public final class SimMain implements Callable<Integer> {
     @Override
     public Integer call() throws InterruptedException {
         SimOptions options;
+        LogOutput log;
         try {
             options = options();
+            log = LogOutput.install(logFormat);
         } catch (IllegalArgumentException e) {
             System.err.println("lmw-sim: " + e.getMessage());
             return 2;
@@ -69,13 +83,18 @@ public final class SimMain implements Callable<Integer> {
         SimCluster cluster = SimCluster.start(options);
         CountDownLatch stopped = new CountDownLatch(1);
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+            log.shutdownLine(SimMain.class.getName(), "shutdown requested (SIGTERM or SIGINT)");
             cluster.close();
+            log.shutdownLine(SimMain.class.getName(), "shutdown complete");
             stopped.countDown();
         }, "lmw-sim-shutdown"));
-        for (SimReplica r : cluster.replicas()) {
-            System.out.println(r.id() + " " + r.url());
+        if (!log.json()) {
+            // One "id url" line per replica for scripts; JSON logs carry the same in "simulated replica listening".
+            for (SimReplica r : cluster.replicas()) {
+                System.out.println(r.id() + " " + r.url());
+            }
+            System.out.flush();
         }
-        System.out.flush();
         stopped.await();
         return 0;
     }

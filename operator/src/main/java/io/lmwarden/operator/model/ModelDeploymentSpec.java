@@ -1,5 +1,6 @@
 package io.lmwarden.operator.model;
 
+import io.fabric8.kubernetes.model.annotation.SpecReplicas;
 import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonPropertyDescription;
 import io.fabric8.generator.annotation.Default;
@@ -39,7 +40,9 @@ public class ModelDeploymentSpec {
 
     @Default("1")
     @Min(1)
-    @JsonPropertyDescription("Number of vLLM replicas (one pod each); the router balances and pins sessions across them.")
+    @SpecReplicas
+    @JsonPropertyDescription("Number of vLLM replicas (one pod each); the router balances and pins sessions across them."
+            + " The scale subresource sets it: kubectl scale md <name> --replicas=N.")
     private Integer dataParallelSize;
 
     @Default(Defaults.LAYOUT_POD_PER_REPLICA)

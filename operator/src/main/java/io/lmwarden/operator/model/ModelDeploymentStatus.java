@@ -3,6 +3,8 @@ package io.lmwarden.operator.model;
 import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonPropertyDescription;
 import io.fabric8.kubernetes.api.model.Condition;
+import io.fabric8.kubernetes.model.annotation.LabelSelector;
+import io.fabric8.kubernetes.model.annotation.StatusReplicas;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -15,8 +17,16 @@ public class ModelDeploymentStatus {
     @JsonPropertyDescription("metadata.generation of the spec this status describes.")
     private Long observedGeneration;
 
+    @StatusReplicas
     @JsonPropertyDescription("Replica pods passing their readiness probe.")
     private Integer readyReplicas;
+
+    @JsonPropertyDescription("Ready replica pods / dataParallelSize, e.g. 3/4 (the READY column).")
+    private String ready;
+
+    @LabelSelector
+    @JsonPropertyDescription("Label selector of the replica pods, for the scale subresource (kubectl scale, autoscalers).")
+    private String selector;
 
     @JsonPropertyDescription("True when at least one router pod is ready.")
     private Boolean routerReady;
@@ -31,6 +41,10 @@ public class ModelDeploymentStatus {
     public void setObservedGeneration(Long observedGeneration) { this.observedGeneration = observedGeneration; }
     public Integer getReadyReplicas() { return readyReplicas; }
     public void setReadyReplicas(Integer readyReplicas) { this.readyReplicas = readyReplicas; }
+    public String getReady() { return ready; }
+    public void setReady(String ready) { this.ready = ready; }
+    public String getSelector() { return selector; }
+    public void setSelector(String selector) { this.selector = selector; }
     public Boolean getRouterReady() { return routerReady; }
     public void setRouterReady(Boolean routerReady) { this.routerReady = routerReady; }
     public String getEndpoint() { return endpoint; }
@@ -43,6 +57,8 @@ public class ModelDeploymentStatus {
         return o instanceof ModelDeploymentStatus s
                 && Objects.equals(observedGeneration, s.observedGeneration)
                 && Objects.equals(readyReplicas, s.readyReplicas)
+                && Objects.equals(ready, s.ready)
+                && Objects.equals(selector, s.selector)
                 && Objects.equals(routerReady, s.routerReady)
                 && Objects.equals(endpoint, s.endpoint)
                 && Objects.equals(conditions, s.conditions);
@@ -50,6 +66,6 @@ public class ModelDeploymentStatus {
 
     @Override
     public int hashCode() {
-        return Objects.hash(observedGeneration, readyReplicas, routerReady, endpoint, conditions);
+        return Objects.hash(observedGeneration, readyReplicas, ready, selector, routerReady, endpoint, conditions);
     }
 }

@@ -9,9 +9,12 @@ import io.javaoperatorsdk.operator.api.reconciler.Reconciler;
 import io.javaoperatorsdk.operator.api.reconciler.UpdateControl;
 import io.javaoperatorsdk.operator.api.reconciler.Workflow;
 import io.javaoperatorsdk.operator.api.reconciler.dependent.Dependent;
+import io.lmwarden.operator.dependent.EffectiveSpec;
+import io.lmwarden.operator.dependent.OperatorDefaults;
 import io.lmwarden.operator.dependent.ReplicaServiceDependent;
 import io.lmwarden.operator.dependent.RouterConfigMapDependent;
 import io.lmwarden.operator.dependent.RouterDeploymentDependent;
+import io.lmwarden.operator.dependent.RouterDisruptionBudgetDependent;
 import io.lmwarden.operator.dependent.RouterRoleBindingDependent;
 import io.lmwarden.operator.dependent.RouterRoleDependent;
 import io.lmwarden.operator.dependent.RouterServiceAccountDependent;
@@ -22,21 +25,30 @@ import io.lmwarden.operator.model.ModelDeploymentStatus;
 
 import java.time.Clock;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.logging.Logger;
 
 /**
- * Thin reconciler: JOSDK's managed workflow creates, updates and (through owner references)
- * garbage-collects the dependents; this class only reports status.
+ * Thin reconciler: it checks the spec first (an invalid one is reported as Degraded=True InvalidSpec
+ * with a Warning event, and nothing is created or changed), then runs JOSDK's managed workflow, which
+ * creates and updates the dependents in dependsOn order (owner references garbage-collect them), then
+ * reports status, with an Event for every condition that changed.
  */
-@Workflow(dependents = {
+@Workflow(explicitInvocation = true, dependents = {
         @Dependent(name = ModelDeploymentReconciler.REPLICA_SERVICE, type = ReplicaServiceDependent.class),
-        @Dependent(name = ModelDeploymentReconciler.REPLICAS, type = VllmStatefulSetDependent.class),
+        // The headless Service names the pods' DNS, so it comes before the StatefulSet.
+        @Dependent(name = ModelDeploymentReconciler.REPLICAS, type = VllmStatefulSetDependent.class,
+                dependsOn = ModelDeploymentReconciler.REPLICA_SERVICE),
         @Dependent(name = ModelDeploymentReconciler.ROUTER_SERVICE_ACCOUNT, type = RouterServiceAccountDependent.class),
         @Dependent(name = ModelDeploymentReconciler.ROUTER_ROLE, type = RouterRoleDependent.class),
-        @Dependent(name = ModelDeploymentReconciler.ROUTER_ROLE_BINDING, type = RouterRoleBindingDependent.class),
+        @Dependent(name = ModelDeploymentReconciler.ROUTER_ROLE_BINDING, type = RouterRoleBindingDependent.class,
+                dependsOn = {ModelDeploymentReconciler.ROUTER_ROLE, ModelDeploymentReconciler.ROUTER_SERVICE_ACCOUNT}),
         @Dependent(name = ModelDeploymentReconciler.ROUTER_CONFIG, type = RouterConfigMapDependent.class),
-        @Dependent(name = ModelDeploymentReconciler.ROUTER, type = RouterDeploymentDependent.class),
-        @Dependent(name = ModelDeploymentReconciler.ROUTER_SERVICE, type = RouterServiceDependent.class)
+        // A router pod that starts before its RBAC and config fails its EndpointSlice watch or its mount.
+        @Dependent(name = ModelDeploymentReconciler.ROUTER, type = RouterDeploymentDependent.class,
+                dependsOn = {ModelDeploymentReconciler.ROUTER_ROLE_BINDING, ModelDeploymentReconciler.ROUTER_CONFIG}),
+        @Dependent(name = ModelDeploymentReconciler.ROUTER_SERVICE, type = RouterServiceDependent.class),
+        @Dependent(name = ModelDeploymentReconciler.ROUTER_DISRUPTION_BUDGET, type = RouterDisruptionBudgetDependent.class)
 })
 @ControllerConfiguration(name = ModelDeploymentReconciler.NAME)
 public class ModelDeploymentReconciler implements Reconciler<ModelDeployment> {
@@ -49,34 +61,56 @@ public class ModelDeploymentReconciler implements Reconciler<ModelDeployment> {
     static final String ROUTER_CONFIG = "router-configmap";
     static final String ROUTER = "router-deployment";
     static final String ROUTER_SERVICE = "router-service";
+    static final String ROUTER_DISRUPTION_BUDGET = "router-pdb";
 
     private static final Logger LOG = Logger.getLogger(ModelDeploymentReconciler.class.getName());
 
     private final StatusCalculator statusCalculator = new StatusCalculator();
     private final Clock clock;
+    private final OperatorDefaults defaults;
 
-    public ModelDeploymentReconciler() {
-        this(Clock.systemUTC());
+    public ModelDeploymentReconciler(OperatorDefaults defaults) {
+        this(Clock.systemUTC(), defaults);
     }
 
-    public ModelDeploymentReconciler(Clock clock) {
+    public ModelDeploymentReconciler(Clock clock, OperatorDefaults defaults) {
         this.clock = clock;
+        this.defaults = defaults;
     }
 
     @Override
     public UpdateControl<ModelDeployment> reconcile(ModelDeployment md, Context<ModelDeployment> context) {
-        ModelDeploymentStatus status = statusCalculator.compute(md,
-                context.getSecondaryResource(StatefulSet.class),
-                context.getSecondaryResource(Deployment.class),
-                clock.instant());
-        if (Objects.equals(status, md.getStatus())) {
+        ModelDeploymentStatus previous = md.getStatus();
+        Optional<String> problem = problem(md);
+        ModelDeploymentStatus status;
+        if (problem.isPresent()) {
+            status = statusCalculator.invalid(md, problem.get(), clock.instant());
+        } else {
+            context.managedWorkflowAndDependentResourceContext().reconcileManagedWorkflow().throwAggregateExceptionIfErrorsPresent();
+            status = statusCalculator.compute(md,
+                    context.getSecondaryResource(StatefulSet.class),
+                    context.getSecondaryResource(Deployment.class),
+                    clock.instant());
+        }
+        if (Objects.equals(status, previous)) {
             return UpdateControl.noUpdate();
         }
         LOG.info(() -> "ModelDeployment " + md.getMetadata().getNamespace() + "/" + md.getMetadata().getName()
-                + ": readyReplicas=" + status.getReadyReplicas() + " routerReady=" + status.getRouterReady()
-                + " generation=" + status.getObservedGeneration());
+                + ": ready=" + status.getReady() + " routerReady=" + status.getRouterReady()
+                + " generation=" + status.getObservedGeneration() + problem.map(p -> " invalid spec: " + p).orElse(""));
+        ModelDeploymentEvents.record(context.getClient(), md, ModelDeploymentEvents.transitions(previous, status), clock.instant());
         md.setStatus(status);
         return UpdateControl.patchStatus(md);
+    }
+
+    /** Why the spec cannot be applied, in words that say what to fix; empty when it can. */
+    Optional<String> problem(ModelDeployment md) {
+        try {
+            EffectiveSpec.of(md.getSpec(), defaults);
+            return Optional.empty();
+        } catch (IllegalArgumentException e) {
+            return Optional.of(e.getMessage());
+        }
     }
 
     @Override
@@ -84,7 +118,9 @@ public class ModelDeploymentReconciler implements Reconciler<ModelDeployment> {
                                                                        Exception e) {
         LOG.warning(() -> "ModelDeployment " + md.getMetadata().getNamespace() + "/" + md.getMetadata().getName()
                 + ": reconciliation failed: " + e);
+        ModelDeploymentStatus previous = md.getStatus();
         md.setStatus(statusCalculator.failed(md, e, clock.instant()));
+        ModelDeploymentEvents.record(context.getClient(), md, ModelDeploymentEvents.transitions(previous, md.getStatus()), clock.instant());
         return ErrorStatusUpdateControl.patchStatus(md);
     }
 }

@@ -4,6 +4,7 @@ import io.fabric8.kubernetes.api.model.Condition;
 import io.fabric8.kubernetes.api.model.ConditionBuilder;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
 import io.fabric8.kubernetes.api.model.apps.StatefulSet;
+import io.lmwarden.operator.dependent.Labels;
 import io.lmwarden.operator.dependent.ResourceNames;
 import io.lmwarden.operator.model.Defaults;
 import io.lmwarden.operator.model.ModelDeployment;
@@ -29,6 +30,7 @@ public final class StatusCalculator {
     public static final String READY = "Ready";
     public static final String PROGRESSING = "Progressing";
     public static final String DEGRADED = "Degraded";
+    public static final String INVALID_SPEC = "InvalidSpec";
 
     public ModelDeploymentStatus compute(ModelDeployment md, Optional<StatefulSet> replicas,
                                          Optional<Deployment> router, Instant now) {
@@ -69,6 +71,18 @@ public final class StatusCalculator {
         return status(md, previous, ready, routerReady, List.of(readyCondition, progressing, degraded), now);
     }
 
+    /** Status of a spec that cannot be applied: Degraded with what to fix; the objects stay as they were. */
+    public ModelDeploymentStatus invalid(ModelDeployment md, String problem, Instant now) {
+        ModelDeploymentStatus previous = md.getStatus();
+        Condition degraded = condition(DEGRADED, true, INVALID_SPEC, problem);
+        Condition ready = previousCondition(previous, READY)
+                .orElseGet(() -> condition(READY, false, INVALID_SPEC, "see the Degraded condition"));
+        Condition progressing = condition(PROGRESSING, false, INVALID_SPEC, "the spec is not applied until it is fixed");
+        int readyReplicas = previous == null || previous.getReadyReplicas() == null ? 0 : previous.getReadyReplicas();
+        boolean routerReady = previous != null && Boolean.TRUE.equals(previous.getRouterReady());
+        return status(md, previous, readyReplicas, routerReady, List.of(ready, progressing, degraded), now);
+    }
+
     /** Status after a failed reconciliation: Degraded with the error, everything else as before. */
     public ModelDeploymentStatus failed(ModelDeployment md, Throwable error, Instant now) {
         ModelDeploymentStatus previous = md.getStatus();
@@ -88,6 +102,9 @@ public final class StatusCalculator {
         ModelDeploymentStatus status = new ModelDeploymentStatus();
         status.setObservedGeneration(generation);
         status.setReadyReplicas(ready);
+        status.setReady(ready + "/" + desiredReplicas(md));
+        status.setSelector(Labels.selector(ResourceNames.of(md), Labels.REPLICA_COMPONENT).entrySet().stream()
+                .map(e -> e.getKey() + "=" + e.getValue()).collect(java.util.stream.Collectors.joining(",")));
         status.setRouterReady(routerReady);
         status.setEndpoint(ResourceNames.of(md).endpoint());
         String timestamp = now.truncatedTo(ChronoUnit.SECONDS).toString();

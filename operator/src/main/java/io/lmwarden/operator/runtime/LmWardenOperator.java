@@ -57,7 +57,7 @@ public final class LmWardenOperator {
                 overrider.withLeaderElectionConfiguration(builder.build());
             });
         });
-        operator.register(new ModelDeploymentReconciler(), config -> {
+        operator.register(new ModelDeploymentReconciler(settings.defaults()), config -> {
             if (settings.namespaces().isEmpty()) {
                 config.watchingAllNamespaces();
             } else {

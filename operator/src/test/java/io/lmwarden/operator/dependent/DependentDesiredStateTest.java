@@ -335,4 +335,19 @@ class DependentDesiredStateTest {
         assertThat(containers).hasSize(1);
         return containers.get(0);
     }
+
+    @Test
+    void routerDisruptionBudgetKeepsOneOfSeveralRoutersAndNeverBlocksADrainOfTheOnlyOne() {
+        var budgets = new RouterDisruptionBudgetDependent(DEFAULTS);
+        ModelDeployment one = SampleModelDeployments.qwenDp4("ns");
+        var single = budgets.desired(one).getSpec();
+        assertThat(single.getMaxUnavailable().getIntVal()).isEqualTo(1);
+        assertThat(single.getMinAvailable()).isNull();
+        assertThat(single.getSelector().getMatchLabels()).isEqualTo(routers.desired(one).getSpec().getSelector().getMatchLabels());
+        ModelDeployment two = SampleModelDeployments.qwenDp4("ns");
+        two.getSpec().getRouter().setReplicas(2);
+        var several = budgets.desired(two).getSpec();
+        assertThat(several.getMinAvailable().getIntVal()).isEqualTo(1);
+        assertThat(several.getMaxUnavailable()).isNull();
+    }
 }

@@ -18,7 +18,7 @@ class CrdFilesAreCurrentTest {
 
     @Test
     void checkedInCrdCopiesEqualTheGeneratedOne() {
-        String generated = RepositoryFiles.read(RepositoryFiles.generatedCrd());
+        String generated = RepositoryFiles.crd();
         for (Path copy : List.of(RepositoryFiles.root().resolve("crds").resolve(RepositoryFiles.CRD_FILE),
                 RepositoryFiles.chart().resolve("crds").resolve(RepositoryFiles.CRD_FILE))) {
             if (RepositoryFiles.updateRequested()) {
@@ -44,15 +44,55 @@ class CrdFilesAreCurrentTest {
         assertThat(version.getServed()).isTrue();
         assertThat(version.getStorage()).isTrue();
         assertThat(version.getSubresources().getStatus()).isNotNull();
+        // kubectl get md: NAME MODEL DP TP READY ENDPOINT AGE, and -o wide adds the Ready condition's reason.
         assertThat(version.getAdditionalPrinterColumns())
-                .extracting(CustomResourceColumnDefinition::getName, CustomResourceColumnDefinition::getJsonPath)
-                .containsExactlyInAnyOrder(
-                        org.assertj.core.groups.Tuple.tuple("Model", ".spec.model"),
-                        org.assertj.core.groups.Tuple.tuple("DP", ".spec.dataParallelSize"),
-                        org.assertj.core.groups.Tuple.tuple("TP", ".spec.tensorParallelSize"),
-                        org.assertj.core.groups.Tuple.tuple("Ready", ".status.readyReplicas"),
-                        org.assertj.core.groups.Tuple.tuple("Endpoint", ".status.endpoint"),
-                        org.assertj.core.groups.Tuple.tuple("Age", ".metadata.creationTimestamp"));
+                .extracting(CustomResourceColumnDefinition::getName, CustomResourceColumnDefinition::getJsonPath, CustomResourceColumnDefinition::getPriority)
+                .containsExactly(
+                        org.assertj.core.groups.Tuple.tuple("Model", ".spec.model", 0),
+                        org.assertj.core.groups.Tuple.tuple("DP", ".spec.dataParallelSize", 0),
+                        org.assertj.core.groups.Tuple.tuple("TP", ".spec.tensorParallelSize", 0),
+                        org.assertj.core.groups.Tuple.tuple("Ready", ".status.ready", 0),
+                        org.assertj.core.groups.Tuple.tuple("Endpoint", ".status.endpoint", 0),
+                        org.assertj.core.groups.Tuple.tuple("Age", ".metadata.creationTimestamp", 0),
+                        org.assertj.core.groups.Tuple.tuple("Status", ".status.conditions[?(@.type==\"Ready\")].reason", 1));
+        assertThat(crd.getSpec().getNames().getCategories()).containsExactly("lm-warden");
+        var scale = version.getSubresources().getScale();
+        assertThat(scale).as("kubectl scale md <name> --replicas=N").isNotNull();
+        assertThat(scale.getSpecReplicasPath()).isEqualTo(".spec.dataParallelSize");
+        assertThat(scale.getStatusReplicasPath()).isEqualTo(".status.readyReplicas");
+        assertThat(scale.getLabelSelectorPath()).isEqualTo(".status.selector");
+    }
+
+    @Test
+    void conditionsAreShapedLikeKubernetesConditions() {
+        JSONSchemaProps conditions = version(crd()).getSchema().getOpenAPIV3Schema().getProperties().get("status")
+                .getProperties().get("conditions");
+        assertThat(conditions.getXKubernetesListType()).isEqualTo("map");
+        assertThat(conditions.getXKubernetesListMapKeys()).containsExactly("type");
+        JSONSchemaProps item = conditions.getItems().getSchema();
+        assertThat(item.getRequired()).containsExactlyInAnyOrder("type", "status", "lastTransitionTime", "reason", "message");
+        assertThat(item.getProperties().get("status").getEnum()).extracting(com.fasterxml.jackson.databind.JsonNode::asText)
+                .containsExactly("True", "False", "Unknown");
+        assertThat(item.getProperties().get("lastTransitionTime").getFormat()).isEqualTo("date-time");
+        assertThat(item.getProperties().get("reason").getMinLength()).isEqualTo(1L);
+        // What the operator writes satisfies it: every reason StatusCalculator uses matches the pattern.
+        java.util.regex.Pattern reason = java.util.regex.Pattern.compile(item.getProperties().get("reason").getPattern());
+        var status = new io.lmwarden.operator.reconciler.StatusCalculator().compute(io.lmwarden.operator.SampleModelDeployments.qwenDp4("llm"),
+                java.util.Optional.empty(), java.util.Optional.empty(), java.time.Instant.parse("2026-12-01T10:00:00Z"));
+        assertThat(status.getConditions()).allSatisfy(c -> {
+            assertThat(reason.matcher(c.getReason()).matches()).as(c.getReason()).isTrue();
+            assertThat(java.time.OffsetDateTime.parse(c.getLastTransitionTime())).isNotNull();
+            assertThat(c.getMessage()).isNotNull();
+        });
+        assertThat(status.getReady()).isEqualTo("0/4");
+        assertThat(status.getSelector()).isEqualTo("lmwarden.io/model-deployment=qwen3-4b,app.kubernetes.io/component=replica");
+    }
+
+    @Test
+    void everyEnvEntryNeedsAName() {
+        JSONSchemaProps env = version(crd()).getSchema().getOpenAPIV3Schema().getProperties().get("spec").getProperties().get("env");
+        assertThat(env.getItems().getSchema().getRequired()).containsExactly("name");
+        assertThat(env.getItems().getSchema().getProperties().get("name").getMinLength()).isEqualTo(1L);
     }
 
     @Test
@@ -85,7 +125,7 @@ class CrdFilesAreCurrentTest {
     }
 
     static CustomResourceDefinition crd() {
-        return new KubernetesSerialization().unmarshal(RepositoryFiles.read(RepositoryFiles.generatedCrd()), CustomResourceDefinition.class);
+        return new KubernetesSerialization().unmarshal(RepositoryFiles.crd(), CustomResourceDefinition.class);
     }
 
     private static CustomResourceDefinitionVersion version(CustomResourceDefinition crd) {

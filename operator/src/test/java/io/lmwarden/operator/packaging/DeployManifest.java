@@ -10,8 +10,11 @@ final class DeployManifest {
     }
 
     static String render() {
-        String crd = RepositoryFiles.read(RepositoryFiles.generatedCrd());
-        String chart = RenderedChart.render("lm-warden", NAMESPACE, Map.of()).yaml();
+        String crd = RepositoryFiles.crd();
+        // Applied with kubectl, not installed by Helm: a managed-by: Helm label would make Helm and other
+        // tools believe a release owns these objects.
+        String chart = RenderedChart.render("lm-warden", NAMESPACE, Map.of()).yaml()
+                .replaceAll("(?m)^\\s*app\\.kubernetes\\.io/managed-by: Helm\\R", "");
         return """
                 # LM Warden operator for `kubectl apply -f deploy/operator.yaml`: the ModelDeployment CRD,
                 # the operator's RBAC and its Deployment in namespace lm-warden, watching all namespaces.

@@ -28,6 +28,7 @@ import java.util.List;
 import java.util.Map;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 class HelmChartTest {
     private static final String NAMESPACE = "lmw-system";
@@ -141,24 +142,147 @@ class HelmChartTest {
     }
 
     @Test
-    void anOptionalServiceMonitorScrapesEveryRouterService() {
+    void optionalMonitorsScrapeEveryRouterAndEveryReplicaLabelledByModelDeployment() {
         assertThat(RenderedChart.render("lm-warden", NAMESPACE, Map.of()).all(io.fabric8.kubernetes.api.model.GenericKubernetesResource.class))
-                .noneMatch(o -> o.getKind().equals("ServiceMonitor"));
+                .noneMatch(o -> o.getKind().endsWith("Monitor"));
         RenderedChart chart = RenderedChart.render("lm-warden", NAMESPACE, Map.of("serviceMonitor.enabled", "true"));
-        var monitor = chart.all(io.fabric8.kubernetes.api.model.GenericKubernetesResource.class).stream()
-                .filter(o -> o.getKind().equals("ServiceMonitor")).findFirst().orElseThrow();
-        assertThat(monitor.getApiVersion()).isEqualTo("monitoring.coreos.com/v1");
-        Map<String, Object> spec = monitor.get("spec");
+        var monitors = chart.all(io.fabric8.kubernetes.api.model.GenericKubernetesResource.class);
+        var routers = monitors.stream().filter(o -> o.getKind().equals("ServiceMonitor")).findFirst().orElseThrow();
+        var replicas = monitors.stream().filter(o -> o.getKind().equals("PodMonitor")).findFirst().orElseThrow();
+        assertThat(routers.getApiVersion()).isEqualTo("monitoring.coreos.com/v1");
+        assertThat(replicas.getApiVersion()).isEqualTo("monitoring.coreos.com/v1");
+        Map<String, Object> spec = routers.get("spec");
         assertThat(spec.toString()).contains("any=true").contains("app.kubernetes.io/component=router")
                 .contains("app.kubernetes.io/managed-by=" + io.lmwarden.operator.dependent.Labels.MANAGED_BY_VALUE)
-                .contains("port=http").contains("path=/metrics");
-        // The router Service the operator makes carries exactly the labels the monitor selects.
-        var routerService = new io.lmwarden.operator.dependent.RouterServiceDependent()
-                .desired(io.lmwarden.operator.SampleModelDeployments.qwenDp4("llm"));
+                .contains("port=http").contains("path=/metrics")
+                .contains("sourceLabels=[__meta_kubernetes_service_label_lmwarden_io_model_deployment], targetLabel=model_deployment");
+        Map<String, Object> podSpec = replicas.get("spec");
+        assertThat(podSpec.toString()).contains("any=true").contains("app.kubernetes.io/component=replica")
+                .contains("port=http").contains("path=/metrics")
+                .contains("sourceLabels=[__meta_kubernetes_pod_label_lmwarden_io_model_deployment], targetLabel=model_deployment");
+        // The objects the operator makes carry exactly the labels the monitors select and relabel.
+        var md = io.lmwarden.operator.SampleModelDeployments.qwenDp4("llm");
+        var routerService = new io.lmwarden.operator.dependent.RouterServiceDependent().desired(md);
         assertThat(routerService.getMetadata().getLabels())
                 .containsEntry("app.kubernetes.io/component", "router")
+                .containsEntry(io.lmwarden.operator.dependent.Labels.MODEL_DEPLOYMENT, md.getMetadata().getName())
                 .containsEntry("app.kubernetes.io/managed-by", io.lmwarden.operator.dependent.Labels.MANAGED_BY_VALUE);
         assertThat(routerService.getSpec().getPorts().get(0).getName()).isEqualTo("http");
+        var pod = new io.lmwarden.operator.dependent.VllmStatefulSetDependent().desired(md).getSpec().getTemplate();
+        assertThat(pod.getMetadata().getLabels())
+                .containsEntry("app.kubernetes.io/component", "replica")
+                .containsEntry(io.lmwarden.operator.dependent.Labels.MODEL_DEPLOYMENT, md.getMetadata().getName())
+                .containsEntry("app.kubernetes.io/managed-by", io.lmwarden.operator.dependent.Labels.MANAGED_BY_VALUE);
+        assertThat(pod.getSpec().getContainers().get(0).getPorts()).anySatisfy(p -> assertThat(p.getName()).isEqualTo("http"));
+        // Prometheus turns label lmwarden.io/model-deployment into __meta_..._lmwarden_io_model_deployment.
+        assertThat(io.lmwarden.operator.dependent.Labels.MODEL_DEPLOYMENT.replaceAll("[^a-zA-Z0-9_]", "_")).isEqualTo("lmwarden_io_model_deployment");
+    }
+
+    @Test
+    void valuesOfTheWrongTypeAreRefusedByTheSchema() {
+        assertThatThrownBy(() -> RenderedChart.render("lm-warden", NAMESPACE, Map.of("operator.replicas", "two")))
+                .hasMessageContaining("replicas");
+        assertThatThrownBy(() -> RenderedChart.render("lm-warden", NAMESPACE, Map.of("operator.logFormat", "yaml")))
+                .hasMessageContaining("logFormat");
+        assertThatThrownBy(() -> RenderedChart.render("lm-warden", NAMESPACE, Map.of("operator.replica", "2")))
+                .as("a misspelt key").hasMessageContaining("replica");
+    }
+
+    @Test
+    void twoOperatorReplicasWithoutLeaderElectionFailWithTheReason() {
+        assertThatThrownBy(() -> RenderedChart.render("lm-warden", NAMESPACE,
+                Map.of("operator.replicas", "2", "operator.leaderElection", "false")))
+                .hasMessageContaining("operator.leaderElection=true");
+        assertThat(RenderedChart.render("lm-warden", NAMESPACE, Map.of("operator.replicas", "2"))
+                .one(Deployment.class).getSpec().getReplicas()).isEqualTo(2);
+    }
+
+    @Test
+    void annotationValuesRenderAsStrings(@TempDir Path dir) throws java.io.IOException {
+        Path values = Files.writeString(dir.resolve("values.yaml"), """
+                operator:
+                  podAnnotations:
+                    prometheus.io/scrape: true
+                    prometheus.io/port: 8080
+                serviceAccount:
+                  annotations:
+                    eks.amazonaws.com/sts-regional-endpoints: true
+                """);
+        RenderedChart chart = RenderedChart.render("lm-warden", NAMESPACE, Map.of(), values);
+        assertThat(chart.yaml()).contains("prometheus.io/scrape: \"true\"", "prometheus.io/port: \"8080\"",
+                "eks.amazonaws.com/sts-regional-endpoints: \"true\"");
+        assertThat(chart.one(Deployment.class).getSpec().getTemplate().getMetadata().getAnnotations())
+                .containsEntry("prometheus.io/scrape", "true");
+    }
+
+    @Test
+    void runAsUserAndGroupCanBeLeftToThePlatform(@TempDir Path dir) throws java.io.IOException {
+        var defaults = RenderedChart.render("lm-warden", NAMESPACE, Map.of()).one(Deployment.class).getSpec().getTemplate().getSpec();
+        assertThat(defaults.getSecurityContext().getRunAsUser()).isEqualTo(65532L);
+        Path values = Files.writeString(dir.resolve("values.yaml"), """
+                operator:
+                  podSecurityContext:
+                    runAsUser: null
+                    runAsGroup: null
+                """);
+        var openShift = RenderedChart.render("lm-warden", NAMESPACE, Map.of(), values).one(Deployment.class).getSpec().getTemplate().getSpec();
+        assertThat(openShift.getSecurityContext().getRunAsUser()).as("OpenShift's restricted-v2 assigns the UID").isNull();
+        assertThat(openShift.getSecurityContext().getRunAsGroup()).isNull();
+        assertThat(openShift.getSecurityContext().getRunAsNonRoot()).isTrue();
+        assertThat(openShift.getContainers().get(0).getSecurityContext().getReadOnlyRootFilesystem()).isTrue();
+    }
+
+    @Test
+    void nameOverrideAndFullnameOverrideNameTheObjects() {
+        RenderedChart renamed = RenderedChart.render("prod", NAMESPACE, Map.of("nameOverride", "warden"));
+        assertThat(renamed.one(Deployment.class).getMetadata().getName()).isEqualTo("prod-warden");
+        assertThat(renamed.one(Deployment.class).getMetadata().getLabels()).containsEntry("app.kubernetes.io/name", "warden");
+        RenderedChart full = RenderedChart.render("prod", NAMESPACE, Map.of("fullnameOverride", "lmw"));
+        assertThat(full.one(Deployment.class).getMetadata().getName()).isEqualTo("lmw");
+        assertThat(full.one(ServiceAccount.class).getMetadata().getName()).isEqualTo("lmw");
+        assertThat(full.one(ClusterRole.class).getMetadata().getName()).isEqualTo("lmw");
+    }
+
+    @Test
+    void chartMetadataNamesItsHomeSourcesAndIcon() throws Exception {
+        var chart = new com.fasterxml.jackson.databind.ObjectMapper(new com.fasterxml.jackson.dataformat.yaml.YAMLFactory())
+                .readTree(RepositoryFiles.chart().resolve("Chart.yaml").toFile());
+        assertThat(chart.path("home").asText()).startsWith("https://");
+        assertThat(chart.path("sources").get(0).asText()).startsWith("https://");
+        assertThat(chart.path("icon").asText()).startsWith("https://").endsWith("/helm/lm-warden/icon.svg");
+        assertThat(RepositoryFiles.chart().resolve("icon.svg")).as("the icon the URL points at is in the repository").isRegularFile();
+    }
+
+    @Test
+    void notesShowAChartRepoUserAModelDeploymentThatApplies() throws Exception {
+        String notes = Files.readString(RepositoryFiles.chart().resolve("templates").resolve("NOTES.txt"));
+        assertThat(notes).as("a chart-repo user has no checkout to apply files from").doesNotContain("deploy/examples");
+        int start = notes.indexOf("<<'MD'\n") + "<<'MD'\n".length();
+        String manifest = notes.substring(start, notes.indexOf("\n  MD\n", start)).replaceAll("(?m)^  ", "");
+        var md = new io.fabric8.kubernetes.client.utils.KubernetesSerialization()
+                .unmarshal(manifest, io.lmwarden.operator.model.ModelDeployment.class);
+        assertThat(md.getSpec().getSimulator().getEnabled()).isTrue();
+        assertThat(md.getSpec().getDataParallelSize()).isEqualTo(2);
+        assertThat(notes).contains("kubectl get md " + md.getMetadata().getName(), "READY shows 2/2",
+                "port-forward service/" + md.getMetadata().getName() + " 8000:" + io.lmwarden.operator.dependent.RouterServiceDependent.PORT);
+    }
+
+    @Test
+    void anOptionalPodDisruptionBudgetKeepsAnOperatorPodThroughDrains() {
+        assertThat(RenderedChart.render("lm-warden", NAMESPACE, Map.of())
+                .all(io.fabric8.kubernetes.api.model.policy.v1.PodDisruptionBudget.class)).isEmpty();
+        RenderedChart chart = RenderedChart.render("lm-warden", NAMESPACE, Map.of("operator.replicas", "2",
+                "operator.podDisruptionBudget.enabled", "true"));
+        var pdb = chart.one(io.fabric8.kubernetes.api.model.policy.v1.PodDisruptionBudget.class);
+        assertThat(pdb.getSpec().getMinAvailable().getIntVal()).isEqualTo(1);
+        assertThat(pdb.getSpec().getSelector().getMatchLabels())
+                .isEqualTo(chart.one(Deployment.class).getSpec().getSelector().getMatchLabels());
+    }
+
+    @Test
+    void deployOperatorYamlIsNotLabelledAsAHelmRelease() {
+        assertThat(RepositoryFiles.read(RepositoryFiles.root().resolve("deploy/operator.yaml")))
+                .doesNotContain("managed-by: Helm").contains("app.kubernetes.io/name: lm-warden");
     }
 
     @Test

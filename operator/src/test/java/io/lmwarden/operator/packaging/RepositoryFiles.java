@@ -21,6 +21,11 @@ final class RepositoryFiles {
         return Path.of(System.getProperty("lmw.generated.crds", "target/generated-crds"), CRD_FILE);
     }
 
+    /** The CRD as checked in: the generated one with {@link CrdConventions} applied. */
+    static String crd() {
+        return CrdConventions.apply(read(generatedCrd()));
+    }
+
     static Path chart() {
         return root().resolve("helm/lm-warden");
     }

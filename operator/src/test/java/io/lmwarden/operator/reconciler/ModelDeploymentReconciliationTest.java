@@ -66,7 +66,7 @@ class ModelDeploymentReconciliationTest {
     void createMakesEveryObjectOwnedByTheModelDeployment() {
         ModelDeployment md = client.resource(SampleModelDeployments.qwenDp4(NS)).create();
 
-        awaitObjects(md, 8);
+        awaitObjects(md, 9);
         for (HasMetadata object : objectsOf(md)) {
             assertThat(object.getMetadata().getOwnerReferences()).as(object.getKind() + " owner").singleElement().satisfies(ref -> {
                 assertThat(ref.getKind()).isEqualTo("ModelDeployment");
@@ -151,8 +151,24 @@ class ModelDeploymentReconciliationTest {
         Eventually.await("Ready=True", TIMEOUT, () -> "True".equals(condition(get("qwen3-4b"), "Ready")));
         ModelDeployment md = get("qwen3-4b");
         assertThat(md.getStatus().getRouterReady()).isTrue();
+        assertThat(md.getStatus().getReady()).as("the READY column").isEqualTo("4/4");
         assertThat(condition(md, "Progressing")).isEqualTo("False");
         assertThat(condition(md, "Degraded")).isEqualTo("False");
+        // kubectl describe md: what happened, as Events on the ModelDeployment.
+        Eventually.await("events", TIMEOUT, () -> eventsOf("qwen3-4b").stream().anyMatch(e -> e.getReason().equals("AllReplicasReady")));
+        List<io.fabric8.kubernetes.api.model.Event> events = eventsOf("qwen3-4b");
+        assertThat(events).extracting(io.fabric8.kubernetes.api.model.Event::getReason)
+                .contains("ReplicasNotReady", "RouterNotReady", "AllReplicasReady", "RolloutComplete");
+        assertThat(events).allSatisfy(e -> {
+            assertThat(e.getType()).isEqualTo("Normal");
+            assertThat(e.getInvolvedObject().getUid()).isEqualTo(md.getMetadata().getUid());
+            assertThat(e.getSource().getComponent()).isEqualTo("lm-warden-operator");
+        });
+    }
+
+    private List<io.fabric8.kubernetes.api.model.Event> eventsOf(String name) {
+        return client.v1().events().inNamespace(NS).list().getItems().stream()
+                .filter(e -> name.equals(e.getInvolvedObject().getName())).toList();
     }
 
     @Test
@@ -164,26 +180,36 @@ class ModelDeploymentReconciliationTest {
         Eventually.await("Degraded=True", TIMEOUT, () -> "True".equals(condition(get("qwen3-4b"), "Degraded")));
         ModelDeployment md = get("qwen3-4b");
         var degraded = md.getStatus().getConditions().stream().filter(c -> c.getType().equals("Degraded")).findFirst().orElseThrow();
-        assertThat(degraded.getReason()).isEqualTo("ReconcileFailed");
+        assertThat(degraded.getReason()).isEqualTo("InvalidSpec");
         assertThat(degraded.getMessage()).contains("spillThreshold must be 'auto' or an integer");
+        assertThat(objectsOf(md)).as("validated before the workflow: nothing is created for an invalid spec").isEmpty();
+        Eventually.await("a Warning event", TIMEOUT, () -> eventsOf("qwen3-4b").stream().anyMatch(e -> e.getReason().equals("InvalidSpec")));
+        var warning = eventsOf("qwen3-4b").stream().filter(e -> e.getReason().equals("InvalidSpec")).findFirst().orElseThrow();
+        assertThat(warning.getType()).isEqualTo("Warning");
+        assertThat(warning.getMessage()).contains("spillThreshold must be 'auto' or an integer");
+
+        // Fixed, it is applied.
+        patchSpec("qwen3-4b", "{\"spec\":{\"router\":{\"spillThreshold\":\"auto\"}}}");
+        awaitObjects(md, 9);
+        Eventually.await("Degraded=False", TIMEOUT, () -> "False".equals(condition(get("qwen3-4b"), "Degraded")));
     }
 
     @Test
     void deletingTheModelDeploymentLeavesNothingBehind() throws InterruptedException {
         ModelDeployment md = client.resource(SampleModelDeployments.simulated(NS, 2)).create();
         ModelDeployment other = client.resource(SampleModelDeployments.qwenDp4(NS)).create();
-        awaitObjects(md, 8);
-        awaitObjects(other, 8);
+        awaitObjects(md, 9);
+        awaitObjects(other, 9);
 
         client.resource(md).delete();
         Eventually.await("ModelDeployment gone", TIMEOUT, () -> get("sim") == null);
         OwnerReferenceGarbageCollector gc = new OwnerReferenceGarbageCollector(client);
         int deleted = gc.collect(NS, Set.of(other.getMetadata().getUid()));
 
-        assertThat(deleted).isEqualTo(8);
+        assertThat(deleted).isEqualTo(9);
         Thread.sleep(500); // the operator must not recreate anything for a deleted ModelDeployment
         assertThat(objectsOf(md)).isEmpty();
-        assertThat(objectsOf(other)).as("another ModelDeployment's objects stay").hasSize(8);
+        assertThat(objectsOf(other)).as("another ModelDeployment's objects stay").hasSize(9);
     }
 
     /** Like `kubectl patch --type merge`: no resourceVersion, so it cannot conflict with the operator's status writes. */

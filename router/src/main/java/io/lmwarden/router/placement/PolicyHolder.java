@@ -1,5 +1,6 @@
 package io.lmwarden.router.placement;
 
+import io.lmwarden.common.logging.LogFields;
 import io.lmwarden.router.config.SpillThreshold;
 
 import java.util.concurrent.atomic.AtomicReference;
@@ -36,7 +37,7 @@ public final class PolicyHolder implements Supplier<PlacementPolicy> {
     public Current switchTo(String name, SpillThreshold spillThreshold) {
         Current next = new Current(factory.create(name, spillThreshold), spillThreshold);
         current.set(next);
-        LOG.info(() -> "policy switched to " + name + " spillThreshold=" + spillThreshold);
+        LogFields.info(LOG, "policy switched", "policy", name, "spillThreshold", spillThreshold);
         return next;
     }
 }

@@ -1,5 +1,6 @@
 package io.lmwarden.router.pool;
 
+import io.lmwarden.common.logging.LogFields;
 import io.fabric8.kubernetes.api.model.discovery.v1.Endpoint;
 import io.fabric8.kubernetes.api.model.discovery.v1.EndpointPort;
 import io.fabric8.kubernetes.api.model.discovery.v1.EndpointSlice;
@@ -73,7 +74,7 @@ public final class EndpointSliceDiscovery implements ReplicaDiscovery {
                         publish.run();
                     }
                 });
-        LOG.info(() -> "watching EndpointSlices of service " + namespace + "/" + service);
+        LogFields.info(LOG, "watching EndpointSlices", "namespace", namespace, "service", service);
         publish.run();
     }
 

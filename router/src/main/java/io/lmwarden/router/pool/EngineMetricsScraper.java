@@ -1,5 +1,6 @@
 package io.lmwarden.router.pool;
 
+import io.lmwarden.common.logging.LogFields;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
@@ -84,7 +85,7 @@ public final class EngineMetricsScraper implements AutoCloseable {
                     if (cause instanceof ConnectException || cause instanceof UnhealthyReplicaException
                             || n >= FAILURES_BEFORE_UNHEALTHY) {
                         if (pool.anyHealthy(r.id())) {
-                            LOG.warning(() -> "endpoint check failed id=" + r.id() + " failures=" + n + " cause=" + cause);
+                            LogFields.warn(LOG, "endpoint check failed", "endpoint", r.id(), "failures", n, "cause", cause);
                         }
                         pool.markUnhealthy(r.id());
                     }

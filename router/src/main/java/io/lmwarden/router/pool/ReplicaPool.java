@@ -1,5 +1,6 @@
 package io.lmwarden.router.pool;
 
+import io.lmwarden.common.logging.LogFields;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -30,6 +31,7 @@ public final class ReplicaPool {
     private final Map<String, ReplicaState> replicas = new ConcurrentHashMap<>();
     private final long staleAfterNanos;
     private final List<Consumer<String>> removalListeners = new CopyOnWriteArrayList<>();
+    private final List<Consumer<String>> additionListeners = new CopyOnWriteArrayList<>();
 
     public ReplicaPool(Duration metricsStaleAfter) {
         this.staleAfterNanos = metricsStaleAfter.toNanos();
@@ -38,6 +40,11 @@ public final class ReplicaPool {
     /** Called with a replica id when it leaves the pool or stops being ready. */
     public void onUnavailable(Consumer<String> listener) {
         removalListeners.add(listener);
+    }
+
+    /** Called with a replica id when it first joins the pool (an endpoint of its own, or one engine rank of one). */
+    public void onAdded(Consumer<String> listener) {
+        additionListeners.add(listener);
     }
 
     /** Applies the whole current set of endpoints from discovery. */
@@ -49,15 +56,14 @@ public final class ReplicaPool {
             if (existing == null) {
                 EndpointState e = new EndpointState(d);
                 endpoints.put(d.id(), e);
-                LOG.info(() -> "endpoint added id=" + d.id() + " url=" + d.url() + " ready=" + d.ready()
-                        + (d.ranks() > 0 ? " ranks=" + d.ranks() : ""));
+                LogFields.info(LOG, "endpoint added", "endpoint", d.id(), "url", d.url(), "ready", d.ready(), "ranks", d.ranks());
                 syncReplicas(e);
             } else {
                 boolean wasReady = existing.discoveredReady();
                 existing.update(d);
                 syncReplicas(existing);
                 if (wasReady != d.ready()) {
-                    LOG.info(() -> "endpoint " + (d.ready() ? "ready" : "not ready") + " id=" + d.id());
+                    LogFields.info(LOG, d.ready() ? "endpoint ready" : "endpoint not ready", "endpoint", d.id());
                     if (!d.ready()) {
                         replicasOf(d.id()).forEach(r -> removalListeners.forEach(l -> l.accept(r.id())));
                     }
@@ -67,7 +73,7 @@ public final class ReplicaPool {
         for (String id : new ArrayList<>(endpoints.keySet())) {
             if (!seen.contains(id)) {
                 endpoints.remove(id);
-                LOG.info(() -> "endpoint removed id=" + id);
+                LogFields.info(LOG, "endpoint removed", "endpoint", id);
                 for (ReplicaState r : replicasOf(id)) {
                     remove(r.id());
                 }
@@ -93,8 +99,9 @@ public final class ReplicaPool {
             if (r == null) {
                 replicas.put(id, new ReplicaState(id, e.id(), rank, e.url(), e.discoveredReady()));
                 if (rank >= 0) {
-                    LOG.info(() -> "replica added id=" + id + " (engine rank " + rank + " of " + e.id() + ")");
+                    LogFields.info(LOG, "replica added", "replica", id, "endpoint", e.id(), "rank", rank);
                 }
+                additionListeners.forEach(l -> l.accept(id));
             } else {
                 r.update(e.url(), e.discoveredReady());
             }
@@ -103,7 +110,7 @@ public final class ReplicaPool {
 
     private void remove(String replicaId) {
         if (replicas.remove(replicaId) != null) {
-            LOG.info(() -> "replica removed id=" + replicaId);
+            LogFields.info(LOG, "replica removed", "replica", replicaId);
             removalListeners.forEach(l -> l.accept(replicaId));
         }
     }
@@ -137,8 +144,7 @@ public final class ReplicaPool {
         }
         if (e.learnsRanks() && !e.ranks().equals(scrape.engines().size() > 1 ? scrape.engines() : List.of())) {
             e.learnRanks(scrape.engines());
-            LOG.info(() -> "endpoint " + endpointId + (e.ranks().isEmpty() ? " serves one engine"
-                    : " serves engine ranks " + e.ranks() + " (from the engine labels of its /metrics)"));
+            LogFields.info(LOG, "endpoint engine ranks learned from its /metrics", "endpoint", endpointId, "ranks", e.ranks());
             syncReplicas(e);
         }
         for (ReplicaState r : replicasOf(endpointId)) {
@@ -166,7 +172,7 @@ public final class ReplicaPool {
         for (ReplicaState s : replicasOf(endpointId)) {
             if (s.healthy()) {
                 s.markHealthy(false);
-                LOG.warning(() -> "replica unhealthy id=" + s.id());
+                LogFields.warn(LOG, "replica unhealthy", "replica", s.id());
                 removalListeners.forEach(l -> l.accept(s.id()));
             }
         }

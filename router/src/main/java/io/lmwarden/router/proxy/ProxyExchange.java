@@ -1,5 +1,6 @@
 package io.lmwarden.router.proxy;
 
+import io.lmwarden.common.logging.LogFields;
 import io.lmwarden.router.placement.NoReplicaAvailableException;
 import io.lmwarden.router.placement.Reservation;
 import io.lmwarden.router.session.RequestFacts;
@@ -190,7 +191,7 @@ final class ProxyExchange {
         if (f.connectFailure) {
             ctx.pool().markUnhealthy(failed);
         }
-        LOG.warning(() -> "upstream failure before response replica=" + failed + " kind=" + f.kind + " detail=" + f.getMessage());
+        LogFields.warn(LOG, "upstream failure before response", "replica", failed, "kind", f.kind, "detail", f.getMessage());
         int status = f.kind.equals("upstream_503") ? 503 : 502;
         if (tried.size() < MAX_ATTEMPTS && !response.headWritten()) {
             ctx.metrics().retry(failed);

@@ -1,16 +1,27 @@
 package io.lmwarden.router.stats;
 
 import io.lmwarden.router.placement.AffinityTable;
+import io.lmwarden.router.placement.Decision;
 import io.lmwarden.router.pool.ReplicaPool;
 import io.lmwarden.router.pool.ReplicaState;
+import io.lmwarden.router.session.ApiFlavor;
+import io.lmwarden.router.session.SessionKeySource;
 import io.micrometer.core.instrument.Counter;
-import io.micrometer.core.instrument.DistributionSummary;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MultiGauge;
 import io.micrometer.core.instrument.Tags;
 import io.micrometer.core.instrument.Timer;
+import io.micrometer.core.instrument.config.MeterFilter;
+import io.micrometer.core.instrument.binder.jvm.ClassLoaderMetrics;
+import io.micrometer.core.instrument.binder.jvm.JvmGcMetrics;
+import io.micrometer.core.instrument.binder.jvm.JvmMemoryMetrics;
+import io.micrometer.core.instrument.binder.jvm.JvmThreadMetrics;
+import io.micrometer.core.instrument.binder.system.FileDescriptorMetrics;
+import io.micrometer.core.instrument.binder.system.ProcessorMetrics;
+import io.micrometer.core.instrument.binder.system.UptimeMetrics;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import io.prometheus.metrics.core.metrics.Info;
 
 import java.time.Duration;
 import java.util.ArrayList;
@@ -19,30 +30,100 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 
-/** The router's Prometheus meters; every one is documented in router/README.md. */
-public final class RouterMetrics {
+/**
+ * The router's Prometheus meters; every one is documented in router/README.md.
+ *
+ * <p>Counters whose label values are known in advance exist at 0 from the start, and the per-replica
+ * ones from the moment a replica is discovered ({@link #replicaDiscovered}): Prometheus's
+ * {@code rate()} and {@code increase()} cannot see the first increment of a series that appears
+ * with it, so a counter born at 1 reads as 0.
+ */
+public final class RouterMetrics implements AutoCloseable {
+
+    /** Every kind {@link #error} is called with; README's metric table lists the same. */
+    public static final List<String> ERROR_KINDS = List.of(
+            "bad_request", "no_replica", "bad_pin", "connect", "send", "upstream_503", "midstream_drop", "idle_timeout");
+    /** The segments {@link #prefixBreak} is called with. */
+    public static final List<String> PREFIX_BREAK_SEGMENTS = List.of("system", "tools", "message");
+
+    /**
+     * Time to first byte spans a few ms (a warm prefix on an idle engine) to minutes (a long prefill
+     * behind a queue): 14 buckets per replica instead of the ~70 a percentile histogram publishes.
+     */
+    private static final Duration[] TTFB_BUCKETS = seconds(0.025, 0.05, 0.1, 0.25, 0.5, 1, 2, 4, 8, 15, 30, 60, 120, 300);
+    /** The router's own time is sub-millisecond to a few ms; beyond 1 s something is wrong, not slow. */
+    private static final Duration[] OVERHEAD_BUCKETS = seconds(0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025,
+            0.05, 0.1, 0.25, 1);
+
+    private static final String REQUESTS = "Requests placed, by replica, decision and API";
+    private static final String SESSION_KEY_SOURCES = "Requests by where their session key came from";
+    private static final String SPILLS = "Steps moved off their home replica over the spill threshold";
+    private static final String STALE = "Placements that used the router's own in-flight count because the replica's engine metrics were stale";
+    private static final String RETRIES = "Requests retried on another replica before any byte was sent";
+    private static final String ERRORS = "Requests that ended in an error, by kind";
+    private static final String STREAMS = "Proxied responses by whether they completed (completion marker seen)";
+    private static final String PROMPT_TOKENS = "Prompt tokens by replica, cached (reported by the engine) or computed";
+    private static final String OUTPUT_TOKENS = "Output tokens reported by the engines";
+    private static final String PREFIX_BREAKS = "Steps whose prompt changed before the end of the previous step's prompt, by segment (system, tools, message)";
+    private static final String CACHE_MISSES = "Requests whose engine reported under half of the cached tokens the router expected on that replica";
+    private static final String QUEUE_ATE_GAIN = "Requests that waited in the engine's queue longer than the prefill their cached tokens saved";
 
     private final PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
     private final ReplicaPool pool;
     private final AffinityTable affinity;
     private final MultiGauge inFlight;
     private final MultiGauge sticky;
+    private final MultiGauge ready;
+    private final JvmGcMetrics gc = new JvmGcMetrics();
     /** Meters by name and tag values: built once, so the request path does a map lookup only. */
     private final Map<String, Counter> counters = new ConcurrentHashMap<>();
-    private final Map<String, Timer> timers = new ConcurrentHashMap<>();
-    private DistributionSummary overhead;
+    private final Map<String, Timer> ttfb = new ConcurrentHashMap<>();
+    private final Timer overhead;
 
-    public RouterMetrics(ReplicaPool pool, AffinityTable affinity) {
+    public RouterMetrics(ReplicaPool pool, AffinityTable affinity, String version) {
         this.pool = pool;
         this.affinity = affinity;
+        // Both break Prometheus's naming rules (promtool check metrics): an abbreviated unit, a "_count" gauge.
+        registry.config().meterFilter(MeterFilter.deny(id -> id.getName().equals("process.cpu.time")
+                || id.getName().equals("system.cpu.count")));
         this.inFlight = MultiGauge.builder("lmw_in_flight_requests")
                 .description("Requests the router has in flight to each replica").register(registry);
         this.sticky = MultiGauge.builder("lmw_sticky_sessions")
                 .description("Sessions the affinity table pins to each replica").register(registry);
-        this.overhead = DistributionSummary.builder("lmw_router_overhead_seconds").description("Router receive to upstream request sent")
-                .baseUnit("seconds").publishPercentileHistogram().register(registry);
+        this.ready = MultiGauge.builder("lmw_replica_ready")
+                .description("1 while the replica is discovered ready and its health checks pass, else 0").register(registry);
+        this.overhead = Timer.builder("lmw_router_overhead_seconds").description("Router receive to upstream request sent")
+                .serviceLevelObjectives(OVERHEAD_BUCKETS).register(registry);
         Gauge.builder("lmw_affinity_entries", affinity, AffinityTable::size)
                 .description("Entries in the affinity table").register(registry);
+        // An Info metric of the Prometheus client itself: Micrometer would strip the "_info" suffix of a gauge.
+        Info.builder().name("lmw_build_info").help("Always 1; the labels say which build runs")
+                .labelNames("version", "java_version").register(registry.getPrometheusRegistry())
+                .addLabelValues(version, System.getProperty("java.version", "unknown"));
+        new JvmMemoryMetrics().bindTo(registry);
+        gc.bindTo(registry);
+        new JvmThreadMetrics().bindTo(registry);
+        new ClassLoaderMetrics().bindTo(registry);
+        new ProcessorMetrics().bindTo(registry);
+        new UptimeMetrics().bindTo(registry);
+        new FileDescriptorMetrics().bindTo(registry);
+        for (String kind : ERROR_KINDS) {
+            errors(kind);
+        }
+        for (String segment : PREFIX_BREAK_SEGMENTS) {
+            prefixBreaks(segment);
+        }
+        for (SessionKeySource s : SessionKeySource.values()) {
+            sessionKeySources(s.label());
+        }
+    }
+
+    private static Duration[] seconds(double... values) {
+        Duration[] d = new Duration[values.length];
+        for (int i = 0; i < values.length; i++) {
+            d[i] = Duration.ofNanos(Math.round(values[i] * 1e9));
+        }
+        return d;
     }
 
     private Counter counter(String name, String description, String... tags) {
@@ -54,85 +135,170 @@ public final class RouterMetrics {
         return registry;
     }
 
+    /**
+     * Creates at 0 every series a replica can have, so its first request, spill or error is a visible
+     * increase. Spills are per pair, so both directions between this replica and every other one.
+     */
+    public void replicaDiscovered(String replica) {
+        for (Decision d : Decision.values()) {
+            for (ApiFlavor api : ApiFlavor.values()) {
+                requests(replica, d.name(), api.path());
+            }
+        }
+        for (ReplicaState other : pool.all()) {
+            if (!other.id().equals(replica)) {
+                spills(replica, other.id());
+                spills(other.id(), replica);
+            }
+        }
+        staleMetricsFallbacks(replica);
+        retries(replica);
+        streams(replica, true);
+        streams(replica, false);
+        promptTokens(replica, "cached");
+        promptTokens(replica, "computed");
+        outputTokens(replica);
+        cacheMisses(replica);
+        queueAteGains(replica);
+        ttfbTimer(replica);
+    }
+
     /** Refreshes the per-replica gauges; called before each scrape of /metrics. */
     public void refreshGauges() {
         List<MultiGauge.Row<?>> flight = new ArrayList<>();
         List<MultiGauge.Row<?>> pinned = new ArrayList<>();
+        List<MultiGauge.Row<?>> up = new ArrayList<>();
         for (ReplicaState r : pool.all()) {
-            flight.add(MultiGauge.Row.of(Tags.of("replica", r.id()), r.inFlight()));
-            pinned.add(MultiGauge.Row.of(Tags.of("replica", r.id()), affinity.sessionsOn(r.id())));
+            Tags replica = Tags.of("replica", r.id());
+            flight.add(MultiGauge.Row.of(replica, r.inFlight()));
+            pinned.add(MultiGauge.Row.of(replica, affinity.sessionsOn(r.id())));
+            up.add(MultiGauge.Row.of(replica, r.discoveredReady() && r.healthy() ? 1 : 0));
         }
         inFlight.register(flight, true);
         sticky.register(pinned, true);
+        ready.register(up, true);
     }
 
     public void request(String replica, String decision, String api) {
-        counter("lmw_requests_total", "Requests placed, by replica, decision and API", "replica", replica, "decision", decision, "api", api).increment();
+        requests(replica, decision, api).increment();
+    }
+
+    private Counter requests(String replica, String decision, String api) {
+        return counter("lmw_requests_total", REQUESTS, "replica", replica, "decision", decision, "api", api);
     }
 
     public void sessionKeySource(String source) {
-        counter("lmw_session_key_source_total", "Requests by where their session key came from", "source", source).increment();
+        sessionKeySources(source).increment();
+    }
+
+    private Counter sessionKeySources(String source) {
+        return counter("lmw_session_key_source_total", SESSION_KEY_SOURCES, "source", source);
     }
 
     public void spill(String fromReplica, String toReplica) {
-        counter("lmw_spills_total", "Steps moved off their home replica over the spill threshold", "from", fromReplica, "to", toReplica).increment();
+        spills(fromReplica, toReplica).increment();
+    }
+
+    private Counter spills(String fromReplica, String toReplica) {
+        return counter("lmw_spills_total", SPILLS, "from", fromReplica, "to", toReplica);
     }
 
     public void staleMetricsFallback(String replica) {
-        counter("lmw_stale_metrics_fallbacks_total",
-                "Placements that used the router's own in-flight count because the replica's engine metrics were stale",
-                "replica", replica).increment();
+        staleMetricsFallbacks(replica).increment();
+    }
+
+    private Counter staleMetricsFallbacks(String replica) {
+        return counter("lmw_stale_metrics_fallbacks_total", STALE, "replica", replica);
     }
 
     public void retry(String failedReplica) {
-        counter("lmw_retries_total", "Requests retried on another replica before any byte was sent", "failed_replica", failedReplica).increment();
+        retries(failedReplica).increment();
+    }
+
+    private Counter retries(String failedReplica) {
+        return counter("lmw_retries_total", RETRIES, "failed_replica", failedReplica);
     }
 
     public void error(String kind) {
-        counter("lmw_request_errors_total", "Requests that ended in an error, by kind", "kind", kind).increment();
+        errors(kind).increment();
+    }
+
+    private Counter errors(String kind) {
+        return counter("lmw_request_errors_total", ERRORS, "kind", kind);
     }
 
     public void streamEnded(String replica, boolean completed) {
-        counter("lmw_streams_total", "Proxied responses by whether they completed (completion marker seen)", "replica", replica, "completed", Boolean.toString(completed)).increment();
+        streams(replica, completed).increment();
+    }
+
+    private Counter streams(String replica, boolean completed) {
+        return counter("lmw_streams_total", STREAMS, "replica", replica, "completed", Boolean.toString(completed));
     }
 
     public void ttfb(String replica, double millis) {
-        timers.computeIfAbsent(replica, r -> Timer.builder("lmw_ttfb_seconds").description("Router receive to first response byte from the replica")
-                        .tags("replica", r).publishPercentileHistogram()
-                        .minimumExpectedValue(Duration.ofMillis(1)).maximumExpectedValue(Duration.ofSeconds(300))
-                        .register(registry))
-                .record((long) (millis * 1_000_000), TimeUnit.NANOSECONDS);
+        ttfbTimer(replica).record((long) (millis * 1_000_000), TimeUnit.NANOSECONDS);
+    }
+
+    private Timer ttfbTimer(String replica) {
+        return ttfb.computeIfAbsent(replica, r -> Timer.builder("lmw_ttfb_seconds")
+                .description("Router receive to first response byte from the replica")
+                .tags("replica", r).serviceLevelObjectives(TTFB_BUCKETS).register(registry));
     }
 
     public void promptTokens(String replica, long cached, long computed) {
-        counter("lmw_prompt_tokens_total", "Prompt tokens by replica, cached (reported by the engine) or computed", "replica", replica, "kind", "cached").increment(cached);
-        counter("lmw_prompt_tokens_total", "Prompt tokens by replica, cached (reported by the engine) or computed", "replica", replica, "kind", "computed").increment(computed);
+        promptTokens(replica, "cached").increment(cached);
+        promptTokens(replica, "computed").increment(computed);
+    }
+
+    private Counter promptTokens(String replica, String kind) {
+        return counter("lmw_prompt_tokens_total", PROMPT_TOKENS, "replica", replica, "kind", kind);
     }
 
     public void outputTokens(String replica, long tokens) {
-        counter("lmw_output_tokens_total", "Output tokens reported by the engines", "replica", replica).increment(tokens);
+        outputTokens(replica).increment(tokens);
+    }
+
+    private Counter outputTokens(String replica) {
+        return counter("lmw_output_tokens_total", OUTPUT_TOKENS, "replica", replica);
     }
 
     public void routerOverhead(double millis) {
-        overhead.record(millis / 1000.0);
+        overhead.record((long) (millis * 1_000_000), TimeUnit.NANOSECONDS);
     }
 
     public void prefixBreak(String segment) {
-        counter("lmw_prefix_breaks_total",
-                "Steps whose prompt changed before the end of the previous step's prompt, by segment (system, tools, message)",
-                "segment", segment).increment();
+        prefixBreaks(segment).increment();
+    }
+
+    private Counter prefixBreaks(String segment) {
+        return counter("lmw_prefix_breaks_total", PREFIX_BREAKS, "segment", segment);
     }
 
     public void cacheMiss(String replica) {
-        counter("lmw_cache_misses_total", "Requests whose engine reported under half of the cached tokens the router expected on that replica", "replica", replica).increment();
+        cacheMisses(replica).increment();
+    }
+
+    private Counter cacheMisses(String replica) {
+        return counter("lmw_cache_misses_total", CACHE_MISSES, "replica", replica);
     }
 
     public void queueAteGain(String replica) {
-        counter("lmw_queue_ate_gain_total", "Requests that waited in the engine's queue longer than the prefill their cached tokens saved", "replica", replica).increment();
+        queueAteGains(replica).increment();
+    }
+
+    private Counter queueAteGains(String replica) {
+        return counter("lmw_queue_ate_gain_total", QUEUE_ATE_GAIN, "replica", replica);
     }
 
     public String scrape() {
         refreshGauges();
         return registry.scrape();
+    }
+
+    /** Unhooks the GC listener from the JVM's memory beans (a router started and stopped in a test JVM must not leak it). */
+    @Override
+    public void close() {
+        gc.close();
+        registry.close();
     }
 }

@@ -76,6 +76,12 @@ public final class SimPool implements AutoCloseable {
         return new long[] {q, h};
     }
 
+    /** One replica's own prefix-cache counters: {queries, hits}. */
+    public long[] prefixCounters(int i) {
+        EngineSnapshot s = clusters.get(i).replicas().get(0).snapshot();
+        return new long[] {s.prefixQueries(), s.prefixHits()};
+    }
+
     /** Requests the replica's engine is running right now. */
     public int running(int i) {
         return clusters.get(i).replicas().get(0).snapshot().running();

@@ -1,5 +1,6 @@
 package io.lmwarden.sim.engine;
 
+import io.lmwarden.common.logging.LogFields;
 import io.lmwarden.sim.EngineSnapshot;
 import io.lmwarden.sim.SimProfile;
 
@@ -9,6 +10,7 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
+import java.util.logging.Level;
 import java.util.logging.Logger;
 
 /**
@@ -220,10 +222,10 @@ public final class Engine implements AutoCloseable {
             }
         } catch (InterruptedException e) {
             if (!closed) {
-                LOG.warning("engine " + index + " interrupted");
+                LogFields.warn(LOG, "engine interrupted", "engine", index);
             }
         } catch (RuntimeException e) {
-            LOG.severe("engine " + index + " failed: " + e);
+            LogFields.log(LOG, Level.SEVERE, "engine failed", e, "engine", index);
             throw e;
         }
     }

@@ -1,0 +1,207 @@
+package io.lmwarden.operator.packaging;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
+import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
+import io.lmwarden.operator.SampleModelDeployments;
+import io.lmwarden.operator.dependent.OperatorDefaults;
+import io.lmwarden.operator.dependent.ReplicaServiceDependent;
+import io.lmwarden.operator.dependent.RouterConfigMapDependent;
+import io.lmwarden.operator.dependent.RouterDeploymentDependent;
+import io.lmwarden.operator.dependent.RouterRoleBindingDependent;
+import io.lmwarden.operator.dependent.RouterRoleDependent;
+import io.lmwarden.operator.dependent.RouterServiceAccountDependent;
+import io.lmwarden.operator.dependent.RouterServiceDependent;
+import io.lmwarden.operator.dependent.VllmStatefulSetDependent;
+import io.lmwarden.operator.model.ModelDeployment;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Every manifest we ship or make, validated against Kubernetes' OpenAPI schemas (the npm package
+ * kubernetes-models, with @kubernetes-models/prometheus-operator for the monitors), and ModelDeployments
+ * against our CRD's own schema: the chart rendered three ways, deploy/operator.yaml, the examples, the
+ * CRD itself and the objects the operator makes. Broken manifests prove the check can fail.
+ * Needs node and npm (.ci/run installs them); skipped with the reason printed where they are missing.
+ */
+class KubernetesSchemaTest {
+
+    private static final ObjectMapper YAML = new ObjectMapper(new YAMLFactory());
+    private static final ObjectMapper JSON = new ObjectMapper();
+    private static final Path SOURCES = Path.of("src", "test", "resources", "k8s-schemas");
+    private static final Path WORK = Path.of("target", "k8s-schemas");
+    private static final OperatorDefaults DEFAULTS = new OperatorDefaults("ghcr.io/lm-warden/router:0.1.0", "IfNotPresent");
+
+    @BeforeAll
+    static void installTheSchemas() throws Exception {
+        String why = installed();
+        if (why != null) {
+            System.out.println("SKIPPED KubernetesSchemaTest: " + why);
+            Assumptions.abort(why);
+        }
+    }
+
+    /** Null when the validator is ready, else why not. */
+    private static String installed() throws Exception {
+        Files.createDirectories(WORK);
+        for (String f : List.of("package.json", "validate.js")) {
+            Files.copy(SOURCES.resolve(f), WORK.resolve(f), StandardCopyOption.REPLACE_EXISTING);
+        }
+        Path stamp = WORK.resolve("node_modules").resolve(".lmw-package.json");
+        String wanted = Files.readString(WORK.resolve("package.json"));
+        if (Files.exists(stamp) && Files.readString(stamp).equals(wanted)) {
+            return null; // installed by an earlier run, from this package.json
+        }
+        Process npm;
+        try {
+            npm = new ProcessBuilder("npm", "install", "--no-audit", "--no-fund", "--loglevel=error")
+                    .directory(WORK.toFile()).redirectErrorStream(true).start();
+        } catch (IOException e) {
+            return "npm not found (" + e.getMessage() + "); install Debian's nodejs and npm (.ci/run does) to validate the manifests";
+        }
+        String out = new String(npm.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        if (!npm.waitFor(5, TimeUnit.MINUTES) || npm.exitValue() != 0) {
+            return "npm install of kubernetes-models failed: " + out;
+        }
+        Files.writeString(stamp, wanted);
+        return null;
+    }
+
+    @Test
+    void everyShippedAndGeneratedManifestMatchesTheKubernetesSchemas() throws Exception {
+        Map<String, JsonNode> objects = new LinkedHashMap<>();
+        addYaml(objects, "chart defaults", RenderedChart.render("lm-warden", "lmw-system", Map.of()).yaml());
+        addYaml(objects, "chart with monitors, PDB, 2 replicas", RenderedChart.render("lm-warden", "lmw-system", Map.of(
+                "serviceMonitor.enabled", "true", "operator.podDisruptionBudget.enabled", "true", "operator.replicas", "2")).yaml());
+        addYaml(objects, "deploy/operator.yaml", RepositoryFiles.read(RepositoryFiles.root().resolve("deploy/operator.yaml")));
+        try (Stream<Path> examples = Files.list(RepositoryFiles.root().resolve("deploy/examples"))) {
+            for (Path p : examples.filter(f -> f.toString().endsWith(".yaml")).sorted().toList()) {
+                addYaml(objects, "deploy/examples/" + p.getFileName(), Files.readString(p));
+            }
+        }
+        KubernetesSerialization k8s = new KubernetesSerialization();
+        for (ModelDeployment md : List.of(SampleModelDeployments.qwenDp4("llm"), SampleModelDeployments.simulated("llm", 2),
+                SampleModelDeployments.tensorParallel("llm"))) {
+            String name = "operator's objects for " + md.getMetadata().getName();
+            for (HasMetadata o : List.of(new VllmStatefulSetDependent(DEFAULTS).desired(md), new ReplicaServiceDependent(DEFAULTS).desired(md),
+                    new RouterConfigMapDependent(DEFAULTS).desired(md), new RouterDeploymentDependent(DEFAULTS).desired(md),
+                    new RouterServiceDependent(DEFAULTS).desired(md), new RouterServiceAccountDependent(DEFAULTS).desired(md),
+                    new RouterRoleDependent(DEFAULTS).desired(md), new RouterRoleBindingDependent(DEFAULTS).desired(md),
+                    new io.lmwarden.operator.dependent.RouterDisruptionBudgetDependent(DEFAULTS).desired(md))) {
+                objects.put(name + ": " + o.getKind(), JSON.readTree(k8s.asJson(o)));
+            }
+            objects.put(name + ": ModelDeployment", JSON.readTree(k8s.asJson(md)));
+        }
+        List<JsonNode> results = validate(objects);
+        assertThat(results).hasSize(objects.size());
+        assertThat(results).filteredOn(r -> !r.path("ok").asBoolean()).as("manifests the Kubernetes schemas reject").isEmpty();
+        assertThat(objects.values()).extracting(o -> o.path("kind").asText())
+                .contains("Deployment", "ServiceMonitor", "PodMonitor", "PodDisruptionBudget", "CustomResourceDefinition",
+                        "ClusterRole", "StatefulSet", "ModelDeployment", "Namespace");
+    }
+
+    @Test
+    void brokenManifestsAreRejectedWithWhatIsWrong() throws Exception {
+        Map<String, JsonNode> objects = new LinkedHashMap<>();
+        addYaml(objects, "boolean annotation, string replicas", """
+                apiVersion: apps/v1
+                kind: Deployment
+                metadata:
+                  name: broken
+                spec:
+                  replicas: two
+                  selector:
+                    matchLabels: {app: broken}
+                  template:
+                    metadata:
+                      labels: {app: broken}
+                      annotations:
+                        prometheus.io/scrape: true
+                    spec:
+                      containers:
+                        - name: c
+                          image: i
+                """);
+        addYaml(objects, "ModelDeployment without a model, env without a name", """
+                apiVersion: lmwarden.io/v1alpha1
+                kind: ModelDeployment
+                metadata:
+                  name: broken
+                spec:
+                  dataParallelSize: 0
+                  env:
+                    - value: "1"
+                """);
+        addYaml(objects, "ModelDeployment condition with a status that is no status", """
+                apiVersion: lmwarden.io/v1alpha1
+                kind: ModelDeployment
+                metadata:
+                  name: broken-status
+                spec:
+                  model: Qwen/Qwen3-4B-Instruct-2507
+                status:
+                  conditions:
+                    - type: Ready
+                      status: "yes"
+                      reason: AllReplicasReady
+                      message: ""
+                      lastTransitionTime: "2026-12-01T10:00:00Z"
+                """);
+        List<JsonNode> results = validate(objects);
+        assertThat(results).hasSize(3).allSatisfy(r -> assertThat(r.path("ok").asBoolean()).as(r.toString()).isFalse());
+        assertThat(results.get(0).path("error").asText()).contains("replicas must be integer", "prometheus.io~1scrape must be string");
+        assertThat(results.get(1).path("error").asText()).contains("model", "dataParallelSize", "name");
+        assertThat(results.get(2).path("error").asText()).contains("status");
+    }
+
+    private static void addYaml(Map<String, JsonNode> objects, String source, String yaml) throws IOException {
+        int i = 0;
+        for (String doc : yaml.split("(?m)^---\\s*$")) {
+            JsonNode n = YAML.readTree(doc);
+            if (n != null && n.has("kind")) {
+                objects.put(source + " #" + (i++) + " " + n.path("kind").asText() + " " + n.path("metadata").path("name").asText(), n);
+            }
+        }
+    }
+
+    private static List<JsonNode> validate(Map<String, JsonNode> objects) throws Exception {
+        ObjectNode input = JSON.createObjectNode();
+        ArrayNode list = input.putArray("objects");
+        objects.forEach((name, o) -> list.addObject().put("name", name).set("object", o));
+        input.putArray("crds").add(YAML.readTree(RepositoryFiles.crd()));
+        Process node = new ProcessBuilder("node", "validate.js").directory(WORK.toFile())
+                .redirectError(ProcessBuilder.Redirect.INHERIT).start();
+        try (var in = node.getOutputStream()) {
+            in.write(JSON.writeValueAsBytes(input));
+        }
+        String out = new String(node.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertThat(node.waitFor(60, TimeUnit.SECONDS)).isTrue();
+        assertThat(node.exitValue()).as(out).isZero();
+        List<JsonNode> results = new ArrayList<>();
+        for (String line : out.split("\n")) {
+            if (!line.isBlank()) {
+                results.add(JSON.readTree(line));
+            }
+        }
+        return results;
+    }
+}
