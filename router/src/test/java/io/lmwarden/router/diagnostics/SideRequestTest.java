@@ -86,7 +86,11 @@ class SideRequestTest {
             assertThat(next.get("prefixBreak").isNull()).isTrue();
             // It continues the first step: everything of that prompt is shared (whole 64-character blocks).
             assertThat(next.get("sharedPrefixTokens").asInt()).isGreaterThan(steps.get(0).get("promptTokens").asInt() * 8 / 10);
-            assertThat(http.get(router.url() + "/metrics").body()).doesNotContain("lmw_prefix_breaks_total{");
+            // Counters are born at 0 for every segment (so rate() sees their first event): none may have moved.
+            assertThat(http.get(router.url() + "/metrics").body())
+                    .contains("lmw_prefix_breaks_total{segment=\"message\"} 0.0")
+                    .contains("lmw_prefix_breaks_total{segment=\"system\"} 0.0")
+                    .contains("lmw_prefix_breaks_total{segment=\"tools\"} 0.0");
         }
     }
 
