@@ -41,7 +41,7 @@ public final class Placer {
         return p.expectedCachedTokens() > 0 ? p : p.withExpectedCachedTokens(prefixIndexes.heldTokens(p.replica(), facts.shape()));
     }
 
-    static List<ReplicaView> candidates(RequestFacts facts, PoolSnapshot pool, Set<String> alreadyTried)
+    public static List<ReplicaView> candidates(RequestFacts facts, PoolSnapshot pool, Set<String> alreadyTried)
             throws NoReplicaAvailableException {
         List<ReplicaView> ready = pool.ready().stream().filter(r -> !alreadyTried.contains(r.id())).toList();
         if (ready.isEmpty()) {
