@@ -99,7 +99,7 @@ public final class BenchRunner {
         }
         SimProfile profile = ProfileOverrides.apply(SimProfile.named(settings.profile()), settings.profileOverrides());
         return new SimulatedTarget(settings.simulate(), profile, settings.timeScale(),
-                settings.workload().seed(), settings.spillThreshold(), settings.scrapeInterval());
+                settings.workload().seed(), settings.spillThreshold(), settings.scrapeInterval(), settings.routerSettings());
     }
 
     /** The 1/5/15-minute load averages, so that a report says whether the machine was busy. */

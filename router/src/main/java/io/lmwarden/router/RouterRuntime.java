@@ -10,6 +10,8 @@ import io.lmwarden.router.diagnostics.TokenRates;
 import io.lmwarden.router.placement.Placer;
 import io.lmwarden.router.placement.PrefixIndexes;
 import io.lmwarden.router.placement.TtftEstimator;
+import io.lmwarden.router.placement.admission.AdmissionController;
+import io.lmwarden.router.placement.admission.AdmissionSettings;
 import io.lmwarden.router.placement.PolicyFactory;
 import io.lmwarden.router.placement.PolicyHolder;
 import io.lmwarden.router.pool.EndpointSliceDiscovery;
@@ -127,7 +129,14 @@ final class RouterRuntime {
                     new PoolOptions().setHttp1MaxSize(1024));
             LongFunction<PoolSnapshot> snapshot = now -> pool.snapshot(affinity::sessionsOn, now);
             InFlightTracker inFlight = new InFlightTracker();
-            ProxyContext ctx = new ProxyContext(vertx, client, pool, snapshot, new Placer(policy, prefixIndexes), metrics, accounting,
+            Placer placer = new Placer(policy, prefixIndexes);
+            AdmissionSettings admissionSettings = AdmissionSettings.of(config.admission(), config.kvBudget(), config.residencyIdle(),
+                    config.residencySlice(), config.queueMax(), config.queueTimeout(), config.queueKeepAlive(), config.timeScale());
+            AdmissionController admission = new AdmissionController(admissionSettings, placer, snapshot, policy, affinity, prefixIndexes,
+                    DEFAULT_KV_CAPACITY_TOKENS, metrics.admissionObserver(), System::nanoTime);
+            metrics.gaugeAdmission(admission);
+            pool.onUnavailable(admission::forgetReplica);
+            ProxyContext ctx = new ProxyContext(vertx, client, pool, snapshot, placer, admission, metrics, accounting,
                     config.streamIdleTimeout(), inFlight);
 
             Router router = Router.router(vertx);
@@ -145,7 +154,7 @@ final class RouterRuntime {
             router.get("/v1/models").handler(passThrough::handle);
             router.post("/tokenize").handler(body).handler(passThrough::handle);
             router.put("/api/policy").handler(BodyHandler.create(false).setBodyLimit(64 * 1024));
-            new AdminApi(pool, snapshot, policy, affinity, sessions, accounting, metrics, inFlight,
+            new AdminApi(pool, snapshot, policy, admission, affinity, sessions, accounting, metrics, inFlight,
                     config.adminToken(), discovery.describe(), tokenRates).mount(router);
             WebUi.mount(router);
             router.route().last().handler(rc -> rc.response().setStatusCode(404)
@@ -156,6 +165,7 @@ final class RouterRuntime {
             EngineMetricsScraper scraper = new EngineMetricsScraper(vertx, client, pool, config.scrapeInterval());
             scraper.start();
             vertx.setPeriodic(AFFINITY_SWEEP_MS, id -> affinity.expireIdle(System.nanoTime()));
+            vertx.setPeriodic(pumpPeriodMillis(admissionSettings), id -> admission.pump());
 
             HttpServer server = vertx.createHttpServer(new HttpServerOptions()
                             .setPort(config.port()).setHost(config.host()).setTcpNoDelay(true).setCompressionSupported(false))
@@ -171,6 +181,12 @@ final class RouterRuntime {
             }
             throw e;
         }
+    }
+
+    /** Often enough that residency expiry and queue timeouts are late by at most a twentieth of their length. */
+    static long pumpPeriodMillis(AdmissionSettings s) {
+        long shortest = Math.min(s.residencyIdleNanos(), Math.min(s.queueTimeoutNanos(), s.keepAliveNanos()));
+        return Math.max(5, Math.min(250, shortest / 20 / 1_000_000));
     }
 
     private static void failure(RoutingContext rc, ApiFlavor flavor, RouterConfig config) {

@@ -23,13 +23,15 @@ public final class SimulatedTarget implements BenchTarget {
     private final long seed;
     private final String spillThreshold;
     private final Duration scrapeInterval;
+    private final java.util.Map<String, String> routerSettings;
 
     /**
      * @param scrapeInterval how often the router reads the engines' load, in workload time; it is divided by
      *                       the time scale here so that load information is as stale at every scale
      */
     public SimulatedTarget(int replicas, SimProfile profile, double timeScale, long seed, String spillThreshold,
-                           Duration scrapeInterval) {
+                           Duration scrapeInterval, java.util.Map<String, String> routerSettings) {
+        this.routerSettings = java.util.Map.copyOf(routerSettings);
         this.replicas = replicas;
         this.profile = profile;
         this.timeScale = timeScale;
@@ -50,7 +52,10 @@ public final class SimulatedTarget implements BenchTarget {
         LmWardenRouter router;
         try {
             // The cost policy's prefill-rate prior is the simulated engine's own, as with --simulate.
-            RouterConfig config = RouterConfig.forReplicas(cluster.urls()).withPolicy(policy).withTimeScale(timeScale)
+            // Defaults (plus --router-set), then what the variant asks for: "default" changes nothing.
+            RouterConfig base = io.lmwarden.router.config.ConfigResolver.resolve(java.util.Map.of(), java.util.Map.of(), routerSettings)
+                    .withPort(0).withReplicas(cluster.urls());
+            RouterConfig config = VariantSpec.parse(policy).apply(base).withTimeScale(timeScale)
                     .withScrapeInterval(wallScrapeInterval()).withPrefillMsPerToken(profile.prefillMsPerToken());
             if (spillThreshold != null) {
                 config = config.withSpillThreshold(SpillThreshold.parse(spillThreshold));
@@ -83,6 +88,7 @@ public final class SimulatedTarget implements BenchTarget {
     @Override
     public String describe() {
         return replicas + " simulated replicas (profile " + ProfileOverrides.describe(profile) + "; fresh for every variant) behind an in-process router"
-                + " scraping engine load every " + scrapeInterval.toMillis() + " ms of workload time";
+                + " scraping engine load every " + scrapeInterval.toMillis() + " ms of workload time"
+                + (routerSettings.isEmpty() ? "" : "; router settings " + new java.util.TreeMap<>(routerSettings));
     }
 }

@@ -92,6 +92,9 @@ public final class SessionDriver {
             return;
         }
         s.step++;
+        if (s.step == 1) {
+            s.startedNanos = System.nanoTime();
+        }
         s.conversation.addUser(s.script.userText(s.step));
         byte[] body = api.requestBody(model, spec.maxOutputTokens(), s.conversation);
         int promptEstimate = (int) (s.conversation.promptChars() / WorkloadSpec.CHARS_PER_TOKEN);
@@ -115,7 +118,7 @@ public final class SessionDriver {
         boolean last = outcome.ok() && s.step == s.script.steps();
         log.add(new StepRecord(s.script.index(), s.step, outcome.sentNanos(), outcome.firstTokenNanos(), outcome.endNanos(),
                 outcome.replica(), outcome.decision(), outcome.outputTokens(), prompt, outcome.cachedTokens(), oracle,
-                stayed, last, outcome.error()));
+                stayed, last, outcome.error(), s.startedNanos, outcome.queueWaitNanos(), outcome.rejected()));
         if (!outcome.ok()) {
             endSession(ERROR_BACKOFF);
             return;
@@ -170,6 +173,7 @@ public final class SessionDriver {
         int previousPrompt;
         int previousOutput;
         String previousReplica;
+        long startedNanos;
 
         SessionState(SessionScript script, Conversation conversation) {
             this.script = script;

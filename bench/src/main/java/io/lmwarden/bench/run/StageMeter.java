@@ -25,6 +25,11 @@ public final class StageMeter {
                                       List<StepRecord> steps, List<ReplicaReading> before, List<ReplicaReading> after,
                                       List<Integer> busySamples, double benchCpuCores) {
         Histogram ttfb = new Histogram(3_600_000_000L, 3);
+        Histogram sessionTime = new Histogram(36_000_000_000L, 3);
+        Histogram queueWait = new Histogram(36_000_000_000L, 3);
+        int admitted = 0;
+        int queued = 0;
+        int rejected = 0;
         long outputTokens = 0;
         int completedSessions = 0;
         int errors = 0;
@@ -35,6 +40,15 @@ public final class StageMeter {
         long cachedTokens = 0;
         long promptTokensWithUsage = 0;
         for (StepRecord r : steps) {
+            if (r.rejected()) {
+                rejected++;
+            } else {
+                admitted++;
+            }
+            if (r.queueWaitNanos() > 0) {
+                queued++;
+                queueWait.recordValue(clamp(Math.round(clock.workloadSeconds(r.queueWaitNanos()) * 1e6), queueWait));
+            }
             if (!r.ok()) {
                 errors++;
                 continue;
@@ -44,6 +58,7 @@ public final class StageMeter {
             outputTokens += r.outputTokens();
             if (r.lastOfSession()) {
                 completedSessions++;
+                sessionTime.recordValue(clamp(Math.round(clock.workloadSeconds(r.endNanos() - r.sessionStartNanos()) * 1e6), sessionTime));
             }
             if (r.stayed() != null) {
                 followUps++;
@@ -74,7 +89,23 @@ public final class StageMeter {
                 completedSessions,
                 promptTokensWithUsage == 0 ? Double.NaN : 100.0 * cachedTokens / promptTokensWithUsage,
                 delta(before, after, ReplicaReading::generationTokens) / minutes,
-                benchCpuCores);
+                benchCpuCores,
+                percentileSeconds(sessionTime, 50),
+                percentileSeconds(sessionTime, 95),
+                percentileSeconds(queueWait, 50),
+                percentileSeconds(queueWait, 95),
+                sessionTime.getTotalCount() >= 0 && queueWait.getTotalCount() > 0 ? queueWait.getMaxValue() / 1e6 : Double.NaN,
+                admitted,
+                queued,
+                rejected);
+    }
+
+    private static long clamp(long micros, Histogram h) {
+        return Math.max(1, Math.min(micros, h.getHighestTrackableValue()));
+    }
+
+    private static double percentileSeconds(Histogram h, double p) {
+        return h.getTotalCount() == 0 ? Double.NaN : h.getValueAtPercentile(p) / 1e6;
     }
 
     /** Token-weighted over all replicas: never an average of per-replica percentages. */

@@ -9,6 +9,8 @@ import io.lmwarden.router.placement.AffinityPolicy;
 import io.lmwarden.router.placement.AffinityTable;
 import io.lmwarden.router.placement.PolicyFactory;
 import io.lmwarden.router.placement.PolicyHolder;
+import io.lmwarden.router.placement.admission.AdmissionController;
+import io.lmwarden.router.placement.admission.ResidencyTable;
 import io.lmwarden.router.pool.EngineMetrics;
 import io.lmwarden.router.pool.PoolSnapshot;
 import io.lmwarden.router.pool.ReplicaPool;
@@ -41,6 +43,7 @@ public final class AdminApi {
     private final ReplicaPool pool;
     private final LongFunction<PoolSnapshot> snapshot;
     private final PolicyHolder policy;
+    private final AdmissionController admission;
     private final AffinityTable affinity;
     private final SessionLog sessions;
     private final RequestAccounting accounting;
@@ -51,12 +54,14 @@ public final class AdminApi {
     private final TokenRates tokenRates;
     private final Instant startedAt = Instant.now();
 
-    public AdminApi(ReplicaPool pool, LongFunction<PoolSnapshot> snapshot, PolicyHolder policy, AffinityTable affinity,
+    public AdminApi(ReplicaPool pool, LongFunction<PoolSnapshot> snapshot, PolicyHolder policy, AdmissionController admission,
+                    AffinityTable affinity,
                     SessionLog sessions, RequestAccounting accounting, RouterMetrics metrics, InFlightTracker inFlight,
                     Optional<String> adminToken, String discovery, TokenRates tokenRates) {
         this.pool = pool;
         this.snapshot = snapshot;
         this.policy = policy;
+        this.admission = admission;
         this.affinity = affinity;
         this.sessions = sessions;
         this.accounting = accounting;
@@ -94,6 +99,7 @@ public final class AdminApi {
         m.put("spillThresholdValue", c.policy() instanceof AffinityPolicy a ? Integer.valueOf(a.threshold())
                 : c.policy() instanceof io.lmwarden.router.placement.CostPolicy cp ? Integer.valueOf(cp.threshold()) : null);
         m.put("policies", PolicyFactory.NAMES);
+        m.put("admission", admission.enabled());
         return m;
     }
 
@@ -107,6 +113,7 @@ public final class AdminApi {
         m.put("startedAt", startedAt.toString());
         m.put("countersSince", "router start");
         List<Map<String, Object>> rows = new ArrayList<>();
+        Map<String, ResidencyTable.ReplicaLoad> resident = admission.residentLoads();
         for (ReplicaView r : snap.replicas()) {
             ReplicaState s = pool.get(r.id()).orElse(null);
             EngineMetrics e = r.metrics();
@@ -132,20 +139,39 @@ public final class AdminApi {
             row.put("generationTokens", e == null ? null : e.generationTokens());
             row.put("kvCapacityTokens", e == null ? null : e.kvCapacityTokens());
             row.put("models", e == null ? List.of() : e.models());
+            ResidencyTable.ReplicaLoad load = resident.get(r.id());
+            row.put("residentSessions", load == null ? 0 : load.residentSessions());
+            row.put("workingSetTokens", load == null ? 0 : load.usedBlocks() * io.lmwarden.router.placement.PrefixIndexes.TOKENS_PER_BLOCK);
+            row.put("kvBudgetTokens", admission.budgetTokens(r));
             rows.add(row);
         }
         m.put("replicas", rows);
+        m.put("queue", queueView());
         m.put("capacity", capacity(snap));
         return m;
     }
 
     private static final long ACTIVE_WINDOW_MILLIS = 5 * 60_000;
 
-    /** The rule of thumb: active sessions × their average context against the pool's KV capacity. */
+    /** The rule of thumb: active sessions × their average context against the pool's KV capacity, and what admission does about it. */
     private CapacityAdvice capacity(PoolSnapshot snap) {
         long[] active = sessions.activeSessions(System.currentTimeMillis(), ACTIVE_WINDOW_MILLIS);
         long pool = snap.ready().stream().filter(r -> r.metrics() != null).mapToLong(r -> r.metrics().kvCapacityTokens()).sum();
-        return CapacityAdvice.of((int) active[0], (int) active[1], pool);
+        int resident = admission.residentLoads().values().stream().mapToInt(ResidencyTable.ReplicaLoad::residentSessions).sum();
+        return CapacityAdvice.of((int) active[0], (int) active[1], pool,
+                new CapacityAdvice.AdmissionState(admission.enabled(), resident, admission.queueLength(), admission.oldestWaitSeconds()));
+    }
+
+    private Map<String, Object> queueView() {
+        var s = admission.settings();
+        Map<String, Object> q = new LinkedHashMap<>();
+        q.put("admission", s.enabled());
+        q.put("length", admission.queueLength());
+        q.put("oldestWaitSeconds", round(admission.oldestWaitSeconds()));
+        q.put("max", s.queueMax());
+        q.put("kvBudget", s.kvBudget());
+        q.putAll(admission.totals());
+        return q;
     }
 
     public Map<String, Object> stats() {
@@ -221,6 +247,12 @@ public final class AdminApi {
             SpillThreshold spill = body.hasNonNull("spillThreshold")
                     ? SpillThreshold.parse(body.get("spillThreshold").asText())
                     : policy.current().spillThreshold();
+            if (body.has("admission")) {
+                if (!body.get("admission").isBoolean()) {
+                    throw new IllegalArgumentException("admission must be true or false, got " + body.get("admission"));
+                }
+                admission.setEnabled(body.get("admission").asBoolean());
+            }
             policy.switchTo(body.get("policy").asText(), spill);
             json(rc, 200, policyView());
         } catch (IOException e) {

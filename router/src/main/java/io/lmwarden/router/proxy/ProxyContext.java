@@ -1,6 +1,7 @@
 package io.lmwarden.router.proxy;
 
 import io.lmwarden.router.placement.Placer;
+import io.lmwarden.router.placement.admission.AdmissionController;
 import io.lmwarden.router.pool.PoolSnapshot;
 import io.lmwarden.router.pool.ReplicaPool;
 import io.lmwarden.router.stats.RequestListener;
@@ -18,6 +19,7 @@ public record ProxyContext(
         ReplicaPool pool,
         LongFunction<PoolSnapshot> snapshot,
         Placer placer,
+        AdmissionController admission,
         RouterMetrics metrics,
         RequestListener listener,
         Duration streamIdleTimeout,

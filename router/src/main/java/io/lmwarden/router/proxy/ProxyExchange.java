@@ -3,9 +3,11 @@ package io.lmwarden.router.proxy;
 import io.lmwarden.router.placement.Decision;
 import io.lmwarden.router.placement.NoReplicaAvailableException;
 import io.lmwarden.router.placement.Placement;
+import io.lmwarden.router.placement.admission.AdmissionController;
 import io.lmwarden.router.pool.ReplicaState;
 import io.lmwarden.router.session.RequestFacts;
 import io.lmwarden.router.stats.ExchangeOutcome;
+import io.vertx.core.Context;
 import io.vertx.core.MultiMap;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.http.HttpClientRequest;
@@ -42,6 +44,8 @@ final class ProxyExchange {
     private final long receivedAtNanos;
     private final Set<String> tried = new LinkedHashSet<>();
     private final ResponseObserver observer;
+    /** The request's event loop: a queued request is admitted from another thread and comes back here. */
+    private final Context context;
 
     private Placement placement;
     private ReplicaState replica;
@@ -52,6 +56,21 @@ final class ProxyExchange {
     private boolean attemptOpen;
     private long pendingPrefill = -1;
     private boolean done;
+    /** Set once admitted; closed exactly once in {@link #finish}. */
+    private AdmissionController.Ticket ticket;
+    private long queuedNanos;
+    private QueueKeepAlive keepAlive;
+    private final AdmissionController.Waiter waiter = new AdmissionController.Waiter() {
+        @Override
+        public void admitted(AdmissionController.Admission a) {
+            context.runOnContext(v -> onAdmitted(a));
+        }
+
+        @Override
+        public void rejected(AdmissionController.Rejection r) {
+            context.runOnContext(v -> onRejected(r));
+        }
+    };
 
     ProxyExchange(ProxyContext ctx, HttpServerRequest request, RequestFacts facts, Buffer body, long receivedAtNanos) {
         this.ctx = ctx;
@@ -61,26 +80,82 @@ final class ProxyExchange {
         this.body = body;
         this.receivedAtNanos = receivedAtNanos;
         this.observer = new ResponseObserver(facts.flavor());
+        this.context = ctx.vertx().getOrCreateContext();
     }
 
     void start() {
         ctx.inFlight().begin();
         response.closeHandler(v -> clientGone());
+        try {
+            var now = ctx.admission().submit(facts, tried, waiter);
+            if (now.isPresent()) {
+                onAdmitted(now.get());
+            } else if (!done && ticket == null && facts.stream()) {
+                keepAlive = new QueueKeepAlive(ctx.vertx(), response, facts.flavor());
+                keepAlive.start(ctx.admission().settings().keepAliveNanos());
+            }
+        } catch (NoReplicaAvailableException e) {
+            noReplica(e);
+        }
+    }
+
+    /** Admitted, at once or after waiting in the queue (then on this exchange's context). */
+    private void onAdmitted(AdmissionController.Admission a) {
+        if (keepAlive != null) {
+            keepAlive.stop();
+        }
+        if (done) {
+            // The client left while the admission was on its way here.
+            a.ticket().close();
+            return;
+        }
+        ticket = a.ticket();
+        queuedNanos = a.waitedNanos();
+        placement = a.placement();
         attempt();
     }
 
+    private void onRejected(AdmissionController.Rejection r) {
+        if (keepAlive != null) {
+            keepAlive.stop();
+        }
+        if (done) {
+            return;
+        }
+        ctx.metrics().error(r.reason());
+        if (r.status() != 0) {
+            failBeforeResponse(r.status(), r.message(), r.reason());
+            return;
+        }
+        // Saturated, not broken: OpenAI's rate-limit status; Anthropic's "overloaded".
+        int status = facts.flavor().anthropic() ? 529 : 429;
+        if (!response.headWritten()) {
+            response.putHeader("Retry-After", Long.toString(r.retryAfterSeconds()));
+        }
+        failBeforeResponse(status, r.message(), r.reason());
+    }
+
+    private void noReplica(NoReplicaAvailableException e) {
+        ctx.metrics().error(e.status() == 503 ? "no_replica" : "bad_pin");
+        failBeforeResponse(e.status(), e.getMessage(), e.status() == 503 ? "no_replica" : "bad_pin");
+    }
+
+    /** Sends the request to {@code placement}'s replica; a retry (placement null) places it again. */
     private void attempt() {
         long now = System.nanoTime();
-        try {
-            placement = ctx.placer().place(facts, ctx.snapshot().apply(now), tried, now);
-        } catch (NoReplicaAvailableException e) {
-            ctx.metrics().error(e.status() == 503 ? "no_replica" : "bad_pin");
-            failBeforeResponse(e.status(), e.getMessage(), e.status() == 503 ? "no_replica" : "bad_pin");
-            return;
+        if (placement == null) {
+            try {
+                placement = ctx.placer().place(facts, ctx.snapshot().apply(now), tried, now);
+            } catch (NoReplicaAvailableException e) {
+                noReplica(e);
+                return;
+            }
+            ticket.moved(placement.replica().id());
         }
         replica = ctx.pool().get(placement.replica().id()).orElse(null);
         if (replica == null) {
             tried.add(placement.replica().id());
+            placement = null;
             attempt();
             return;
         }
@@ -141,12 +216,26 @@ final class ProxyExchange {
             return;
         }
         armIdleTimer();
-        response.setStatusCode(up.statusCode());
-        HopByHopHeaders.copy(up.headers(), response.headers(), RESPONSE_HEADERS_SET_HERE);
-        response.putHeader("X-LMW-Replica", replica.id());
-        response.putHeader("X-LMW-Decision", placement.decision().name());
-        if (!up.headers().contains(HttpHeaders.CONTENT_LENGTH)) {
-            response.setChunked(true);
+        if (response.headWritten()) {
+            // The queue's keep-alive already sent a 200 head: what the headers would say goes in an SSE comment.
+            if (up.statusCode() >= 400) {
+                up.body().onComplete(b -> midStreamFailure("upstream_" + up.statusCode(), "replica " + replica.id() + " answered "
+                        + up.statusCode() + " after the request left the queue: " + (b.succeeded() ? abbreviate(b.result().toString()) : "")));
+                return;
+            }
+            response.write(": lmw replica=" + replica.id() + " decision=" + placement.decision().name()
+                    + " queue-wait-ms=" + queuedNanos / 1_000_000 + "\n\n");
+        } else {
+            response.setStatusCode(up.statusCode());
+            HopByHopHeaders.copy(up.headers(), response.headers(), RESPONSE_HEADERS_SET_HERE);
+            response.putHeader("X-LMW-Replica", replica.id());
+            response.putHeader("X-LMW-Decision", placement.decision().name());
+            if (queuedNanos > 0) {
+                response.putHeader("X-LMW-Queue-Wait-Ms", Long.toString(queuedNanos / 1_000_000));
+            }
+            if (!up.headers().contains(HttpHeaders.CONTENT_LENGTH)) {
+                response.setChunked(true);
+            }
         }
         up.handler(chunk -> {
             if (done) {
@@ -188,8 +277,9 @@ final class ProxyExchange {
         }
         replica.countFailure();
         LOG.warning(() -> "upstream failure before response replica=" + failed + " kind=" + kind + " detail=" + detail);
-        if (tried.size() < MAX_ATTEMPTS && !response.headWritten()) {
+        if (tried.size() < MAX_ATTEMPTS && !headCommitted()) {
             ctx.metrics().retry(failed);
+            placement = null;
             attempt();
             return;
         }
@@ -206,7 +296,7 @@ final class ProxyExchange {
         ctx.metrics().error(kind);
         HttpClientRequest toCancel = upstream;
         int status = kind.equals("idle_timeout") ? 504 : 502;
-        if (!response.headWritten()) {
+        if (!response.headWritten() || keptAliveOnly()) {
             failBeforeResponse(status, message, kind);
         } else {
             if (facts.stream()) {
@@ -228,6 +318,9 @@ final class ProxyExchange {
             response.setStatusCode(status)
                     .putHeader(HttpHeaders.CONTENT_TYPE, "application/json")
                     .end(ApiErrors.body(facts.flavor(), status, message));
+        } else if (keptAliveOnly() && !response.ended() && !response.closed()) {
+            // Only keep-alives went out: the error is the stream's first and last event.
+            response.end(ApiErrors.streamEvent(facts.flavor(), status, message));
         }
         finish(status, false, kind);
     }
@@ -236,11 +329,28 @@ final class ProxyExchange {
         if (done) {
             return;
         }
+        if (keepAlive != null) {
+            keepAlive.stop();
+        }
         finish(499, false, "client_cancelled");
         if (upstream != null) {
             // Cancels the engine's work: vLLM aborts a request whose connection closes.
             upstream.reset();
         }
+    }
+
+    /** The head went out, and not only with the queue's keep-alives (those still allow a retry). */
+    private boolean headCommitted() {
+        return response.headWritten() && !keptAliveOnly();
+    }
+
+    private boolean keptAliveOnly() {
+        return keepAlive != null && keepAlive.headWritten() && firstByteNanos < 0;
+    }
+
+    private static String abbreviate(String s) {
+        String one = s.replace('\n', ' ').trim();
+        return one.length() > 300 ? one.substring(0, 300) + "…" : one;
     }
 
     private void armIdleTimer() {
@@ -279,6 +389,14 @@ final class ProxyExchange {
             ctx.vertx().cancelTimer(idleTimer);
         }
         closeAttempt();
+        if (keepAlive != null) {
+            keepAlive.stop();
+        }
+        if (ticket != null) {
+            ticket.close();
+        } else {
+            ctx.admission().cancel(waiter);
+        }
         ctx.inFlight().end();
         if (placement != null && replica != null) {
             long ttfb = firstByteNanos < 0 ? -1 : firstByteNanos - receivedAtNanos;

@@ -1,6 +1,8 @@
 package io.lmwarden.router.stats;
 
 import io.lmwarden.router.placement.AffinityTable;
+import io.lmwarden.router.placement.admission.AdmissionController;
+import io.lmwarden.router.placement.admission.AdmissionObserver;
 import io.lmwarden.router.pool.ReplicaPool;
 import io.lmwarden.router.pool.ReplicaState;
 import io.micrometer.core.instrument.Counter;
@@ -31,6 +33,9 @@ public final class RouterMetrics {
     private final Map<String, Counter> counters = new ConcurrentHashMap<>();
     private final Map<String, Timer> timers = new ConcurrentHashMap<>();
     private DistributionSummary overhead;
+    private MultiGauge resident;
+    private AdmissionController admission;
+    private Timer queueWait;
 
     public RouterMetrics(ReplicaPool pool, AffinityTable affinity) {
         this.pool = pool;
@@ -50,6 +55,41 @@ public final class RouterMetrics {
                 k -> Counter.builder(name).description(description).tags(tags).register(registry));
     }
 
+    /** Gauges read from the admission controller: queue length and resident sessions per replica. */
+    public void gaugeAdmission(AdmissionController controller) {
+        this.admission = controller;
+        Gauge.builder("lmw_queue_length", controller, AdmissionController::queueLength)
+                .description("Requests waiting in the router's admission queue").register(registry);
+        resident = MultiGauge.builder("lmw_resident_sessions")
+                .description("Sessions resident on each replica (their working sets count against its KV budget)").register(registry);
+    }
+
+    /** What admission reports: queue waits and rejections (each reason from 0). */
+    public AdmissionObserver admissionObserver() {
+        queueWait = Timer.builder("lmw_queue_wait_seconds").description("Time a request waited in the admission queue before it was admitted")
+                .publishPercentileHistogram().minimumExpectedValue(Duration.ofMillis(1)).maximumExpectedValue(Duration.ofMinutes(15))
+                .register(registry);
+        for (String reason : new String[] {"queue_full", "queue_timeout", "client_gone"}) {
+            admissionRejected(reason, 0);
+        }
+        return new AdmissionObserver() {
+            @Override
+            public void admittedAfterWait(long waitedNanos) {
+                queueWait.record(waitedNanos, TimeUnit.NANOSECONDS);
+            }
+
+            @Override
+            public void rejected(String reason) {
+                admissionRejected(reason, 1);
+            }
+        };
+    }
+
+    private void admissionRejected(String reason, double amount) {
+        counter("lmw_admission_rejected_total", "Requests admission turned away (queue_full, queue_timeout) or that left the queue (client_gone)",
+                "reason", reason).increment(amount);
+    }
+
     public PrometheusMeterRegistry registry() {
         return registry;
     }
@@ -64,6 +104,15 @@ public final class RouterMetrics {
         }
         inFlight.register(flight, true);
         sticky.register(pinned, true);
+        if (admission != null) {
+            List<MultiGauge.Row<?>> rows = new ArrayList<>();
+            var loads = admission.residentLoads();
+            for (ReplicaState r : pool.all()) {
+                var l = loads.get(r.id());
+                rows.add(MultiGauge.Row.of(Tags.of("replica", r.id()), l == null ? 0 : l.residentSessions()));
+            }
+            resident.register(rows, true);
+        }
     }
 
     public void request(String replica, String decision, String api) {
