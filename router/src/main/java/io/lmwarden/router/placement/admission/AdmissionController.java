@@ -74,6 +74,10 @@ public final class AdmissionController {
     }
 
     private static final long NANOS_PER_SECOND = 1_000_000_000L;
+    /** An idle replica's residents may be revoked once paused for a fifth of the residency idle time. */
+    private static final long COMPUTE_IDLE_GRACE_DIVISOR = 5;
+    /** A session that lost its residency this many idle limits ago or less counts as in progress when it returns. */
+    private static final long INTERRUPTED_MEMORY_IDLE_LIMITS = 6;
 
     private final Placer placer;
     private final LongFunction<PoolSnapshot> snapshot;
@@ -91,6 +95,7 @@ public final class AdmissionController {
     private final AtomicLong rejected = new AtomicLong();
     private final AtomicLong revokedUnderPressure = new AtomicLong();
     private final AtomicLong yielded = new AtomicLong();
+    private final AtomicLong expired = new AtomicLong();
     private volatile AdmissionSettings settings;
     private AdmissionQueue<Pending> queue;
 
@@ -147,14 +152,16 @@ public final class AdmissionController {
                 admittedNow.incrementAndGet();
                 return Optional.of(new Admission(p, ticket(session), 0));
             }
-            if (queue.isEmpty()) {
+            // A session in progress that lost its residency while pausing queues before newcomers.
+            boolean returning = residencies.wasInterrupted(session, now, s.residencyIdleNanos() * INTERRUPTED_MEMORY_IDLE_LIMITS);
+            if (returning ? !queue.hasReturning() : queue.isEmpty()) {
                 Optional<Placement> p = admitNonResident(facts, session, ws, now);
                 if (p.isPresent()) {
                     admittedNow.incrementAndGet();
                     return Optional.of(new Admission(p.get(), ticket(session), 0));
                 }
             }
-            Optional<AdmissionQueue.Entry<Pending>> entry = queue.offer(new Pending(facts, session, ws, waiter), now);
+            Optional<AdmissionQueue.Entry<Pending>> entry = queue.offer(new Pending(facts, session, ws, waiter), now, returning);
             if (entry.isPresent()) {
                 waiting.put(waiter, entry.get());
                 queued.incrementAndGet();
@@ -192,7 +199,7 @@ public final class AdmissionController {
         synchronized (this) {
             long now = clock.getAsLong();
             AdmissionSettings s = settings;
-            residencies.expireIdle(now, s.residencyIdleNanos());
+            expired.addAndGet(residencies.expireIdle(now, s.residencyIdleNanos()));
             for (AdmissionQueue.Entry<Pending> e : queue.removeExpired(now)) {
                 waiting.remove(e.waiter().waiter());
                 rejected.incrementAndGet();
@@ -268,13 +275,15 @@ public final class AdmissionController {
             }
         }
         // Work-conserving: a replica with nothing running must not idle while this waits; its idle
-        // residents are the cheapest thing to give up.
+        // residents are the cheapest thing to give up. Not in the instant between a reply and the next
+        // step, though: only residents that have paused for a while.
         List<ReplicaView> order = new ArrayList<>();
         order.add(first);
         order.addAll(others);
+        long pausedBefore = now - settings.residencyIdleNanos() / COMPUTE_IDLE_GRACE_DIVISOR;
         for (ReplicaView r : order) {
             if (computeIdle(r)) {
-                List<String> revoked = residencies.revokeIdleUntilFits(r.id(), ws, budgetBlocks(r));
+                List<String> revoked = residencies.revokeIdleUntilFits(r.id(), ws, budgetBlocks(r), pausedBefore, now);
                 revokedUnderPressure.addAndGet(revoked.size());
                 if (residencies.fits(r.id(), ws, budgetBlocks(r))) {
                     if (r == first) {
@@ -387,6 +396,7 @@ public final class AdmissionController {
         m.put("rejected", rejected.get());
         m.put("revokedUnderPressure", revokedUnderPressure.get());
         m.put("yieldedSlice", yielded.get());
+        m.put("expiredIdle", expired.get());
         m.put("residentSessions", residencies.size());
         return m;
     }

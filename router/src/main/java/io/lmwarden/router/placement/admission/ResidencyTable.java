@@ -21,6 +21,14 @@ public final class ResidencyTable {
 
     private final Map<String, Residency> sessions = new HashMap<>();
     private final Map<String, ReplicaLedger> ledgers = new HashMap<>();
+    /** Sessions that lost their residency while pausing (idle limit or pressure), most recent last; bounded. */
+    private final LinkedHashMap<String, Long> interrupted = new LinkedHashMap<>(256, 0.75f, true) {
+        @Override
+        protected boolean removeEldestEntry(Map.Entry<String, Long> eldest) {
+            return size() > MAX_INTERRUPTED;
+        }
+    };
+    private static final int MAX_INTERRUPTED = 65_536;
 
     public synchronized boolean isResident(String session) {
         return sessions.containsKey(session);
@@ -99,14 +107,34 @@ public final class ResidencyTable {
         return r == null ? -1 : nowNanos - r.residentSinceNanos;
     }
 
-    /** The session gives up its residency (it yields its slice, or the router forgets it). */
+    /** The session gives up its residency because it had its slice: when it comes back it queues like a newcomer. */
     public synchronized boolean revoke(String session) {
+        interrupted.remove(session);
+        return drop(session);
+    }
+
+    /**
+     * Whether the session lost its residency by pausing (the idle limit, or pressure) less than
+     * {@code withinNanos} ago: a session in progress, which should not wait behind newcomers.
+     */
+    public synchronized boolean wasInterrupted(String session, long nowNanos, long withinNanos) {
+        Long at = interrupted.get(session);
+        return at != null && nowNanos - at < withinNanos;
+    }
+
+    private boolean drop(String session) {
         Residency r = sessions.remove(session);
         if (r == null) {
             return false;
         }
         ledger(r.replica).remove(r.workingSet);
         return true;
+    }
+
+    private void interrupt(String session, long nowNanos) {
+        if (drop(session)) {
+            interrupted.put(session, nowNanos);
+        }
     }
 
     /** Ends the residency of every session idle for at least {@code idleNanos}; returns how many. */
@@ -117,19 +145,20 @@ public final class ResidencyTable {
                 expired.add(r.session);
             }
         }
-        expired.forEach(this::revoke);
+        expired.forEach(s -> interrupt(s, nowNanos));
         return expired.size();
     }
 
     /**
      * Under pressure: revokes idle residents of the replica, longest idle first, until the working
-     * set fits the budget or no idle resident is left. Residents with a request in flight are never
-     * touched. Returns the sessions revoked.
+     * set fits the budget or no idle resident is left. Residents with a request in flight, or idle only
+     * since {@code idleSinceAtMostNanos} or later, are never touched. Returns the sessions revoked.
      */
-    public synchronized List<String> revokeIdleUntilFits(String replica, WorkingSet ws, long budgetBlocks) {
+    public synchronized List<String> revokeIdleUntilFits(String replica, WorkingSet ws, long budgetBlocks, long idleSinceAtMostNanos,
+                                                         long nowNanos) {
         List<Residency> idle = new ArrayList<>();
         for (Residency r : sessions.values()) {
-            if (r.replica.equals(replica) && r.idle()) {
+            if (r.replica.equals(replica) && r.idle() && r.idleSinceNanos <= idleSinceAtMostNanos) {
                 idle.add(r);
             }
         }
@@ -139,7 +168,7 @@ public final class ResidencyTable {
             if (fits(replica, ws, budgetBlocks)) {
                 break;
             }
-            revoke(r.session);
+            interrupt(r.session, nowNanos);
             revoked.add(r.session);
         }
         return revoked;

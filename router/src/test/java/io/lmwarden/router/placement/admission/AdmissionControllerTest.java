@@ -219,9 +219,39 @@ class AdmissionControllerTest {
         // Both residents of one replica pause (well inside the 5 s idle limit): its compute would idle.
         String idleReplica = running.get(0).placement().replica().id();
         running.stream().filter(a -> a.placement().replica().id().equals(idleReplica)).forEach(a -> a.ticket().close());
+        // Not in the instant after their replies: only once they have paused for a fifth of the idle limit (1 s).
+        assertThat(e.admission).isNull();
+        clock.addAndGet(SECOND);
+        controller.pump();
         assertThat(e.admission).isNotNull();
         assertThat(e.admission.placement().replica().id()).isEqualTo(idleReplica);
         assertThat(e.admission.placement().reason()).contains("idle resident");
+    }
+
+    @Test
+    void aSessionInterruptedWhilePausingQueuesBeforeNewcomers() throws Exception {
+        List<AdmissionController.Admission> running = fill();
+        Recorder e = new Recorder("e");
+        submit("e", 40, e);
+        // a pauses past the idle limit and loses its residency; c and d (the other replica) keep going.
+        running.get(0).ticket().close();
+        clock.addAndGet(6 * SECOND);
+        controller.pump();
+        assertThat(e.admission).isNotNull();   // e took a's place
+        Recorder f = new Recorder("f");
+        submit("f", 40, f);
+        Recorder a = new Recorder("a");
+        assertThat(submit("a", 45, a)).isEmpty();
+        // The next room (c's, once c has paused past the limit) goes to a, although f arrived first.
+        running.get(2).ticket().close();
+        clock.addAndGet(6 * SECOND);
+        controller.pump();
+        assertThat(a.admission).isNotNull();
+        assertThat(f.admission).isNull();
+        running.get(3).ticket().close();
+        clock.addAndGet(6 * SECOND);
+        controller.pump();
+        assertThat(f.admission).isNotNull();
     }
 
     @Test

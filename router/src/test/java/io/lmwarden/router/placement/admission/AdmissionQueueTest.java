@@ -19,6 +19,22 @@ class AdmissionQueueTest {
     }
 
     @Test
+    void interruptedSessionsGoBeforeNewcomersEachLaneInArrivalOrder() {
+        AdmissionQueue<String> q = new AdmissionQueue<>(10, 1_000);
+        q.offer("new1", 1);
+        q.offer("back1", 2, true);
+        q.offer("new2", 3);
+        q.offer("back2", 4, true);
+        StringBuilder order = new StringBuilder();
+        while (!q.isEmpty()) {
+            var h = q.head().orElseThrow();
+            order.append(h.waiter()).append(' ');
+            q.remove(h);
+        }
+        assertThat(order.toString().trim()).isEqualTo("back1 back2 new1 new2");
+    }
+
+    @Test
     void aFullQueueRefusesTheNextOne() {
         AdmissionQueue<String> q = new AdmissionQueue<>(2, 1_000);
         assertThat(q.offer("a", 1)).isPresent();

@@ -88,12 +88,34 @@ class ResidencyTableTest {
         t.stepEnded("idleLong", 10);
         t.stepEnded("idleShort", 20);
         // Budget 1000, 900 used; a newcomer of 300 needs 200 more: the longest idle goes, the other stays.
-        assertThat(t.revokeIdleUntilFits("r0", ws(3, 0, 300, 0), 1000)).containsExactly("idleLong");
+        assertThat(t.revokeIdleUntilFits("r0", ws(3, 0, 300, 0), 1000, 100, 200)).containsExactly("idleLong");
         assertThat(t.isResident("idleShort")).isTrue();
         // A newcomer of 900 cannot fit even without both idle ones: they go, the running one stays.
-        assertThat(t.revokeIdleUntilFits("r0", ws(4, 0, 900, 0), 1000)).containsExactly("idleShort");
+        assertThat(t.revokeIdleUntilFits("r0", ws(4, 0, 900, 0), 1000, 100, 200)).containsExactly("idleShort");
         assertThat(t.isResident("running")).isTrue();
         assertThat(t.fits("r0", ws(4, 0, 900, 0), 1000)).isFalse();
+    }
+
+    @Test
+    void pressureSparesResidentsThatPausedOnlyJustNow() {
+        ResidencyTable t = new ResidencyTable();
+        t.stepStarted("a", "r0", ws(0, 0, 600, 0), 0);
+        t.stepEnded("a", 50);
+        assertThat(t.revokeIdleUntilFits("r0", ws(1, 0, 600, 0), 1000, 40, 200)).isEmpty();
+        assertThat(t.revokeIdleUntilFits("r0", ws(1, 0, 600, 0), 1000, 50, 200)).containsExactly("a");
+    }
+
+    @Test
+    void aSessionThatLostItsResidencyWhilePausingIsRememberedAsInterruptedButOneThatYieldedIsNot() {
+        ResidencyTable t = new ResidencyTable();
+        t.stepStarted("paused", "r0", ws(0, 0, 10, 1), 0);
+        t.stepStarted("yielded", "r0", ws(1, 0, 10, 1), 0);
+        t.stepEnded("paused", 10);
+        t.expireIdle(200, 100);
+        t.revoke("yielded");
+        assertThat(t.wasInterrupted("paused", 300, 1000)).isTrue();
+        assertThat(t.wasInterrupted("paused", 1300, 1000)).isFalse();
+        assertThat(t.wasInterrupted("yielded", 300, 1000)).isFalse();
     }
 
     @Test
