@@ -86,6 +86,12 @@
     return pad2(d.getHours()) + ':' + pad2(d.getMinutes()) + (withSeconds === false ? '' : ':' + pad2(d.getSeconds()));
   }
 
+  /** HH:MM:SS.mmm: steps of one session come within the same second. */
+  function fmtClockMillis(ms) {
+    if (!isNum(ms)) return DASH;
+    return fmtClock(ms) + '.' + String(Math.floor(ms % 1000)).padStart(3, '0');
+  }
+
   function fmtDuration(ms) {
     if (!isNum(ms) || ms < 0) return DASH;
     var s = Math.floor(ms / 1000);
@@ -251,8 +257,8 @@
     var box = $('capacity');
     clear(box);
     if (!c || typeof c !== 'object') { box.hidden = true; box.removeAttribute('data-over-capacity'); return; }
-    var demand = fmtInt(c.activeSessions) + ' active sessions \u00d7 ~' + fmtInt(c.avgContextTokens)
-      + ' tokens of context = ' + fmtInt(c.demandTokens) + ' tokens';
+    var demand = fmtInt(c.activeSessions) + ' active sessions need ' + fmtInt(c.demandTokens)
+      + ' distinct tokens of context';
     box.title = c.message || '';
     if (c.overCapacity) {
       box.className = 'advisor';
@@ -571,6 +577,8 @@
     var decision = st.decision ? String(st.decision) : null;
     var decisionCell = el('td', { 'class': 'l', 'data-col': 'decision' },
       decision ? el('span', { 'class': 'badge d-' + decision.replace(/[^A-Z_]/g, ''), text: decision }) : DASH,
+      st.sideRequest === true ? el('span', { 'class': 'badge b-side', title: 'shares the session id but continues none of its'
+        + ' conversation (a title, a side call): never a prefix break', text: 'side request' }) : null,
       st.reason ? el('div', { 'class': 'why', text: st.reason }) : null);
 
     var shared = st.sharedPrefixTokens;
@@ -616,7 +624,7 @@
     var pb = st.prefixBreak && typeof st.prefixBreak === 'object' ? st.prefixBreak : null;
     var row = el('tr', { 'class': pb ? 'break-row' : null, 'data-step': i },
       el('td', { text: String(i + 1) }),
-      el('td', { 'class': 'l', 'data-col': 'time', text: fmtClock(st.epochMillis) }),
+      el('td', { 'class': 'l', 'data-col': 'time', text: fmtClockMillis(st.epochMillis) }),
       el('td', { 'class': 'l rid', 'data-col': 'replica', text: orDash(st.replica) }),
       decisionCell,
       el('td', { 'data-col': 'promptTokens', text: fmtInt(st.promptTokens) }),

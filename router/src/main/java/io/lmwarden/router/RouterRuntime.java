@@ -4,11 +4,13 @@ import io.lmwarden.router.api.AdminApi;
 import io.lmwarden.router.api.WebUi;
 import io.lmwarden.router.config.RouterConfig;
 import io.lmwarden.router.placement.AffinityTable;
-import io.lmwarden.router.diagnostics.PrefillRates;
+import io.lmwarden.router.placement.PrefillRates;
+import io.lmwarden.router.diagnostics.LiveWorkingSets;
 import io.lmwarden.router.diagnostics.PrefixBreakDetector;
 import io.lmwarden.router.diagnostics.TokenRates;
 import io.lmwarden.router.placement.Placer;
 import io.lmwarden.router.placement.PrefixIndexes;
+import io.lmwarden.router.placement.Reservations;
 import io.lmwarden.router.placement.TtftEstimator;
 import io.lmwarden.router.placement.admission.AdmissionController;
 import io.lmwarden.router.placement.admission.AdmissionSettings;
@@ -45,6 +47,7 @@ import io.vertx.ext.web.Router;
 import io.vertx.ext.web.RoutingContext;
 import io.vertx.ext.web.handler.BodyHandler;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -63,6 +66,8 @@ final class RouterRuntime {
     private static final int SESSIONS_WITH_PROMPT_HISTORY = 4096;
     /** A typical agent step holds its sequence slot for ~256 output tokens at ~25 ms each. */
     private static final double TYPICAL_DECODE_ENGINE_MS = 256 * 25;
+    /** A session counts towards the KV demand while its last step is at most this old, in workload time. */
+    private static final Duration ACTIVE_WINDOW_WORKLOAD = Duration.ofMinutes(1);
 
     private final RouterConfig config;
     private final Vertx vertx;
@@ -114,9 +119,13 @@ final class RouterRuntime {
                     ? SimProfile.named(config.simProfile()).prefillMsPerToken()
                     : config.prefillMsPerToken();
             PrefillRates prefillRates = new PrefillRates(priorMsPerToken / config.timeScale());
-            RequestAccounting accounting = new RequestAccounting(metrics, sessions, prefixIndexes,
-                    new PrefixBreakDetector(SESSIONS_WITH_PROMPT_HISTORY), prefillRates, tokenRates);
+            // Active means a step within a minute of workload time: a simulator K times faster gets 1/K of it.
+            LiveWorkingSets workingSets = new LiveWorkingSets(
+                    Duration.ofNanos((long) (ACTIVE_WINDOW_WORKLOAD.toNanos() / config.timeScale())), SESSIONS_WITH_PROMPT_HISTORY);
+            RequestAccounting accounting = new RequestAccounting(metrics, sessions,
+                    new PrefixBreakDetector(SESSIONS_WITH_PROMPT_HISTORY), prefillRates, tokenRates, workingSets);
             pool.onUnavailable(prefixIndexes::forget);
+            pool.onUnavailable(affinity::release);
             TtftEstimator estimator = new TtftEstimator(prefixIndexes, prefillRates, config.maxNumSeqs(),
                     TYPICAL_DECODE_ENGINE_MS / config.timeScale());
             PolicyHolder policy = new PolicyHolder(new PolicyFactory(affinity, config.maxNumSeqs(), estimator, config.timeScale()),
@@ -130,13 +139,17 @@ final class RouterRuntime {
             LongFunction<PoolSnapshot> snapshot = now -> pool.snapshot(affinity::sessionsOn, now);
             InFlightTracker inFlight = new InFlightTracker();
             Placer placer = new Placer(policy, prefixIndexes);
+            Reservations reservations = new Reservations(placer, pool, prefixIndexes, prefillRates);
+            reservations.listen(accounting);
             AdmissionSettings admissionSettings = AdmissionSettings.of(config.admission(), config.kvBudget(), config.residencyIdle(),
                     config.residencySlice(), config.queueMax(), config.queueTimeout(), config.queueKeepAlive(), config.timeScale());
             AdmissionController admission = new AdmissionController(admissionSettings, placer, snapshot, policy, affinity, prefixIndexes,
                     DEFAULT_KV_CAPACITY_TOKENS, metrics.admissionObserver(), System::nanoTime);
+            // Admission hears how each attempt ended after placement's own learning and the accounting.
+            reservations.listen(admission.feedback());
             metrics.gaugeAdmission(admission);
             pool.onUnavailable(admission::forgetReplica);
-            ProxyContext ctx = new ProxyContext(vertx, client, pool, snapshot, placer, admission, metrics, accounting,
+            ProxyContext ctx = new ProxyContext(vertx, client, pool, snapshot, reservations, admission, metrics,
                     config.streamIdleTimeout(), inFlight);
 
             Router router = Router.router(vertx);
@@ -146,16 +159,21 @@ final class RouterRuntime {
             });
             BodyHandler body = BodyHandler.create(false).setBodyLimit(config.bodyLimitBytes());
             ProxyHandler proxy = new ProxyHandler(ctx);
-            for (ApiFlavor flavor : ApiFlavor.values()) {
-                router.post(flavor.path()).handler(body).handler(rc -> proxy.handle(rc, flavor))
-                        .failureHandler(rc -> failure(rc, flavor, config));
-            }
             PassThrough passThrough = new PassThrough(ctx);
+            for (ApiFlavor flavor : ApiFlavor.values()) {
+                if (flavor.placed()) {
+                    router.post(flavor.path()).handler(body).handler(rc -> proxy.handle(rc, flavor))
+                            .failureHandler(rc -> failure(rc, flavor, config));
+                } else {
+                    router.post(flavor.path()).handler(body).handler(rc -> passThrough.handle(rc, flavor))
+                            .failureHandler(rc -> failure(rc, flavor, config));
+                }
+            }
             router.get("/v1/models").handler(passThrough::handle);
             router.post("/tokenize").handler(body).handler(passThrough::handle);
             router.put("/api/policy").handler(BodyHandler.create(false).setBodyLimit(64 * 1024));
             new AdminApi(pool, snapshot, policy, admission, affinity, sessions, accounting, metrics, inFlight,
-                    config.adminToken(), discovery.describe(), tokenRates).mount(router);
+                    config.adminToken(), discovery.describe(), tokenRates, workingSets).mount(router);
             WebUi.mount(router);
             router.route().last().handler(rc -> rc.response().setStatusCode(404)
                     .putHeader(HttpHeaders.CONTENT_TYPE, "application/json")

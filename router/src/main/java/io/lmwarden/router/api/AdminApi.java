@@ -4,8 +4,8 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.lmwarden.router.config.SpillThreshold;
 import io.lmwarden.router.diagnostics.CapacityAdvice;
+import io.lmwarden.router.diagnostics.LiveWorkingSets;
 import io.lmwarden.router.diagnostics.TokenRates;
-import io.lmwarden.router.placement.AffinityPolicy;
 import io.lmwarden.router.placement.AffinityTable;
 import io.lmwarden.router.placement.PolicyFactory;
 import io.lmwarden.router.placement.PolicyHolder;
@@ -52,12 +52,13 @@ public final class AdminApi {
     private final Optional<String> adminToken;
     private final String discovery;
     private final TokenRates tokenRates;
+    private final LiveWorkingSets workingSets;
     private final Instant startedAt = Instant.now();
 
     public AdminApi(ReplicaPool pool, LongFunction<PoolSnapshot> snapshot, PolicyHolder policy, AdmissionController admission,
                     AffinityTable affinity,
                     SessionLog sessions, RequestAccounting accounting, RouterMetrics metrics, InFlightTracker inFlight,
-                    Optional<String> adminToken, String discovery, TokenRates tokenRates) {
+                    Optional<String> adminToken, String discovery, TokenRates tokenRates, LiveWorkingSets workingSets) {
         this.pool = pool;
         this.snapshot = snapshot;
         this.policy = policy;
@@ -70,6 +71,7 @@ public final class AdminApi {
         this.adminToken = adminToken;
         this.discovery = discovery;
         this.tokenRates = tokenRates;
+        this.workingSets = workingSets;
     }
 
     public void mount(Router router) {
@@ -94,10 +96,9 @@ public final class AdminApi {
         PolicyHolder.Current c = policy.current();
         Map<String, Object> m = new LinkedHashMap<>();
         m.put("policy", c.policy().name());
-        m.put("affinity", PolicyFactory.pinsSessions(c.policy()));
+        m.put("affinity", c.policy().pinsSessions());
         m.put("spillThreshold", c.spillThreshold().toString());
-        m.put("spillThresholdValue", c.policy() instanceof AffinityPolicy a ? Integer.valueOf(a.threshold())
-                : c.policy() instanceof io.lmwarden.router.placement.CostPolicy cp ? Integer.valueOf(cp.threshold()) : null);
+        m.put("spillThresholdValue", c.policy().spillThreshold().isPresent() ? Integer.valueOf(c.policy().spillThreshold().getAsInt()) : null);
         m.put("policies", PolicyFactory.NAMES);
         m.put("admission", admission.enabled());
         return m;
@@ -116,7 +117,8 @@ public final class AdminApi {
         Map<String, ResidencyTable.ReplicaLoad> resident = admission.residentLoads();
         for (ReplicaView r : snap.replicas()) {
             ReplicaState s = pool.get(r.id()).orElse(null);
-            EngineMetrics e = r.metrics();
+            // A replica that is not ready has no current figures: its last scrape would pass for a live one.
+            EngineMetrics e = r.ready() ? r.metrics() : null;
             Map<String, Object> row = new LinkedHashMap<>();
             row.put("id", r.id());
             row.put("url", r.url());
@@ -151,14 +153,11 @@ public final class AdminApi {
         return m;
     }
 
-    private static final long ACTIVE_WINDOW_MILLIS = 5 * 60_000;
-
-    /** The rule of thumb: active sessions × their average context against the pool's KV capacity, and what admission does about it. */
+    /** The rule of thumb: the live working sets' distinct context against the pool's KV capacity, and what admission does about it. */
     private CapacityAdvice capacity(PoolSnapshot snap) {
-        long[] active = sessions.activeSessions(System.currentTimeMillis(), ACTIVE_WINDOW_MILLIS);
         long pool = snap.ready().stream().filter(r -> r.metrics() != null).mapToLong(r -> r.metrics().kvCapacityTokens()).sum();
         int resident = admission.residentLoads().values().stream().mapToInt(ResidencyTable.ReplicaLoad::residentSessions).sum();
-        return CapacityAdvice.of((int) active[0], (int) active[1], pool,
+        return CapacityAdvice.of(workingSets.demand(System.currentTimeMillis()), pool,
                 new CapacityAdvice.AdmissionState(admission.enabled(), resident, admission.queueLength(), admission.oldestWaitSeconds()));
     }
 
@@ -223,6 +222,7 @@ public final class AdminApi {
         m.put("model", model);
         m.put("replica", affinity.peek(model, key).orElse(list.get(list.size() - 1).replica()));
         m.put("prefixBreaks", list.stream().filter(st -> st.prefixBreak() != null).count());
+        m.put("sideRequests", list.stream().filter(StepRecord::sideRequest).count());
         m.put("cacheMisses", list.stream().filter(StepRecord::cacheMiss).count());
         m.put("queueAteGain", list.stream().filter(StepRecord::queueAteGain).count());
         m.put("steps", list);

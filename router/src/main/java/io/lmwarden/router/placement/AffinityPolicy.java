@@ -2,10 +2,9 @@ package io.lmwarden.router.placement;
 
 import io.lmwarden.router.config.SpillThreshold;
 import io.lmwarden.router.pool.ReplicaView;
-import io.lmwarden.router.session.RequestFacts;
 
 import java.util.List;
-import java.util.Optional;
+import java.util.OptionalInt;
 
 /**
  * Session affinity: a new session goes to the least-loaded replica and is pinned there; later steps
@@ -16,14 +15,10 @@ public final class AffinityPolicy implements PlacementPolicy {
 
     public static final String NAME = "affinity";
 
-    private final AffinityTable table;
-    private final SpillThreshold spillThreshold;
-    private final int maxNumSeqs;
+    private final SessionHomes homes;
 
     public AffinityPolicy(AffinityTable table, SpillThreshold spillThreshold, int maxNumSeqs) {
-        this.table = table;
-        this.spillThreshold = spillThreshold;
-        this.maxNumSeqs = maxNumSeqs;
+        this.homes = new SessionHomes(table, spillThreshold, maxNumSeqs);
     }
 
     @Override
@@ -31,40 +26,42 @@ public final class AffinityPolicy implements PlacementPolicy {
         return NAME;
     }
 
-    public int threshold() {
-        return spillThreshold.resolve(maxNumSeqs);
+    @Override
+    public boolean pinsSessions() {
+        return true;
+    }
+
+    @Override
+    public OptionalInt spillThreshold() {
+        return OptionalInt.of(homes.threshold());
     }
 
     @Override
     public Placement place(PlacementRequest request) {
-        RequestFacts f = request.facts();
-        String sessionKey = f.sessionKey().value();
-        Optional<String> home = table.lookup(f.model(), sessionKey, request.nowNanos());
-        if (home.isEmpty()) {
-            ReplicaView target = LoadOrder.least(request.candidates(), LoadOrder.FOR_NEW_SESSION);
-            table.pin(f.model(), sessionKey, target.id(), request.nowNanos());
-            return new Placement(target, Decision.NEW, "new session → least loaded: " + LoadOrder.describe(target));
+        SessionHomes.Step step = homes.step(request, BY_LOAD);
+        if (step.decided().isPresent()) {
+            return step.decided().get();
         }
-        Optional<ReplicaView> homeView = request.candidates().stream().filter(r -> r.id().equals(home.get())).findFirst();
-        if (homeView.isEmpty()) {
-            ReplicaView target = LoadOrder.least(request.candidates(), LoadOrder.FOR_NEW_SESSION);
-            table.pin(f.model(), sessionKey, target.id(), request.nowNanos());
-            return new Placement(target, Decision.NEW, "home " + home.get() + " unavailable → re-placed");
-        }
-        ReplicaView h = homeView.get();
-        int threshold = threshold();
-        // The step would push the home over its threshold: move, but only to somewhere less busy.
-        if (h.inFlight() >= threshold) {
-            List<ReplicaView> others = request.candidates().stream().filter(r -> r != h).toList();
-            if (!others.isEmpty()) {
-                ReplicaView target = LoadOrder.least(others, LoadOrder.FOR_NEW_SESSION);
-                if (target.inFlight() < h.inFlight()) {
-                    table.pin(f.model(), sessionKey, target.id(), request.nowNanos());
-                    return new Placement(target, Decision.SPILL, "home " + h.id() + " has " + h.inFlight()
-                            + " in flight (spill threshold " + threshold + ") → " + target.id()).movedFrom(h.id());
-                }
-            }
-        }
-        return new Placement(h, Decision.STICKY, "home replica, " + h.inFlight() + " in flight (spill threshold " + threshold + ")");
+        ReplicaView h = step.home();
+        return new Placement(h, Decision.STICKY, "home replica, " + h.inFlight() + " in flight (spill threshold " + homes.threshold() + ")");
     }
+
+    /** New sessions and spills both go to the least loaded; affinity does not guess what a replica holds. */
+    private static final SessionHomes.Choices BY_LOAD = new SessionHomes.Choices() {
+        @Override
+        public Placement forNewSession(List<ReplicaView> candidates, String why) {
+            ReplicaView target = LoadOrder.least(candidates, LoadOrder.FOR_NEW_SESSION);
+            return new Placement(target, Decision.NEW, why + " → least loaded: " + LoadOrder.describe(target));
+        }
+
+        @Override
+        public ReplicaView overCapTarget(ReplicaView home, List<ReplicaView> others) {
+            return LoadOrder.least(others, LoadOrder.FOR_NEW_SESSION);
+        }
+
+        @Override
+        public int expectedCachedTokens(ReplicaView r) {
+            return 0;
+        }
+    };
 }

@@ -98,6 +98,20 @@ public final class AffinityTable {
         return removed;
     }
 
+    /** The replica left the pool or stopped being ready: its sessions have no home any more. Returns how many. */
+    public synchronized int release(String replicaId) {
+        int removed = 0;
+        Iterator<Map.Entry<String, Entry>> it = entries.entrySet().iterator();
+        while (it.hasNext()) {
+            if (it.next().getValue().replicaId.equals(replicaId)) {
+                it.remove();
+                removed++;
+            }
+        }
+        perReplica.remove(replicaId);
+        return removed;
+    }
+
     public synchronized Optional<String> peek(String model, String sessionKey) {
         Entry e = entries.get(key(model, sessionKey));
         return e == null ? Optional.empty() : Optional.of(e.replicaId);

@@ -6,7 +6,7 @@ import io.lmwarden.router.session.RequestFacts;
 
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Optional;
+import java.util.OptionalInt;
 
 /**
  * Expected-TTFT placement. For each replica: {@code T = queue + prefill of what it does not hold}
@@ -40,9 +40,7 @@ public final class CostPolicy implements PlacementPolicy {
     static final double NEW_SESSION_RELATIVE_MARGIN = 0.25;
     static final double NEW_SESSION_ABSOLUTE_MARGIN_ENGINE_MS = 250;
 
-    private final AffinityTable table;
-    private final SpillThreshold spillThreshold;
-    private final int maxNumSeqs;
+    private final SessionHomes homes;
     private final TtftEstimator estimator;
     private final double timeScale;
 
@@ -50,9 +48,7 @@ public final class CostPolicy implements PlacementPolicy {
      * @param timeScale engines that run K times faster than real time (a simulator) shrink the absolute margin K times
      */
     public CostPolicy(AffinityTable table, SpillThreshold spillThreshold, int maxNumSeqs, TtftEstimator estimator, double timeScale) {
-        this.table = table;
-        this.spillThreshold = spillThreshold;
-        this.maxNumSeqs = maxNumSeqs;
+        this.homes = new SessionHomes(table, spillThreshold, maxNumSeqs);
         this.estimator = estimator;
         this.timeScale = timeScale;
     }
@@ -62,8 +58,14 @@ public final class CostPolicy implements PlacementPolicy {
         return NAME;
     }
 
-    public int threshold() {
-        return spillThreshold.resolve(maxNumSeqs);
+    @Override
+    public boolean pinsSessions() {
+        return true;
+    }
+
+    @Override
+    public OptionalInt spillThreshold() {
+        return OptionalInt.of(homes.threshold());
     }
 
     /** A home that still holds a good part of the prompt. */
@@ -79,54 +81,65 @@ public final class CostPolicy implements PlacementPolicy {
     @Override
     public Placement place(PlacementRequest request) {
         RequestFacts f = request.facts();
-        String key = f.sessionKey().value();
         List<TtftEstimate> estimates = new ArrayList<>(request.candidates().size());
         for (ReplicaView r : request.candidates()) {
             estimates.add(estimator.estimate(r, f.shape()));
         }
-        Optional<String> home = table.lookup(f.model(), key, request.nowNanos());
-        Optional<TtftEstimate> homeEstimate = home.flatMap(h -> estimates.stream().filter(e -> e.replica().id().equals(h)).findFirst());
-        if (homeEstimate.isEmpty()) {
-            TtftEstimate target = bestForNewSession(estimates);
-            table.pin(f.model(), key, target.replica().id(), request.nowNanos());
-            String why = home.isPresent() ? "home " + home.get() + " unavailable → " : "new → ";
-            return placement(target, Decision.NEW, why + "lowest expected TTFT " + target.describe());
+        SessionHomes.Step step = homes.step(request, new SessionHomes.Choices() {
+            @Override
+            public Placement forNewSession(List<ReplicaView> candidates, String why) {
+                TtftEstimate target = bestForNewSession(estimates);
+                return placement(target, Decision.NEW, why + " → lowest expected TTFT " + target.describe());
+            }
+
+            @Override
+            public ReplicaView overCapTarget(ReplicaView home, List<ReplicaView> others) {
+                return cheapestMove(estimates, home).replica();
+            }
+
+            @Override
+            public int expectedCachedTokens(ReplicaView r) {
+                return estimateOf(estimates, r).heldTokens();
+            }
+        });
+        if (step.decided().isPresent()) {
+            return step.decided().get();
         }
-        TtftEstimate h = homeEstimate.get();
-        List<TtftEstimate> others = estimates.stream().filter(e -> e != h).toList();
-        if (others.isEmpty()) {
+        TtftEstimate h = estimateOf(estimates, step.home());
+        if (step.others().isEmpty()) {
             return placement(h, Decision.STICKY, "only replica; " + h.describe());
         }
-        TtftEstimate best = others.stream().min((a, b) -> Double.compare(moveCost(a), moveCost(b))).get();
-        int threshold = threshold();
-        if (h.replica().inFlight() >= threshold && best.replica().inFlight() < h.replica().inFlight()) {
-            table.pin(f.model(), key, best.replica().id(), request.nowNanos());
-            return placement(best, Decision.SPILL, "home " + h.replica().id() + " has " + h.replica().inFlight()
-                    + " in flight (spill threshold " + threshold + ") → " + best.describe()).movedFrom(h.replica().id());
-        }
+        TtftEstimate best = cheapestMove(estimates, step.home());
         if (!warm(h)) {
             // The home lost the prefix (evicted, as under overload): nothing holds the session there, so
             // the step goes where the engine queue is shortest, vLLM's own rule, staying home on a tie.
             ReplicaView shortest = LoadOrder.least(request.candidates(), LoadOrder.QUEUE_SCORE);
             if (shortest != h.replica() && shortest.queueScore() + COLD_MOVE_MIN_SCORE_GAP <= h.replica().queueScore()) {
-                TtftEstimate target = estimates.stream().filter(e -> e.replica() == shortest).findFirst().orElseThrow();
-                table.pin(f.model(), key, shortest.id(), request.nowNanos());
-                return placement(target, Decision.SPILL, "moved: home " + h.replica().id() + " holds " + h.heldTokens()
-                        + " of " + (h.heldTokens() + h.uncachedTokens()) + " tokens; shortest queue " + LoadOrder.describe(shortest))
-                        .movedFrom(h.replica().id());
+                TtftEstimate target = estimateOf(estimates, shortest);
+                return homes.move(request, h.replica(), placement(target, Decision.SPILL, "moved: home " + h.replica().id() + " holds "
+                        + h.heldTokens() + " of " + (h.heldTokens() + h.uncachedTokens()) + " tokens; shortest queue "
+                        + LoadOrder.describe(shortest)));
             }
             return placement(h, Decision.STICKY, "home holds little of the prompt but has the shortest queue: "
                     + LoadOrder.describe(h.replica()));
         }
         // Stay unless the queue skipped is longer than the recompute caused, counted twice: hysteresis.
         if (moveCost(best) < moveCost(h) - ABSOLUTE_MARGIN_ENGINE_MS / timeScale) {
-            table.pin(f.model(), key, best.replica().id(), request.nowNanos());
-            return placement(best, Decision.SPILL, String.format("moved: home %s expected %.0f ms (queue %.0f), %s expected %.0f ms"
-                            + " (queue %.0f, recompute %d tokens)", h.replica().id(), h.totalMs(), h.queueMs(), best.replica().id(),
-                    best.totalMs(), best.queueMs(), best.uncachedTokens())).movedFrom(h.replica().id());
+            return homes.move(request, h.replica(), placement(best, Decision.SPILL, String.format("moved: home %s expected %.0f ms"
+                            + " (queue %.0f), %s expected %.0f ms (queue %.0f, recompute %d tokens)", h.replica().id(), h.totalMs(),
+                    h.queueMs(), best.replica().id(), best.totalMs(), best.queueMs(), best.uncachedTokens())));
         }
         return placement(h, Decision.STICKY, String.format("home expected %.0f ms; moving to %s would cost %.0f ms with recompute",
                 h.totalMs(), best.replica().id(), moveCost(best)));
+    }
+
+    /** The other replica where moving costs least: queue plus the recompute, weighted. */
+    private static TtftEstimate cheapestMove(List<TtftEstimate> estimates, ReplicaView home) {
+        return estimates.stream().filter(e -> e.replica() != home).min((a, b) -> Double.compare(moveCost(a), moveCost(b))).orElseThrow();
+    }
+
+    private static TtftEstimate estimateOf(List<TtftEstimate> estimates, ReplicaView r) {
+        return estimates.stream().filter(e -> e.replica() == r).findFirst().orElseThrow();
     }
 
     /** Lowest expected TTFT; among those within the margin of it, the least loaded, so sessions spread. */

@@ -12,7 +12,9 @@ import java.util.stream.Collectors;
 
 /**
  * Filters the pool (ready, serves the model, not already tried), honours client pinning, and hands
- * the rest to the current policy. A retry after a failure is marked {@code FALLBACK}.
+ * the rest to the current policy. A retry after a failure is marked {@code FALLBACK}. A model that
+ * no replica lists is sent, unpinned, to the least loaded, so that an engine answers with its own
+ * 404 and no session is pinned to a model that does not exist.
  */
 public final class Placer {
 
@@ -31,8 +33,13 @@ public final class Placer {
         if (pinned.isPresent()) {
             p = pinned.get();
         } else {
-            List<ReplicaView> candidates = candidates(facts, pool, alreadyTried);
-            p = policy.get().place(new PlacementRequest(facts, candidates, pool, nowNanos));
+            List<ReplicaView> ready = ready(pool, alreadyTried);
+            List<ReplicaView> serving = serving(facts, ready);
+            if (serving.isEmpty()) {
+                ReplicaView any = LoadOrder.least(ready, LoadOrder.QUEUE_SCORE);
+                return new Placement(any, Decision.NEW, "no replica lists model '" + facts.model() + "'; the engine answers (not pinned)");
+            }
+            p = policy.get().place(new PlacementRequest(facts, serving, pool, nowNanos));
             if (!alreadyTried.isEmpty()) {
                 p = p.withDecision(Decision.FALLBACK, "retry after " + String.join(",", alreadyTried) + " failed; " + p.reason());
             }
@@ -41,8 +48,14 @@ public final class Placer {
         return p.expectedCachedTokens() > 0 ? p : p.withExpectedCachedTokens(prefixIndexes.heldTokens(p.replica(), facts.shape()));
     }
 
-    public static List<ReplicaView> candidates(RequestFacts facts, PoolSnapshot pool, Set<String> alreadyTried)
-            throws NoReplicaAvailableException {
+    /** The replicas a policy could choose from for this request (ready, serving its model), for admission's alternatives. */
+    public static List<ReplicaView> eligible(RequestFacts facts, PoolSnapshot pool) throws NoReplicaAvailableException {
+        List<ReplicaView> ready = ready(pool, Set.of());
+        List<ReplicaView> serving = serving(facts, ready);
+        return serving.isEmpty() ? ready : serving;
+    }
+
+    private static List<ReplicaView> ready(PoolSnapshot pool, Set<String> alreadyTried) throws NoReplicaAvailableException {
         List<ReplicaView> ready = pool.ready().stream().filter(r -> !alreadyTried.contains(r.id())).toList();
         if (ready.isEmpty()) {
             if (pool.replicas().isEmpty()) {
@@ -52,15 +65,17 @@ public final class Placer {
                     ? "no ready replica among " + pool.replicas().size() + "; retry later"
                     : "no other ready replica to retry on after " + String.join(",", alreadyTried) + " failed");
         }
+        return ready;
+    }
+
+    /** Replicas whose metrics list served models are filtered by them; unknown ones stay eligible. Empty: nobody serves it. */
+    private static List<ReplicaView> serving(RequestFacts facts, List<ReplicaView> ready) {
         if (facts.model().isEmpty()) {
             return ready;
         }
-        // Replicas whose metrics list served models are filtered by them; unknown ones stay eligible.
-        List<ReplicaView> serving = ready.stream()
+        return ready.stream()
                 .filter(r -> r.metrics() == null || r.metrics().models().isEmpty() || r.metrics().models().contains(facts.model()))
                 .toList();
-        // Nobody serves it: let an engine answer with its own 404, in its own words.
-        return serving.isEmpty() ? ready : serving;
     }
 
     private static Optional<Placement> clientPinned(RequestFacts facts, PoolSnapshot pool, Set<String> alreadyTried)

@@ -30,9 +30,4 @@ public final class PolicyFactory {
             default -> throw new IllegalArgumentException("unknown policy '" + name + "'; choose one of " + String.join(", ", NAMES));
         };
     }
-
-    /** Whether a policy keeps sessions on a home replica (the UI's "affinity on/off"). */
-    public static boolean pinsSessions(PlacementPolicy p) {
-        return p instanceof AffinityPolicy || p instanceof CostPolicy;
-    }
 }

@@ -1,6 +1,5 @@
 package io.lmwarden.router.placement;
 
-import io.lmwarden.router.diagnostics.PrefillRates;
 import io.lmwarden.router.pool.ReplicaView;
 import io.lmwarden.router.session.PromptShape;
 

@@ -37,4 +37,86 @@ public record ReplicaView(
     public double kvCacheUsage() {
         return metricsFresh ? metrics.kvCacheUsage() : 0;
     }
+
+    /** A ready, idle replica with no engine figures yet, to be refined; for tests and tools that build views by hand. */
+    public static Builder builder(String id) {
+        return new Builder(id);
+    }
+
+    /** Builds a view field by field instead of through the eleven-argument constructor. */
+    public static final class Builder {
+        private final String id;
+        private String url;
+        private boolean ready = true;
+        private int inFlight;
+        private int sentSinceScrape;
+        private int stickySessions;
+        private long pendingPrefillTokens;
+        private int pendingRequests;
+        private int pendingAtScrape;
+        private EngineMetrics metrics;
+        private boolean metricsFresh;
+
+        private Builder(String id) {
+            this.id = id;
+            this.url = "http://" + id;
+        }
+
+        public Builder url(String v) {
+            url = v;
+            return this;
+        }
+
+        public Builder ready(boolean v) {
+            ready = v;
+            return this;
+        }
+
+        public Builder inFlight(int v) {
+            inFlight = v;
+            return this;
+        }
+
+        public Builder sentSinceScrape(int v) {
+            sentSinceScrape = v;
+            return this;
+        }
+
+        public Builder stickySessions(int v) {
+            stickySessions = v;
+            return this;
+        }
+
+        /** Requests the router sent that have not produced a first byte, and their uncached tokens; counted at the scrape too. */
+        public Builder pending(int requests, long prefillTokens) {
+            pendingRequests = requests;
+            pendingAtScrape = requests;
+            pendingPrefillTokens = prefillTokens;
+            return this;
+        }
+
+        public Builder pendingAtScrape(int v) {
+            pendingAtScrape = v;
+            return this;
+        }
+
+        /** Fresh engine figures. */
+        public Builder metrics(EngineMetrics m) {
+            metrics = m;
+            metricsFresh = m != null;
+            return this;
+        }
+
+        /** Engine figures older than {@code metricsStaleAfter}. */
+        public Builder staleMetrics(EngineMetrics m) {
+            metrics = m;
+            metricsFresh = false;
+            return this;
+        }
+
+        public ReplicaView build() {
+            return new ReplicaView(id, url, ready, inFlight, sentSinceScrape, stickySessions, pendingPrefillTokens, pendingRequests,
+                    pendingAtScrape, metrics, metricsFresh);
+        }
+    }
 }

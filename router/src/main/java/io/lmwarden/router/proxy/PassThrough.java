@@ -1,6 +1,7 @@
 package io.lmwarden.router.proxy;
 
 import io.lmwarden.router.pool.ReplicaView;
+import io.lmwarden.router.session.ApiFlavor;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.http.HttpHeaders;
 import io.vertx.core.http.RequestOptions;
@@ -10,8 +11,10 @@ import java.util.Comparator;
 import java.util.Set;
 
 /**
- * Small requests that need no placement ({@code GET /v1/models}, {@code POST /tokenize}): answered
- * by the ready replica with the fewest requests in flight, response buffered.
+ * Small requests that need no placement ({@code GET /v1/models}, {@code POST /tokenize},
+ * {@code POST /v1/messages/count_tokens}): answered by the ready replica with the fewest requests in
+ * flight, response buffered. They leave no trace in placement state, pins or diagnostics: nothing
+ * of them stays in an engine's cache.
  */
 public final class PassThrough {
 
@@ -24,11 +27,16 @@ public final class PassThrough {
     }
 
     public void handle(RoutingContext rc) {
+        handle(rc, null);
+    }
+
+    /** @param flavor the API whose error shape a failure takes; null for the engine's own endpoints */
+    public void handle(RoutingContext rc, ApiFlavor flavor) {
         ReplicaView target = ctx.snapshot().apply(System.nanoTime()).ready().stream()
                 .min(Comparator.comparingInt(ReplicaView::inFlight)).orElse(null);
         if (target == null) {
             rc.response().setStatusCode(503).putHeader(HttpHeaders.CONTENT_TYPE, "application/json")
-                    .end(ApiErrors.body(null, 503, "no ready replica; retry later"));
+                    .end(ApiErrors.body(flavor, 503, "no ready replica; retry later"));
             return;
         }
         Buffer body = rc.body() == null || rc.body().buffer() == null ? Buffer.buffer() : rc.body().buffer();
@@ -50,7 +58,7 @@ public final class PassThrough {
                         rc.response().end(ar.result());
                     } else if (!rc.response().headWritten()) {
                         rc.response().setStatusCode(502).putHeader(HttpHeaders.CONTENT_TYPE, "application/json")
-                                .end(ApiErrors.body(null, 502, "replica " + target.id() + " failed: " + ar.cause().getMessage()));
+                                .end(ApiErrors.body(flavor, 502, "replica " + target.id() + " failed: " + ar.cause().getMessage()));
                     }
                 });
     }

@@ -1,10 +1,9 @@
 package io.lmwarden.router.proxy;
 
-import io.lmwarden.router.placement.Placer;
+import io.lmwarden.router.placement.Reservations;
 import io.lmwarden.router.placement.admission.AdmissionController;
 import io.lmwarden.router.pool.PoolSnapshot;
 import io.lmwarden.router.pool.ReplicaPool;
-import io.lmwarden.router.stats.RequestListener;
 import io.lmwarden.router.stats.RouterMetrics;
 import io.vertx.core.Vertx;
 import io.vertx.core.http.HttpClient;
@@ -18,10 +17,9 @@ public record ProxyContext(
         HttpClient client,
         ReplicaPool pool,
         LongFunction<PoolSnapshot> snapshot,
-        Placer placer,
+        Reservations reservations,
         AdmissionController admission,
         RouterMetrics metrics,
-        RequestListener listener,
         Duration streamIdleTimeout,
         InFlightTracker inFlight) {
 }

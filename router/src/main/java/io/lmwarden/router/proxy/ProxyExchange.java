@@ -1,13 +1,12 @@
 package io.lmwarden.router.proxy;
 
-import io.lmwarden.router.placement.Decision;
 import io.lmwarden.router.placement.NoReplicaAvailableException;
 import io.lmwarden.router.placement.Placement;
+import io.lmwarden.router.placement.Reservation;
 import io.lmwarden.router.placement.admission.AdmissionController;
-import io.lmwarden.router.pool.ReplicaState;
 import io.lmwarden.router.session.RequestFacts;
-import io.lmwarden.router.stats.ExchangeOutcome;
 import io.vertx.core.Context;
+import io.vertx.core.Future;
 import io.vertx.core.MultiMap;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.http.HttpClientRequest;
@@ -20,13 +19,15 @@ import io.vertx.core.http.RequestOptions;
 
 import java.util.LinkedHashSet;
 import java.util.Set;
+import java.util.function.Consumer;
 import java.util.logging.Logger;
 
 /**
- * One client request on its way through: place it, send it upstream, stream the answer back with
- * back-pressure, and account for it exactly once however it ends. A failure before any byte reached
- * the client is retried once elsewhere; after that the client's stream ends with an error in its
- * own API's shape rather than a silent truncation.
+ * One client request on its way through: reserve a replica, send the request upstream (connect,
+ * send, status: one chain of futures, as vertx-http-proxy's {@code ReverseProxy} does), stream the
+ * answer back with back-pressure, and close the reservation exactly once however it ends. A failure
+ * before any byte reached the client is retried once elsewhere, with a new reservation; after that
+ * the client's stream ends with an error in its own API's shape rather than a silent truncation.
  */
 final class ProxyExchange {
 
@@ -36,6 +37,18 @@ final class ProxyExchange {
     private static final Set<String> REQUEST_HEADERS_SET_HERE = Set.of("host", "content-length", "accept-encoding");
     private static final Set<String> RESPONSE_HEADERS_SET_HERE = Set.of("x-lmw-replica", "x-lmw-decision");
 
+    /** Why an attempt produced no answer to relay. */
+    private static final class UpstreamFailure extends RuntimeException {
+        final String kind;
+        final boolean connectFailure;
+
+        UpstreamFailure(String kind, String detail, boolean connectFailure) {
+            super(detail, null, false, false);
+            this.kind = kind;
+            this.connectFailure = connectFailure;
+        }
+    }
+
     private final ProxyContext ctx;
     private final HttpServerRequest request;
     private final HttpServerResponse response;
@@ -44,22 +57,17 @@ final class ProxyExchange {
     private final long receivedAtNanos;
     private final Set<String> tried = new LinkedHashSet<>();
     private final ResponseObserver observer;
-    /** The request's event loop: a queued request is admitted from another thread and comes back here. */
-    private final Context context;
 
-    private Placement placement;
-    private ReplicaState replica;
+    private Reservation reservation;
     private HttpClientRequest upstream;
-    private long sentAtNanos = -1;
-    private long firstByteNanos = -1;
     private long idleTimer = -1;
-    private boolean attemptOpen;
-    private long pendingPrefill = -1;
     private boolean done;
-    /** Set once admitted; closed exactly once in {@link #finish}. */
-    private AdmissionController.Ticket ticket;
+    /** Where admission lets the first attempt go; null before admission and once used. */
+    private Placement admitted;
     private long queuedNanos;
     private QueueKeepAlive keepAlive;
+    /** The request's event loop: a queued request is admitted from another thread and comes back here. */
+    private final Context context;
     private final AdmissionController.Waiter waiter = new AdmissionController.Waiter() {
         @Override
         public void admitted(AdmissionController.Admission a) {
@@ -90,7 +98,7 @@ final class ProxyExchange {
             var now = ctx.admission().submit(facts, tried, waiter);
             if (now.isPresent()) {
                 onAdmitted(now.get());
-            } else if (!done && ticket == null && facts.stream()) {
+            } else if (!done && admitted == null && facts.stream()) {
                 keepAlive = new QueueKeepAlive(ctx.vertx(), response, facts.flavor());
                 keepAlive.start(ctx.admission().settings().keepAliveNanos());
             }
@@ -106,12 +114,11 @@ final class ProxyExchange {
         }
         if (done) {
             // The client left while the admission was on its way here.
-            a.ticket().close();
+            ctx.admission().release(facts, waiter);
             return;
         }
-        ticket = a.ticket();
         queuedNanos = a.waitedNanos();
-        placement = a.placement();
+        admitted = a.placement();
         attempt();
     }
 
@@ -136,100 +143,100 @@ final class ProxyExchange {
     }
 
     private void noReplica(NoReplicaAvailableException e) {
-        ctx.metrics().error(e.status() == 503 ? "no_replica" : "bad_pin");
-        failBeforeResponse(e.status(), e.getMessage(), e.status() == 503 ? "no_replica" : "bad_pin");
+        String kind = e.status() == 503 ? "no_replica" : "bad_pin";
+        ctx.metrics().error(kind);
+        failBeforeResponse(e.status(), e.getMessage(), kind);
     }
 
-    /** Sends the request to {@code placement}'s replica; a retry (placement null) places it again. */
     private void attempt() {
+        attempt(null);
+    }
+
+    /**
+     * @param failed the attempt this one retries, closed as retried only once the retry has a replica;
+     *               without one it is the request's last word and fails with the placement's answer
+     */
+    private void attempt(Consumer<Reservation> failed) {
         long now = System.nanoTime();
-        if (placement == null) {
-            try {
-                placement = ctx.placer().place(facts, ctx.snapshot().apply(now), tried, now);
-            } catch (NoReplicaAvailableException e) {
-                noReplica(e);
-                return;
-            }
-            ticket.moved(placement.replica().id());
-        }
-        replica = ctx.pool().get(placement.replica().id()).orElse(null);
-        if (replica == null) {
-            tried.add(placement.replica().id());
-            placement = null;
-            attempt();
+        Reservation r;
+        try {
+            Placement at = admitted;
+            admitted = null;
+            r = at != null
+                    ? ctx.reservations().openAt(facts, at, ctx.snapshot().apply(now), tried, now, receivedAtNanos)
+                    : ctx.reservations().open(facts, ctx.snapshot().apply(now), tried, now, receivedAtNanos);
+        } catch (NoReplicaAvailableException e) {
+            noReplica(e);
             return;
         }
-        if (!placement.replica().metricsFresh()) {
-            ctx.metrics().staleMetricsFallback(replica.id());
+        if (failed != null) {
+            failed.accept(reservation);
         }
-        if (placement.decision() == Decision.SPILL) {
-            replica.countSpillIn();
-        } else if (placement.decision() == Decision.CLIENT_PINNED) {
-            replica.countClientPinned();
-        }
-        tried.add(replica.id());
-        replica.dispatched();
-        pendingPrefill = Math.max(0, facts.shape().estimatedTokens() - placement.expectedCachedTokens());
-        replica.prefillStarted(pendingPrefill);
-        attemptOpen = true;
-        ctx.listener().placed(facts, placement);
+        reservation = r;
+        upstream = null;
         armIdleTimer();
-
-        RequestOptions opts = new RequestOptions()
-                .setMethod(HttpMethod.POST)
-                .setAbsoluteURI(replica.url() + request.uri());
-        ctx.client().request(opts).onComplete(ar -> {
+        forward(r).onComplete(ar -> {
             if (done) {
                 if (ar.succeeded()) {
-                    ar.result().reset();
+                    ar.result().request().reset();
                 }
                 return;
             }
-            if (ar.failed()) {
-                upstreamFailedBeforeResponse("connect", ar.cause().toString(), true);
-                return;
+            if (ar.succeeded()) {
+                relay(r, ar.result());
+            } else if (ar.cause() instanceof UpstreamFailure f) {
+                upstreamFailedBeforeResponse(r, f);
+            } else {
+                upstreamFailedBeforeResponse(r, new UpstreamFailure("send", ar.cause().toString(), false));
             }
-            upstream = ar.result();
-            MultiMap headers = upstream.headers();
-            HopByHopHeaders.copy(request.headers(), headers, REQUEST_HEADERS_SET_HERE);
-            headers.set("X-Forwarded-For", request.remoteAddress() == null ? "" : request.remoteAddress().hostAddress());
-            headers.set("X-Forwarded-Proto", request.scheme() == null ? "http" : request.scheme());
-            sentAtNanos = System.nanoTime();
-            upstream.send(body).onComplete(rr -> {
-                if (done) {
-                    return;
-                }
-                if (rr.failed()) {
-                    upstreamFailedBeforeResponse("send", rr.cause().toString(), false);
-                } else {
-                    onUpstreamResponse(rr.result());
-                }
-            });
         });
     }
 
-    private void onUpstreamResponse(HttpClientResponse up) {
-        if (up.statusCode() == 503 && tried.size() < MAX_ATTEMPTS) {
-            // Overloaded or draining: nothing reached the client yet, so try once elsewhere.
-            up.body();
-            upstreamFailedBeforeResponse("upstream_503", "replica answered 503", false);
-            return;
-        }
+    /** Connect, copy the headers, send the body, read the status: each step a future, each failure named. */
+    private Future<HttpClientResponse> forward(Reservation r) {
+        RequestOptions opts = new RequestOptions().setMethod(HttpMethod.POST).setAbsoluteURI(r.replicaUrl() + request.uri());
+        return ctx.client().request(opts)
+                .recover(err -> Future.failedFuture(new UpstreamFailure("connect", err.toString(), true)))
+                .compose(req -> {
+                    if (done) {
+                        req.reset();
+                        return Future.failedFuture(new UpstreamFailure("client_cancelled", "client left before the request was sent", false));
+                    }
+                    upstream = req;
+                    MultiMap headers = req.headers();
+                    HopByHopHeaders.copy(request.headers(), headers, REQUEST_HEADERS_SET_HERE);
+                    headers.set("X-Forwarded-For", request.remoteAddress() == null ? "" : request.remoteAddress().hostAddress());
+                    headers.set("X-Forwarded-Proto", request.scheme() == null ? "http" : request.scheme());
+                    r.sent(System.nanoTime());
+                    return req.send(body).recover(err -> Future.failedFuture(new UpstreamFailure("send", err.toString(), false)));
+                })
+                .compose(up -> {
+                    if (up.statusCode() == 503 && tried.size() < MAX_ATTEMPTS) {
+                        // Overloaded or draining: nothing reached the client yet, so try once elsewhere.
+                        up.body();
+                        return Future.failedFuture(new UpstreamFailure("upstream_503", "replica answered 503", false));
+                    }
+                    return Future.succeededFuture(up);
+                });
+    }
+
+    private void relay(Reservation r, HttpClientResponse up) {
         armIdleTimer();
+        int status = up.statusCode();
         if (response.headWritten()) {
-            // The queue's keep-alive already sent a 200 head: what the headers would say goes in an SSE comment.
-            if (up.statusCode() >= 400) {
-                up.body().onComplete(b -> midStreamFailure("upstream_" + up.statusCode(), "replica " + replica.id() + " answered "
-                        + up.statusCode() + " after the request left the queue: " + (b.succeeded() ? abbreviate(b.result().toString()) : "")));
+            // The queue's keep-alives already sent a 200 head: what the headers would say goes in an SSE comment.
+            if (status >= 400) {
+                up.body().onComplete(b -> midStreamFailure("upstream_" + status, "replica " + r.replicaId() + " answered " + status
+                        + " after the request left the router's queue: " + (b.succeeded() ? abbreviate(b.result().toString()) : "")));
                 return;
             }
-            response.write(": lmw replica=" + replica.id() + " decision=" + placement.decision().name()
+            response.write(": lmw replica=" + r.replicaId() + " decision=" + r.placement().decision().name()
                     + " queue-wait-ms=" + queuedNanos / 1_000_000 + "\n\n");
         } else {
-            response.setStatusCode(up.statusCode());
+            response.setStatusCode(status);
             HopByHopHeaders.copy(up.headers(), response.headers(), RESPONSE_HEADERS_SET_HERE);
-            response.putHeader("X-LMW-Replica", replica.id());
-            response.putHeader("X-LMW-Decision", placement.decision().name());
+            response.putHeader("X-LMW-Replica", r.replicaId());
+            response.putHeader("X-LMW-Decision", r.placement().decision().name());
             if (queuedNanos > 0) {
                 response.putHeader("X-LMW-Queue-Wait-Ms", Long.toString(queuedNanos / 1_000_000));
             }
@@ -241,10 +248,7 @@ final class ProxyExchange {
             if (done) {
                 return;
             }
-            if (firstByteNanos < 0) {
-                firstByteNanos = System.nanoTime();
-                endPendingPrefill();
-            }
+            r.firstByte(System.nanoTime(), status);
             armIdleTimer();
             observer.accept(chunk);
             response.write(chunk);
@@ -253,40 +257,35 @@ final class ProxyExchange {
                 response.drainHandler(v -> up.resume());
             }
         });
-        up.exceptionHandler(err -> midStreamFailure("midstream_drop", "the replica " + replica.id()
+        up.exceptionHandler(err -> midStreamFailure("midstream_drop", "the replica " + r.replicaId()
                 + " dropped the response mid-stream (" + err.getMessage() + "); the output is incomplete, retry the request"));
         up.endHandler(v -> {
             if (done) {
                 return;
             }
             observer.end();
-            if (firstByteNanos < 0) {
-                firstByteNanos = System.nanoTime();
-            }
+            r.firstByte(System.nanoTime(), status);
             response.end();
-            boolean completed = facts.stream() ? observer.completed() : up.statusCode() < 400;
-            finish(up.statusCode(), completed, up.statusCode() < 400 ? "ok" : "upstream_" + up.statusCode());
+            boolean completed = facts.stream() ? observer.completed() : status < 400;
+            end(res -> res.finish(status, completed, observer.cachedTokens(), observer.promptTokens(), observer.outputTokens()));
         });
     }
 
-    private void upstreamFailedBeforeResponse(String kind, String detail, boolean connectFailure) {
-        String failed = replica.id();
-        closeAttempt();
-        if (connectFailure) {
+    private void upstreamFailedBeforeResponse(Reservation r, UpstreamFailure f) {
+        String failed = r.replicaId();
+        if (f.connectFailure) {
             ctx.pool().markUnhealthy(failed);
         }
-        replica.countFailure();
-        LOG.warning(() -> "upstream failure before response replica=" + failed + " kind=" + kind + " detail=" + detail);
+        LOG.warning(() -> "upstream failure before response replica=" + failed + " kind=" + f.kind + " detail=" + f.getMessage());
+        int status = f.kind.equals("upstream_503") ? 503 : 502;
         if (tried.size() < MAX_ATTEMPTS && !headCommitted()) {
             ctx.metrics().retry(failed);
-            placement = null;
-            attempt();
+            attempt(previous -> previous.fail(status, f.kind, true));
             return;
         }
-        ctx.metrics().error(kind);
-        failBeforeResponse(kind.equals("upstream_503") ? 503 : 502,
-                "replica " + failed + " failed before answering (" + kind + "), and no retry was possible; retry the request",
-                kind);
+        ctx.metrics().error(f.kind);
+        failBeforeResponse(status, "replica " + failed + " failed before answering (" + f.kind
+                + "), and no retry was possible; retry the request", f.kind);
     }
 
     private void midStreamFailure(String kind, String message) {
@@ -305,7 +304,8 @@ final class ProxyExchange {
                 // A JSON body cut short must not look whole: break the connection so the client sees an error.
                 response.reset();
             }
-            finish(response.getStatusCode(), false, kind);
+            int sent = response.getStatusCode();
+            end(r -> r.fail(sent, kind, observer.cachedTokens(), observer.promptTokens(), observer.outputTokens()));
         }
         // Only now: resetting calls the upstream's handlers at once, and they must find the exchange done.
         if (toCancel != null) {
@@ -322,17 +322,14 @@ final class ProxyExchange {
             // Only keep-alives went out: the error is the stream's first and last event.
             response.end(ApiErrors.streamEvent(facts.flavor(), status, message));
         }
-        finish(status, false, kind);
+        end(r -> r.fail(status, kind, false));
     }
 
     private void clientGone() {
         if (done) {
             return;
         }
-        if (keepAlive != null) {
-            keepAlive.stop();
-        }
-        finish(499, false, "client_cancelled");
+        end(r -> r.cancel(observer.cachedTokens(), observer.promptTokens(), observer.outputTokens()));
         if (upstream != null) {
             // Cancels the engine's work: vLLM aborts a request whose connection closes.
             upstream.reset();
@@ -344,8 +341,9 @@ final class ProxyExchange {
         return response.headWritten() && !keptAliveOnly();
     }
 
+    /** Only the queue's keep-alives reached the client: no byte of an engine's answer yet. */
     private boolean keptAliveOnly() {
-        return keepAlive != null && keepAlive.headWritten() && firstByteNanos < 0;
+        return keepAlive != null && keepAlive.headWritten() && (reservation == null || reservation.firstByteNanos() < 0);
     }
 
     private static String abbreviate(String s) {
@@ -358,29 +356,16 @@ final class ProxyExchange {
             ctx.vertx().cancelTimer(idleTimer);
         }
         long ms = ctx.streamIdleTimeout().toMillis();
+        String replica = reservation.replicaId();
         idleTimer = ctx.vertx().setTimer(ms, id -> {
             idleTimer = -1;
-            midStreamFailure("idle_timeout", "replica " + replica.id() + " sent nothing for " + ms
+            midStreamFailure("idle_timeout", "replica " + replica + " sent nothing for " + ms
                     + " ms (stream idle timeout); the request was cancelled");
         });
     }
 
-    private void closeAttempt() {
-        if (attemptOpen) {
-            attemptOpen = false;
-            endPendingPrefill();
-            replica.finished();
-        }
-    }
-
-    private void endPendingPrefill() {
-        if (pendingPrefill >= 0) {
-            replica.prefillDone(pendingPrefill);
-            pendingPrefill = -1;
-        }
-    }
-
-    private void finish(int status, boolean completed, String outcome) {
+    /** The exchange is over: the open reservation, if any, is closed the given way. */
+    private void end(Consumer<Reservation> close) {
         if (done) {
             return;
         }
@@ -388,20 +373,14 @@ final class ProxyExchange {
         if (idleTimer >= 0) {
             ctx.vertx().cancelTimer(idleTimer);
         }
-        closeAttempt();
         if (keepAlive != null) {
             keepAlive.stop();
         }
-        if (ticket != null) {
-            ticket.close();
-        } else {
-            ctx.admission().cancel(waiter);
+        if (reservation != null && !reservation.closed()) {
+            close.accept(reservation);
         }
+        // Admission hears the end through the reservation; this covers a request that never got one (queued, rejected).
+        ctx.admission().release(facts, waiter);
         ctx.inFlight().end();
-        if (placement != null && replica != null) {
-            long ttfb = firstByteNanos < 0 ? -1 : firstByteNanos - receivedAtNanos;
-            ctx.listener().ended(facts, placement, new ExchangeOutcome(receivedAtNanos, sentAtNanos, ttfb, status, completed,
-                    observer.cachedTokens(), observer.promptTokens(), observer.outputTokens(), outcome));
-        }
     }
 }

@@ -1,16 +1,24 @@
 package io.lmwarden.router.proxy;
 
+import com.fasterxml.jackson.core.JsonFactory;
+import com.fasterxml.jackson.core.JsonParser;
+import com.fasterxml.jackson.core.JsonToken;
 import io.lmwarden.router.session.ApiFlavor;
 import io.vertx.core.buffer.Buffer;
 
+import java.io.IOException;
+
 /**
- * Watches a response go by without holding it: finds whether the stream really completed
- * ({@code data: [DONE]}, Anthropic's {@code message_stop}, the Responses API's {@code response.completed})
- * and the usage figures the engine reported. Works line by line across chunk boundaries; the keys it
- * looks for are ASCII, so bytes are read as Latin-1 without decoding UTF-8.
+ * Watches a response go by without holding it: finds whether the stream really completed and the
+ * usage figures the engine reported. Completion is decided from parsed SSE events, for every API:
+ * the {@code event:} field and the top-level JSON {@code type} of each {@code data:} field (OpenAI's
+ * {@code [DONE]}, Anthropic's {@code message_stop}, the Responses API's {@code response.completed}),
+ * so the optional space after a field's colon or inside the JSON changes nothing. Works line by line
+ * across chunk boundaries; usage keys are ASCII, so bytes are read as Latin-1 without decoding UTF-8.
  */
 public final class ResponseObserver {
 
+    private static final JsonFactory JSON = new JsonFactory();
     private static final String[] KEYS = {"\"cached_tokens\"", "\"cache_read_input_tokens\"", "\"prompt_tokens\"",
             "\"input_tokens\"", "\"completion_tokens\"", "\"output_tokens\""};
     private static final int MAX_LINE = 1 << 20;
@@ -18,6 +26,8 @@ public final class ResponseObserver {
     private final ApiFlavor flavor;
     private final StringBuilder line = new StringBuilder(256);
     private final long[] values = {-1, -1, -1, -1, -1, -1};
+    /** The {@code event:} field of the SSE event being read; an empty line ends the event. */
+    private String event = "";
     private boolean completed;
     private boolean errorSeen;
     private long bytes;
@@ -45,17 +55,73 @@ public final class ResponseObserver {
     }
 
     private void endLine() {
-        if (line.length() == 0) {
+        int len = line.length();
+        if (len > 0 && line.charAt(len - 1) == '\r') {
+            line.setLength(--len);
+        }
+        if (len == 0) {
+            event = "";
             return;
         }
         String l = line.toString();
         line.setLength(0);
-        if (l.startsWith("data: [DONE]") || l.startsWith("event: message_stop") || l.contains("\"type\":\"response.completed\"")) {
-            completed = true;
+        if (l.startsWith("event:")) {
+            event = fieldValue(l, 6);
+            onEvent(event);
+            return;
         }
-        if (l.startsWith("event: error") || l.startsWith("data: {\"error\"")) {
-            errorSeen = true;
+        if (l.startsWith("data:")) {
+            String data = fieldValue(l, 5);
+            if (data.equals("[DONE]")) {
+                completed = true;
+                return;
+            }
+            onEvent(topLevelType(data));
         }
+        scanUsage(l);
+    }
+
+    /** SSE: the value after the colon, one leading space removed. */
+    private static String fieldValue(String l, int colonEnd) {
+        return l.startsWith(" ", colonEnd) ? l.substring(colonEnd + 1) : l.substring(colonEnd);
+    }
+
+    private void onEvent(String name) {
+        switch (name) {
+            case "message_stop", "response.completed" -> completed = true;
+            case "error", "response.failed", "response.incomplete" -> errorSeen = true;
+            default -> {
+            }
+        }
+    }
+
+    /**
+     * The {@code type} field of the JSON object itself, not of anything nested in it (a Responses
+     * event puts its own type after the whole response object); {@code "error"} for an error object.
+     */
+    private static String topLevelType(String data) {
+        try (JsonParser p = JSON.createParser(data)) {
+            if (p.nextToken() != JsonToken.START_OBJECT) {
+                return "";
+            }
+            while (p.nextToken() == JsonToken.FIELD_NAME) {
+                String name = p.currentName();
+                JsonToken v = p.nextToken();
+                if (name.equals("type") && v == JsonToken.VALUE_STRING) {
+                    return p.getText();
+                }
+                if (name.equals("error") && v == JsonToken.START_OBJECT) {
+                    return "error";
+                }
+                p.skipChildren();
+            }
+        } catch (IOException e) {
+            // Not JSON: no type.
+        }
+        return "";
+    }
+
+    private void scanUsage(String l) {
         for (int k = 0; k < KEYS.length; k++) {
             int at = l.lastIndexOf(KEYS[k]);
             if (at >= 0) {

@@ -18,6 +18,11 @@ public enum ApiFlavor {
         return path;
     }
 
+    /** Whether the request generates, and so leaves a prompt in an engine's cache; count_tokens only counts. */
+    public boolean placed() {
+        return this != ANTHROPIC_COUNT_TOKENS;
+    }
+
     public boolean anthropic() {
         return this == ANTHROPIC_MESSAGES || this == ANTHROPIC_COUNT_TOKENS;
     }

@@ -1,35 +1,41 @@
 package io.lmwarden.router.stats;
 
-import io.lmwarden.router.diagnostics.PrefillRates;
+import io.lmwarden.router.diagnostics.LiveWorkingSets;
 import io.lmwarden.router.diagnostics.PrefixBreakDetector;
 import io.lmwarden.router.diagnostics.TokenRates;
 import io.lmwarden.router.diagnostics.TtfbSplit;
+import io.lmwarden.router.placement.AttemptEnd;
 import io.lmwarden.router.placement.Decision;
 import io.lmwarden.router.placement.Placement;
-import io.lmwarden.router.placement.PrefixIndexes;
-import io.lmwarden.router.pool.ReplicaView;
+import io.lmwarden.router.placement.PlacementFeedback;
+import io.lmwarden.router.placement.PrefillRates;
+import io.lmwarden.router.placement.Reservation;
 import io.lmwarden.router.session.RequestFacts;
 
-import java.util.List;
-import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.Collections;
+import java.util.IdentityHashMap;
+import java.util.Map;
 import java.util.concurrent.atomic.LongAdder;
 
 /**
  * Turns placed and ended requests into meters, the API's counters, the token series, the session
- * log and the three diagnostics (prefix breaks, cache misses, queue eating the gain).
+ * log and the three diagnostics (prefix breaks, cache misses, queue eating the gain). It listens on
+ * the placement feedback seam after placement's own learning and only counts: it writes no
+ * placement state (the prefill rates it reads were learned before it is told).
  */
-public final class RequestAccounting implements RequestListener {
+public final class RequestAccounting implements PlacementFeedback {
 
     /** A miss: the engine reported less than half of what the router expected, and the expectation was worth a look. */
     private static final int MISS_MIN_EXPECTED_TOKENS = 256;
 
     private final RouterMetrics metrics;
     private final SessionLog sessions;
-    private final PrefixIndexes prefixIndexes;
     private final PrefixBreakDetector breaks;
     private final PrefillRates prefillRates;
     private final TokenRates tokenRates;
-    private final List<RequestListener> extra = new CopyOnWriteArrayList<>();
+    private final LiveWorkingSets workingSets;
+    /** What each request looked like when it arrived, until its last attempt ends; keyed by the request itself. */
+    private final Map<RequestFacts, Arrival> arrivals = Collections.synchronizedMap(new IdentityHashMap<>());
     private final LongAdder placed = new LongAdder();
     private final LongAdder sticky = new LongAdder();
     private final LongAdder repeatSteps = new LongAdder();
@@ -38,23 +44,34 @@ public final class RequestAccounting implements RequestListener {
     private final LongAdder cacheMissCount = new LongAdder();
     private final LongAdder queueAteGainCount = new LongAdder();
 
-    public RequestAccounting(RouterMetrics metrics, SessionLog sessions, PrefixIndexes prefixIndexes,
-                             PrefixBreakDetector breaks, PrefillRates prefillRates, TokenRates tokenRates) {
+    /** A step at its arrival: when, and how it relates to the earlier steps of its session. */
+    private record Arrival(long epochMillis, PrefixBreakDetector.Comparison comparison) {
+    }
+
+    public RequestAccounting(RouterMetrics metrics, SessionLog sessions, PrefixBreakDetector breaks, PrefillRates prefillRates,
+                             TokenRates tokenRates, LiveWorkingSets workingSets) {
         this.metrics = metrics;
         this.sessions = sessions;
-        this.prefixIndexes = prefixIndexes;
         this.breaks = breaks;
         this.prefillRates = prefillRates;
         this.tokenRates = tokenRates;
-    }
-
-    /** Further listeners told after the accounting. */
-    public void add(RequestListener listener) {
-        extra.add(listener);
+        this.workingSets = workingSets;
     }
 
     @Override
-    public void placed(RequestFacts facts, Placement placement) {
+    public void placed(Reservation r) {
+        Placement placement = r.placement();
+        RequestFacts facts = r.facts();
+        if (!placement.replica().metricsFresh()) {
+            metrics.staleMetricsFallback(placement.replica().id());
+        }
+        if (r.attempt() == 1) {
+            // Compared in arrival order: concurrent steps end in any order, and a step continues the one it re-sends.
+            long arrivedAt = System.currentTimeMillis() - (System.nanoTime() - r.receivedAtNanos()) / 1_000_000;
+            String key = facts.sessionKey().value();
+            arrivals.put(facts, new Arrival(arrivedAt, breaks.compare(key, facts.shape())));
+            workingSets.record(key, facts.shape(), arrivedAt);
+        }
         placed.increment();
         if (placement.decision() == Decision.STICKY) {
             sticky.increment();
@@ -62,20 +79,26 @@ public final class RequestAccounting implements RequestListener {
         if (placement.decision() != Decision.NEW) {
             repeatSteps.increment();
         }
-        // After its prefill the replica holds this prompt: later placements must know.
-        prefixIndexes.of(placement.replica()).insert(facts.shape());
         metrics.request(placement.replica().id(), placement.decision().name(), facts.flavor().path());
-        extra.forEach(l -> l.placed(facts, placement));
     }
 
     @Override
-    public void ended(RequestFacts facts, Placement placement, ExchangeOutcome o) {
+    public void ended(Reservation r, AttemptEnd o) {
+        if (o.retried()) {
+            // The request goes on elsewhere: its step is recorded once, by the attempt that answers.
+            return;
+        }
+        RequestFacts facts = r.facts();
+        Placement placement = r.placement();
+        Arrival arrival = arrivals.remove(facts);
+        if (arrival == null) {
+            return;
+        }
         ended.increment();
-        ReplicaView at = placement.replica();
-        String replica = at.id();
+        String replica = placement.replica().id();
         long now = System.currentTimeMillis();
-        double ttfbMs = o.ttfbNanos() < 0 ? -1 : o.ttfbNanos() / 1e6;
-        double routerMs = o.sentAtNanos() < 0 ? -1 : (o.sentAtNanos() - o.receivedAtNanos()) / 1e6;
+        double ttfbMs = r.firstByteNanos() < 0 ? -1 : (r.firstByteNanos() - r.receivedAtNanos()) / 1e6;
+        double routerMs = r.sentAtNanos() < 0 ? -1 : (r.sentAtNanos() - r.receivedAtNanos()) / 1e6;
         if (ttfbMs >= 0) {
             metrics.ttfb(replica, ttfbMs);
         }
@@ -84,7 +107,7 @@ public final class RequestAccounting implements RequestListener {
         }
         metrics.streamEnded(replica, o.completed());
 
-        boolean ok = o.outcome().equals("ok");
+        boolean ok = o.ok();
         long prompt = o.promptTokens() >= 0 ? o.promptTokens() : facts.shape().estimatedTokens();
         long cached = Math.min(prompt, Math.max(0, o.cachedTokens()));
         long computed = prompt - cached;
@@ -98,7 +121,7 @@ public final class RequestAccounting implements RequestListener {
             metrics.spill(placement.movedFrom(), replica);
         }
 
-        PrefixBreakDetector.Comparison cmp = breaks.compare(facts.sessionKey().value(), facts.shape());
+        PrefixBreakDetector.Comparison cmp = arrival.comparison();
         cmp.prefixBreak().ifPresent(b -> {
             prefixBreakCount.increment();
             metrics.prefixBreak(b.segment().startsWith("message") ? "message" : b.segment());
@@ -114,9 +137,6 @@ public final class RequestAccounting implements RequestListener {
         TtfbSplit split = null;
         boolean queueAteGain = false;
         if (ok && ttfbMs >= 0 && routerMs >= 0) {
-            if (metTheEngineIdle(at)) {
-                prefillRates.observe(replica, ttfbMs - routerMs, computed);
-            }
             split = TtfbSplit.of(ttfbMs, routerMs, computed, cached, prefillRates.msPerToken(replica));
             queueAteGain = split.queueAteGain();
             if (queueAteGain) {
@@ -125,16 +145,10 @@ public final class RequestAccounting implements RequestListener {
             }
         }
 
-        sessions.record(new StepRecord(now, facts.sessionKey().value(), facts.sessionKey().source().label(), facts.model(),
-                facts.flavor().path(), replica, placement.decision().name(), placement.reason(), prompt,
+        sessions.record(new StepRecord(arrival.epochMillis(), facts.sessionKey().value(), facts.sessionKey().source().label(),
+                facts.model(), facts.flavor().path(), replica, placement.decision().name(), placement.reason(), cmp.sideRequest(), prompt,
                 cmp.sharedPrefixTokens(), cmp.prefixBreak().orElse(null), placement.expectedCachedTokens(), o.cachedTokens(),
                 miss, o.outputTokens(), ttfbMs, routerMs, split, queueAteGain, o.status(), o.completed(), o.outcome()));
-        extra.forEach(l -> l.ended(facts, placement, o));
-    }
-
-    /** At placement the engine had nothing waiting and everything the router had sent there was running. */
-    private static boolean metTheEngineIdle(ReplicaView r) {
-        return r.metricsFresh() && r.metrics().waiting() == 0 && r.sentSinceScrape() == 0 && r.inFlight() <= r.metrics().running();
     }
 
     /** Share of placed requests that stayed on their home replica, among those that were not new sessions. */

@@ -3,35 +3,46 @@ package io.lmwarden.router.stats;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Deque;
+import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
 
 /**
- * The recent steps of recent sessions, for {@code GET /api/sessions/{key}} and the session view.
- * Bounded twice: steps per session and sessions overall (least recently active goes first).
+ * The recent steps of recent sessions, for {@code GET /api/sessions/{key}} and the session view, each
+ * session's steps in arrival order. Bounded twice: steps per session and sessions overall (the least
+ * recently active goes first). Reading a session does not make it recent.
  */
 public final class SessionLog {
 
     private final int maxSessions;
     private final int stepsPerSession;
-    private final LinkedHashMap<String, Deque<StepRecord>> sessions;
+    /** In order of last activity: a session is moved to the end when it records a step, never when it is read. */
+    private final LinkedHashMap<String, Deque<StepRecord>> sessions = new LinkedHashMap<>(1024);
 
     public SessionLog(int maxSessions, int stepsPerSession) {
         this.maxSessions = maxSessions;
         this.stepsPerSession = stepsPerSession;
-        this.sessions = new LinkedHashMap<>(1024, 0.75f, true) {
-            @Override
-            protected boolean removeEldestEntry(Map.Entry<String, Deque<StepRecord>> eldest) {
-                return size() > SessionLog.this.maxSessions;
-            }
-        };
     }
 
+    /** Records a step where it arrived: concurrent steps may end in another order than they came. */
     public synchronized void record(StepRecord step) {
-        Deque<StepRecord> steps = sessions.computeIfAbsent(step.sessionKey(), k -> new ArrayDeque<>());
+        Deque<StepRecord> steps = sessions.remove(step.sessionKey());
+        if (steps == null) {
+            steps = new ArrayDeque<>();
+        }
+        sessions.put(step.sessionKey(), steps);
+        if (sessions.size() > maxSessions) {
+            Iterator<String> eldest = sessions.keySet().iterator();
+            eldest.next();
+            eldest.remove();
+        }
+        Deque<StepRecord> later = new ArrayDeque<>();
+        while (!steps.isEmpty() && steps.peekLast().epochMillis() > step.epochMillis()) {
+            later.addFirst(steps.removeLast());
+        }
         steps.addLast(step);
+        steps.addAll(later);
         while (steps.size() > stepsPerSession) {
             steps.removeFirst();
         }
@@ -40,22 +51,6 @@ public final class SessionLog {
     public synchronized Optional<List<StepRecord>> steps(String sessionKey) {
         Deque<StepRecord> steps = sessions.get(sessionKey);
         return steps == null ? Optional.empty() : Optional.of(new ArrayList<>(steps));
-    }
-
-    /** Sessions with a step in the window, and their latest prompt sizes: {count, average tokens}. */
-    public synchronized long[] activeSessions(long nowMillis, long windowMillis) {
-        List<Deque<StepRecord>> all = new ArrayList<>(sessions.values());
-        long count = 0;
-        long tokens = 0;
-        for (int i = all.size() - 1; i >= 0; i--) {
-            StepRecord last = all.get(i).peekLast();
-            if (last == null || nowMillis - last.epochMillis() > windowMillis) {
-                break;
-            }
-            count++;
-            tokens += last.promptTokens();
-        }
-        return new long[] {count, count == 0 ? 0 : tokens / count};
     }
 
     /** Most recently active session keys first. */

@@ -6,9 +6,12 @@ import io.lmwarden.router.diagnostics.TtfbSplit;
 /**
  * One request of a session as the router saw it, with the three diagnostics.
  *
+ * @param epochMillis          when the router received the step (milliseconds: concurrent steps are told apart)
+ * @param sideRequest          a request under the session's id that continues none of its conversation (a title, a
+ *                             side call with its own system prompt): shown as such, never a prefix break
  * @param promptTokens         the prompt size: the engine's figure when it reported one, else the router's estimate
- * @param sharedPrefixTokens   prefix shared with the session's previous step (router estimate)
- * @param prefixBreak          set when something early in the prompt changed since the previous step
+ * @param sharedPrefixTokens   prefix shared with the step it continues, its lineage parent (router estimate)
+ * @param prefixBreak          set when something early in the prompt changed since the step it continues
  * @param expectedCachedTokens what the router expected the chosen replica to hold
  * @param cachedTokens         cached prompt tokens the engine reported, -1 when it reported none
  * @param cacheMiss            the engine reported far fewer cached tokens than expected
@@ -28,6 +31,7 @@ public record StepRecord(
         String replica,
         String decision,
         String reason,
+        boolean sideRequest,
         long promptTokens,
         int sharedPrefixTokens,
         PrefixBreak prefixBreak,

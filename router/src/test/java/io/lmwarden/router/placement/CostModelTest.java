@@ -1,7 +1,6 @@
 package io.lmwarden.router.placement;
 
 import io.lmwarden.router.config.SpillThreshold;
-import io.lmwarden.router.diagnostics.PrefillRates;
 import io.lmwarden.router.pool.EngineMetrics;
 import io.lmwarden.router.pool.PoolSnapshot;
 import io.lmwarden.router.pool.ReplicaView;

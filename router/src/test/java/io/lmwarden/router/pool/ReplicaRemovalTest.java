@@ -1,5 +1,7 @@
 package io.lmwarden.router.pool;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import io.lmwarden.router.testing.AgentSession;
 import io.lmwarden.router.testing.Http;
 import io.lmwarden.router.testing.RouterUnderTest;
@@ -59,5 +61,48 @@ class ReplicaRemovalTest {
             assertThat(http.get(router.url() + "/api/replicas").body()).contains("\"id\":\"sim-1\"")
                     .containsPattern("\"id\":\"sim-1\",[^}]*\"ready\":false");
         }
+    }
+
+    /** Behaviour 5 of issue 10: a killed replica shows no stale engine figures and keeps no sessions. */
+    @Test
+    void aDeadReplicaReportsNoEngineFiguresAndHoldsNoSessions() throws Exception {
+        try (RouterUnderTest router = RouterUnderTest.start(SimPool.start(2, SimProfile.defaultProfile(), 20),
+                c -> c.withPolicy("affinity"))) {
+            Http http = new Http();
+            String system = AgentSession.sharedSystem(1000);
+            for (int i = 0; i < 4; i++) {
+                AgentSession s = new AgentSession("dead-" + i, AgentSession.Identity.CLAUDE_CODE_HEADER, system, 800, 50 + i);
+                assertThat(http.post(router.url() + "/v1/messages", s.nextBody(4, false), s.headers()).status()).isEqualTo(200);
+            }
+            JsonNode before = replica(http, router, "sim-1");
+            assertThat(before.get("stickySessions").asInt()).as("sessions pinned to sim-1 before it dies").isPositive();
+            assertThat(before.get("running").isNumber()).isTrue();
+
+            router.sims().kill(1);
+            long deadline = System.nanoTime() + 10_000_000_000L;
+            JsonNode after = replica(http, router, "sim-1");
+            while (after.get("ready").asBoolean() && System.nanoTime() < deadline) {
+                RouterUnderTest.sleep(50);
+                after = replica(http, router, "sim-1");
+            }
+            assertThat(after.get("ready").asBoolean()).isFalse();
+            assertThat(after.get("stickySessions").asInt()).as("its sessions were released").isZero();
+            for (String figure : List.of("running", "waiting", "kvCacheUsage", "prefixHitRate", "kvCapacityTokens")) {
+                assertThat(after.get(figure).isNull()).as("%s of a replica that is not ready", figure).isTrue();
+            }
+            JsonNode all = JSON.readTree(http.get(router.url() + "/api/replicas").body());
+            assertThat(all.get("affinityEntries").asInt()).isEqualTo(replica(http, router, "sim-0").get("stickySessions").asInt());
+        }
+    }
+
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    private static JsonNode replica(Http http, RouterUnderTest router, String id) throws Exception {
+        for (JsonNode r : JSON.readTree(http.get(router.url() + "/api/replicas").body()).get("replicas")) {
+            if (r.get("id").asText().equals(id)) {
+                return r;
+            }
+        }
+        throw new AssertionError("no replica " + id);
     }
 }

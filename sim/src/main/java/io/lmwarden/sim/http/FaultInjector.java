@@ -11,6 +11,7 @@ final class FaultInjector {
     private long stallMs;
     private int dropNext;
     private int afterChunks;
+    private int compactNext;
     private boolean unhealthy;
 
     synchronized void apply(JsonNode body) {
@@ -29,6 +30,9 @@ final class FaultInjector {
             dropNext = nonNegative(body, "dropNext");
             afterChunks = body.has("afterChunks") ? nonNegative(body, "afterChunks") : 1;
         }
+        if (body.has("compactNext")) {
+            compactNext = nonNegative(body, "compactNext");
+        }
         if (body.has("unhealthy")) {
             if (!body.get("unhealthy").isBoolean()) {
                 throw new IllegalArgumentException("unhealthy: must be true or false");
@@ -41,6 +45,7 @@ final class FaultInjector {
         failNext = 0;
         stallNext = 0;
         dropNext = 0;
+        compactNext = 0;
         unhealthy = false;
     }
 
@@ -49,7 +54,7 @@ final class FaultInjector {
     }
 
     synchronized FaultPlan next() {
-        if (failNext == 0 && stallNext == 0 && dropNext == 0) {
+        if (failNext == 0 && stallNext == 0 && dropNext == 0 && compactNext == 0) {
             return FaultPlan.NONE;
         }
         int fail = 0;
@@ -67,7 +72,11 @@ final class FaultInjector {
             dropNext--;
             drop = afterChunks;
         }
-        return new FaultPlan(fail, stall, drop);
+        boolean compact = compactNext > 0 && fail == 0;
+        if (compact) {
+            compactNext--;
+        }
+        return new FaultPlan(fail, stall, drop, compact);
     }
 
     synchronized ObjectNode describe() {
@@ -78,6 +87,7 @@ final class FaultInjector {
         o.put("stallMs", stallMs);
         o.put("dropNext", dropNext);
         o.put("afterChunks", afterChunks);
+        o.put("compactNext", compactNext);
         o.put("unhealthy", unhealthy);
         return o;
     }

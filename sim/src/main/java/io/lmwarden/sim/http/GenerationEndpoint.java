@@ -85,7 +85,7 @@ final class GenerationEndpoint {
             String text = FillerText.of(outputTokens, config.seed() ^ Arrays.hashCode(promptIds));
             int[] outputIds = ChunkTokenizer.tokenize(text);
             ReplyStream reply = new ReplyStream(ctx.vertx().getOrCreateContext(), ctx.request(),
-                    format(kind, body, stream), text, stream, promptIds.length, plan.dropAfterChunks());
+                    format(kind, body, stream), text, stream, promptIds.length, plan.dropAfterChunks(), plan.compactSse());
             SimRequest request = engine.submit(promptIds, outputIds, outputTokens == maxTokens, reply);
             reply.attach(engine, request);
         } catch (InvalidPromptException e) {

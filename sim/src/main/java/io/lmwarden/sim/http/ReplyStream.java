@@ -9,12 +9,14 @@ import io.vertx.core.http.HttpServerRequest;
 import io.vertx.core.http.HttpServerResponse;
 
 import java.util.List;
+import java.util.regex.Pattern;
 
 /**
  * Carries one request's output from the engine thread to its HTTP response on the request's Vert.x context.
  * Streaming replies write each SSE event as it comes; a client that goes away aborts the engine request.
  */
 final class ReplyStream implements RequestListener {
+    private static final Pattern COMPACT_FIELD = Pattern.compile("(?m)^(data|event): ");
     private final Context context;
     private final HttpServerRequest httpRequest;
     private final HttpServerResponse response;
@@ -23,6 +25,7 @@ final class ReplyStream implements RequestListener {
     private final boolean streaming;
     private final int promptTokens;
     private final int dropAfterChunks;
+    private final boolean compactSse;
     private Engine engine;
     private SimRequest request;
     private int sentTokens;
@@ -30,7 +33,7 @@ final class ReplyStream implements RequestListener {
     private boolean done;
 
     ReplyStream(Context context, HttpServerRequest httpRequest, ReplyFormat format, String text, boolean streaming,
-                int promptTokens, int dropAfterChunks) {
+                int promptTokens, int dropAfterChunks, boolean compactSse) {
         this.context = context;
         this.httpRequest = httpRequest;
         this.response = httpRequest.response();
@@ -39,6 +42,7 @@ final class ReplyStream implements RequestListener {
         this.streaming = streaming;
         this.promptTokens = promptTokens;
         this.dropAfterChunks = dropAfterChunks;
+        this.compactSse = compactSse;
     }
 
     /** Called on the request's context right after submission. */
@@ -112,7 +116,9 @@ final class ReplyStream implements RequestListener {
 
     /** Writes events one by one; false once the connection was dropped by fault injection or the client. */
     private boolean write(List<String> events) {
-        for (String e : events) {
+        for (String event : events) {
+            // SSE makes the space after "data:" and "event:" optional; some servers leave it out.
+            String e = compactSse ? COMPACT_FIELD.matcher(event).replaceAll("$1:") : event;
             if (done) {
                 return false;
             }

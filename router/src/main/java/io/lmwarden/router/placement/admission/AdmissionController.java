@@ -6,8 +6,10 @@ import io.lmwarden.router.placement.LoadOrder;
 import io.lmwarden.router.placement.NoReplicaAvailableException;
 import io.lmwarden.router.placement.Placement;
 import io.lmwarden.router.placement.PlacementPolicy;
+import io.lmwarden.router.placement.AttemptEnd;
+import io.lmwarden.router.placement.PlacementFeedback;
 import io.lmwarden.router.placement.Placer;
-import io.lmwarden.router.placement.PolicyFactory;
+import io.lmwarden.router.placement.Reservation;
 import io.lmwarden.router.placement.PrefixIndexes;
 import io.lmwarden.router.pool.PoolSnapshot;
 import io.lmwarden.router.pool.ReplicaView;
@@ -15,6 +17,7 @@ import io.lmwarden.router.session.RequestFacts;
 
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.IdentityHashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -89,6 +92,8 @@ public final class AdmissionController {
     private final LongSupplier clock;
     private final ResidencyTable residencies = new ResidencyTable();
     private final Map<Waiter, AdmissionQueue.Entry<Pending>> waiting = new HashMap<>();
+    /** Admitted requests by their facts (one object per request), until their last attempt ends. */
+    private final Map<RequestFacts, Ticket> admitted = new IdentityHashMap<>();
     private final AtomicLong admittedNow = new AtomicLong();
     private final AtomicLong admittedFromQueue = new AtomicLong();
     private final AtomicLong queued = new AtomicLong();
@@ -150,7 +155,7 @@ public final class AdmissionController {
                 Placement p = placer.place(facts, snapshot.apply(now), alreadyTried, now);
                 residencies.stepStarted(session, p.replica().id(), ws, now);
                 admittedNow.incrementAndGet();
-                return Optional.of(new Admission(p, ticket(session), 0));
+                return Optional.of(new Admission(p, ticket(facts, session), 0));
             }
             // A session in progress that lost its residency while pausing queues before newcomers.
             boolean returning = residencies.wasInterrupted(session, now, s.residencyIdleNanos() * INTERRUPTED_MEMORY_IDLE_LIMITS);
@@ -158,7 +163,7 @@ public final class AdmissionController {
                 Optional<Placement> p = admitNonResident(facts, session, ws, now);
                 if (p.isPresent()) {
                     admittedNow.incrementAndGet();
-                    return Optional.of(new Admission(p.get(), ticket(session), 0));
+                    return Optional.of(new Admission(p.get(), ticket(facts, session), 0));
                 }
             }
             Optional<AdmissionQueue.Entry<Pending>> entry = queue.offer(new Pending(facts, session, ws, waiter), now, returning);
@@ -246,7 +251,7 @@ public final class AdmissionController {
                 long waited = now - e.enqueuedAtNanos();
                 Placement p = placed.get();
                 Placement withWait = p.withDecision(p.decision(), String.format("queued %.1f s; %s", waited / 1e9, p.reason()));
-                Admission a = new Admission(withWait, s.enabled() ? ticket(pending.session()) : Ticket.NONE, waited);
+                Admission a = new Admission(withWait, s.enabled() ? ticket(pending.facts(), pending.session()) : Ticket.NONE, waited);
                 tell.add(() -> {
                     observer.admittedAfterWait(waited);
                     pending.waiter().admitted(a);
@@ -266,7 +271,7 @@ public final class AdmissionController {
             residencies.stepStarted(session, first.id(), ws, now);
             return Optional.of(chosen);
         }
-        List<ReplicaView> others = new ArrayList<>(Placer.candidates(facts, snap, Set.of()));
+        List<ReplicaView> others = new ArrayList<>(Placer.eligible(facts, snap));
         others.removeIf(r -> r.id().equals(first.id()));
         others.sort(LoadOrder.FOR_NEW_SESSION);
         for (ReplicaView r : others) {
@@ -301,7 +306,7 @@ public final class AdmissionController {
 
     private Placement moveTo(RequestFacts facts, String session, WorkingSet ws, Placement chosen, ReplicaView target,
                              long now, String why) {
-        if (PolicyFactory.pinsSessions(policy.get())) {
+        if (policy.get().pinsSessions()) {
             affinity.pin(facts.model(), facts.sessionKey().value(), target.id(), now);
         }
         residencies.stepStarted(session, target.id(), ws, now);
@@ -323,8 +328,9 @@ public final class AdmissionController {
         return (long) (capacity * settings.kvBudget() / PrefixIndexes.TOKENS_PER_BLOCK);
     }
 
-    private Ticket ticket(String session) {
-        return new Ticket() {
+    /** The hold of one admitted request on its session's residency, known by the request's facts until it ends. */
+    private Ticket ticket(RequestFacts facts, String session) {
+        Ticket t = new Ticket() {
             private boolean closed;
 
             @Override
@@ -343,6 +349,7 @@ public final class AdmissionController {
                         return;
                     }
                     closed = true;
+                    admitted.remove(facts);
                     long now = clock.getAsLong();
                     boolean idle = residencies.stepEnded(session, now);
                     // Fairness: a long resident yields at its pause while others wait.
@@ -354,6 +361,43 @@ public final class AdmissionController {
                 pump();
             }
         };
+        admitted.put(facts, t);
+        return t;
+    }
+
+    /**
+     * How admission hangs off the placement feedback seam: a retry on another replica moves the
+     * session's residency there; the last attempt's end ends the step (a retried attempt is not the end).
+     */
+    public PlacementFeedback feedback() {
+        return new PlacementFeedback() {
+            @Override
+            public void placed(Reservation r) {
+                if (r.attempt() > 1) {
+                    ticketOf(r.facts()).ifPresent(t -> t.moved(r.replicaId()));
+                }
+            }
+
+            @Override
+            public void ended(Reservation r, AttemptEnd end) {
+                if (!end.retried()) {
+                    ticketOf(r.facts()).ifPresent(Ticket::close);
+                }
+            }
+        };
+    }
+
+    /**
+     * The exchange is over. A request still queued leaves the queue; one admitted whose reservation
+     * never opened (the client left first) gives its step back. Harmless when the seam already did.
+     */
+    public void release(RequestFacts facts, Waiter waiter) {
+        cancel(waiter);
+        ticketOf(facts).ifPresent(Ticket::close);
+    }
+
+    private synchronized Optional<Ticket> ticketOf(RequestFacts facts) {
+        return Optional.ofNullable(admitted.get(facts));
     }
 
     private long retryAfterSeconds(long now) {

@@ -1,4 +1,4 @@
-package io.lmwarden.router.diagnostics;
+package io.lmwarden.router.placement;
 
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;

@@ -1,0 +1,157 @@
+package io.lmwarden.router.placement;
+
+import io.lmwarden.router.pool.ReplicaState;
+import io.lmwarden.router.session.RequestFacts;
+
+import java.util.List;
+
+/**
+ * One attempt of one request on one replica, from placement to its end: it holds the replica's
+ * in-flight slot and the prefill the router expects there, and gives both back when it is closed.
+ * Closed exactly once, by {@link #finish}, {@link #fail} or {@link #cancel}; later calls are
+ * ignored, so an exchange whose paths race (client gone while the engine fails) cannot count twice.
+ * Confined to the exchange's event loop.
+ */
+public final class Reservation {
+
+    private final RequestFacts facts;
+    private final Placement placement;
+    private final ReplicaState replica;
+    private final int attempt;
+    private final long receivedAtNanos;
+    private final long pendingPrefillTokens;
+    private final List<PlacementFeedback> listeners;
+    private long sentAtNanos = -1;
+    private long firstByteNanos = -1;
+    private boolean prefillPending;
+    private boolean accepted;
+    private AttemptEnd end;
+
+    Reservation(RequestFacts facts, Placement placement, ReplicaState replica, int attempt, long receivedAtNanos,
+                List<PlacementFeedback> listeners) {
+        this.facts = facts;
+        this.placement = placement;
+        this.replica = replica;
+        this.attempt = attempt;
+        this.receivedAtNanos = receivedAtNanos;
+        this.listeners = listeners;
+        this.pendingPrefillTokens = Math.max(0, facts.shape().estimatedTokens() - placement.expectedCachedTokens());
+    }
+
+    /** Takes the replica's slot and tells the listeners. */
+    void open() {
+        if (placement.decision() == Decision.SPILL) {
+            replica.countSpillIn();
+        } else if (placement.decision() == Decision.CLIENT_PINNED) {
+            replica.countClientPinned();
+        }
+        replica.dispatched();
+        replica.prefillStarted(pendingPrefillTokens);
+        prefillPending = true;
+        listeners.forEach(l -> l.placed(this));
+    }
+
+    public RequestFacts facts() {
+        return facts;
+    }
+
+    public Placement placement() {
+        return placement;
+    }
+
+    public String replicaId() {
+        return replica.id();
+    }
+
+    public String replicaUrl() {
+        return replica.url();
+    }
+
+    /** 1 for the first choice, 2 for the retry after it failed. */
+    public int attempt() {
+        return attempt;
+    }
+
+    public long receivedAtNanos() {
+        return receivedAtNanos;
+    }
+
+    /** When the request went upstream, -1 before. */
+    public long sentAtNanos() {
+        return sentAtNanos;
+    }
+
+    /** When the first response byte came back, -1 when none did. */
+    public long firstByteNanos() {
+        return firstByteNanos;
+    }
+
+    public boolean accepted() {
+        return accepted;
+    }
+
+    public boolean closed() {
+        return end != null;
+    }
+
+    /** The upstream request is on its way: the router's own share of the time ends here. */
+    public void sent(long nanos) {
+        if (sentAtNanos < 0) {
+            sentAtNanos = nanos;
+        }
+    }
+
+    /**
+     * The first byte of the answer arrived: the prefill is no longer ahead of anyone there. A 2xx
+     * answer means the engine accepted the request, so the replica now holds its prompt.
+     */
+    public void firstByte(long nanos, int status) {
+        if (end != null || firstByteNanos >= 0) {
+            return;
+        }
+        firstByteNanos = nanos;
+        releasePrefill();
+        if (status >= 200 && status < 300) {
+            accepted = true;
+            listeners.forEach(l -> l.accepted(this));
+        }
+    }
+
+    public void finish(int status, boolean completed, long cachedTokens, long promptTokens, long outputTokens) {
+        close(AttemptEnd.finished(status, completed, cachedTokens, promptTokens, outputTokens));
+    }
+
+    /** Nothing useful came back; {@code retried} when the exchange tries another replica next. */
+    public void fail(int status, String outcome, boolean retried) {
+        close(AttemptEnd.failed(status, outcome, retried));
+    }
+
+    /** Failed after part of the answer reached the client (a drop, a silence). */
+    public void fail(int status, String outcome, long cachedTokens, long promptTokens, long outputTokens) {
+        close(AttemptEnd.failed(status, outcome, cachedTokens, promptTokens, outputTokens));
+    }
+
+    public void cancel(long cachedTokens, long promptTokens, long outputTokens) {
+        close(AttemptEnd.cancelled(cachedTokens, promptTokens, outputTokens));
+    }
+
+    private void close(AttemptEnd how) {
+        if (end != null) {
+            return;
+        }
+        end = how;
+        releasePrefill();
+        replica.finished();
+        if (how.how() == AttemptEnd.How.FAILED && !accepted) {
+            replica.countFailure();
+        }
+        listeners.forEach(l -> l.ended(this, how));
+    }
+
+    private void releasePrefill() {
+        if (prefillPending) {
+            prefillPending = false;
+            replica.prefillDone(pendingPrefillTokens);
+        }
+    }
+}

@@ -1,0 +1,83 @@
+package io.lmwarden.router.placement;
+
+import io.lmwarden.router.config.SpillThreshold;
+import io.lmwarden.router.pool.ReplicaView;
+import io.lmwarden.router.session.RequestFacts;
+
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * The step every session-pinning policy takes first: find the session's home; a session without
+ * one, or whose home cannot take requests, is placed as new and pinned; a home at the spill cap
+ * gives the step to a less busy replica and the session is re-pinned there. What is left, a home
+ * under the cap, is the policy's own choice ({@link Step#home()}), and a move it decides on goes
+ * through {@link #move} so that it is pinned the same way.
+ */
+final class SessionHomes {
+
+    /** What a policy contributes to the shared step. */
+    interface Choices {
+        /** Where a session without a usable home goes; {@code why} says which case it is. */
+        Placement forNewSession(List<ReplicaView> candidates, String why);
+
+        /** The replica a step over the spill cap would go to, among the others (never empty). */
+        ReplicaView overCapTarget(ReplicaView home, List<ReplicaView> others);
+
+        /** What the policy expects the replica to hold of this prompt (0 when it cannot tell). */
+        int expectedCachedTokens(ReplicaView r);
+    }
+
+    /** Either the step decided, or the session is at a home under the cap and {@code others} could take it. */
+    record Step(Optional<Placement> decided, ReplicaView home, List<ReplicaView> others) {
+    }
+
+    private final AffinityTable table;
+    private final SpillThreshold spillThreshold;
+    private final int maxNumSeqs;
+
+    SessionHomes(AffinityTable table, SpillThreshold spillThreshold, int maxNumSeqs) {
+        this.table = table;
+        this.spillThreshold = spillThreshold;
+        this.maxNumSeqs = maxNumSeqs;
+    }
+
+    int threshold() {
+        return spillThreshold.resolve(maxNumSeqs);
+    }
+
+    Step step(PlacementRequest request, Choices choices) {
+        RequestFacts f = request.facts();
+        Optional<String> home = table.lookup(f.model(), f.sessionKey().value(), request.nowNanos());
+        Optional<ReplicaView> homeView = home.flatMap(h -> request.candidates().stream().filter(r -> r.id().equals(h)).findFirst());
+        if (homeView.isEmpty()) {
+            String why = home.map(h -> "home " + h + " unavailable").orElse("new session");
+            Placement p = choices.forNewSession(request.candidates(), why);
+            pin(request, p.replica());
+            return new Step(Optional.of(p), null, List.of());
+        }
+        ReplicaView h = homeView.get();
+        List<ReplicaView> others = request.candidates().stream().filter(r -> r != h).toList();
+        int threshold = threshold();
+        // The step would push the home over its threshold: move, but only to somewhere less busy.
+        if (h.inFlight() >= threshold && !others.isEmpty()) {
+            ReplicaView target = choices.overCapTarget(h, others);
+            if (target.inFlight() < h.inFlight()) {
+                Placement p = new Placement(target, Decision.SPILL, "home " + h.id() + " has " + h.inFlight()
+                        + " in flight (spill threshold " + threshold + ") → " + target.id(), choices.expectedCachedTokens(target));
+                return new Step(Optional.of(move(request, h, p)), h, others);
+            }
+        }
+        return new Step(Optional.empty(), h, others);
+    }
+
+    /** The policy moves the session off its home: re-pinned where it went. */
+    Placement move(PlacementRequest request, ReplicaView home, Placement p) {
+        pin(request, p.replica());
+        return p.movedFrom(home.id());
+    }
+
+    private void pin(PlacementRequest request, ReplicaView r) {
+        table.pin(request.facts().model(), request.facts().sessionKey().value(), r.id(), request.nowNanos());
+    }
+}

@@ -1,0 +1,104 @@
+package io.lmwarden.router.diagnostics;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.lmwarden.router.testing.AgentSession;
+import io.lmwarden.router.testing.Http;
+import io.lmwarden.router.testing.RouterUnderTest;
+import io.lmwarden.router.testing.SimPool;
+import io.lmwarden.sim.SimProfile;
+import org.junit.jupiter.api.Test;
+
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Behaviour 2 of issue 10: side requests under a conversation's session id (Claude Code's title
+ * generation, opencode's concurrent side calls: their own system prompt and tools) are shown as
+ * such and never counted as prefix breaks; steps are compared in arrival order with the step they continue.
+ */
+class SideRequestTest {
+
+    private static final ObjectMapper JSON = new ObjectMapper();
+    private static final String MAIN_SYSTEM = "You are an interactive coding agent. Follow the repository rules. ".repeat(40);
+    private static final String TITLE_SYSTEM = "Summarize this coding conversation in a title of at most six words.";
+
+    private record Msg(String role, String text) {
+    }
+
+    private static String body(String system, boolean withTools, List<Msg> messages, int maxTokens) throws Exception {
+        ObjectNode b = JSON.createObjectNode();
+        b.put("model", AgentSession.MODEL);
+        b.put("max_tokens", maxTokens);
+        b.put("system", system);
+        if (withTools) {
+            ObjectNode tool = b.putArray("tools").addObject();
+            tool.put("name", "read_file");
+            tool.put("description", "Reads a file of the repository. ".repeat(20));
+            tool.putObject("input_schema").put("type", "object");
+        }
+        ArrayNode m = b.putArray("messages");
+        for (Msg msg : messages) {
+            m.addObject().put("role", msg.role()).put("content", msg.text());
+        }
+        return JSON.writeValueAsString(b);
+    }
+
+    @Test
+    void aConcurrentTitleRequestIsASideRequestAndTheNextTurnNoBreak() throws Exception {
+        try (RouterUnderTest router = RouterUnderTest.start(SimPool.start(2, SimProfile.defaultProfile(), 20), c -> c)) {
+            Http http = new Http();
+            Map<String, String> h = Map.of("X-Claude-Code-Session-Id", "side-1", "anthropic-version", "2023-06-01");
+            String u1 = "fix the failing test in router/src, the stack trace follows " + "frame ".repeat(300);
+            List<Msg> turn1 = List.of(new Msg("user", u1));
+
+            // The conversation's first step generates for a while; the title request arrives just after and ends first.
+            CompletableFuture<Http.Reply> main = CompletableFuture.supplyAsync(() -> post(http, router, uncheckedBody(MAIN_SYSTEM, turn1, 200), h));
+            RouterUnderTest.sleep(60);
+            Http.Reply title = post(http, router, body(TITLE_SYSTEM, false, List.of(new Msg("user", u1.substring(0, 200))), 4), h);
+            assertThat(title.status()).isEqualTo(200);
+            Http.Reply first = main.join();
+            assertThat(first.status()).isEqualTo(200);
+
+            String reply = AgentSession.replyText(first.body());
+            Http.Reply second = post(http, router, body(MAIN_SYSTEM, true, List.of(new Msg("user", u1), new Msg("assistant", reply),
+                    new Msg("user", "now run the tests")), 8), h);
+            assertThat(second.status()).isEqualTo(200);
+
+            JsonNode session = JSON.readTree(http.get(router.url() + "/api/sessions/side-1").body());
+            assertThat(session.get("prefixBreaks").asInt()).as("breaks in %s", session).isZero();
+            assertThat(session.get("sideRequests").asInt()).isEqualTo(1);
+            JsonNode steps = session.get("steps");
+            assertThat(steps).hasSize(3);
+            // Arrival order, to the millisecond: the first step first although it ended last.
+            assertThat(steps.get(0).get("decision").asText()).isEqualTo("NEW");
+            assertThat(steps.get(0).get("sideRequest").asBoolean()).isFalse();
+            assertThat(steps.get(0).get("epochMillis").asLong()).isLessThan(steps.get(1).get("epochMillis").asLong());
+            assertThat(steps.get(1).get("sideRequest").asBoolean()).isTrue();
+            assertThat(steps.get(1).get("prefixBreak").isNull()).isTrue();
+            JsonNode next = steps.get(2);
+            assertThat(next.get("sideRequest").asBoolean()).isFalse();
+            assertThat(next.get("prefixBreak").isNull()).isTrue();
+            // It continues the first step: everything of that prompt is shared (whole 64-character blocks).
+            assertThat(next.get("sharedPrefixTokens").asInt()).isGreaterThan(steps.get(0).get("promptTokens").asInt() * 8 / 10);
+            assertThat(http.get(router.url() + "/metrics").body()).doesNotContain("lmw_prefix_breaks_total{");
+        }
+    }
+
+    private static String uncheckedBody(String system, List<Msg> messages, int maxTokens) {
+        try {
+            return body(system, true, messages, maxTokens);
+        } catch (Exception e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    private static Http.Reply post(Http http, RouterUnderTest router, String body, Map<String, String> h) {
+        return http.post(router.url() + "/v1/messages", body, h);
+    }
+}
