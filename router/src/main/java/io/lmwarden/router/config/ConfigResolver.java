@@ -1,5 +1,6 @@
 package io.lmwarden.router.config;
 
+import io.lmwarden.common.Durations;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
