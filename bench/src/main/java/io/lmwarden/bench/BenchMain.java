@@ -60,7 +60,8 @@ public final class BenchMain implements Callable<Integer> {
     double timeScale;
 
     @Option(names = "--policies", split = ",", defaultValue = "least-loaded,affinity",
-            description = "Router policies to compare, in order (default ${DEFAULT-VALUE}).")
+            description = "Router policies to compare, in order (default ${DEFAULT-VALUE}): a policy name (admission off), "
+                    + "POLICY+admission, or default (the router's out-of-the-box configuration).")
     List<String> policies;
 
     @Option(names = "--engines", defaultValue = "1", paramLabel = "N",
@@ -83,6 +84,11 @@ public final class BenchMain implements Callable<Integer> {
 
     @Option(names = "--stage", defaultValue = "3m", description = "Length of each stage (default ${DEFAULT-VALUE}).")
     String stage;
+
+    @Option(names = "--settle", defaultValue = "0",
+            description = "Unmeasured time at each stage's concurrency before its measurement starts, e.g. 1m (default ${DEFAULT-VALUE}): "
+                    + "the burst of new sessions a stage starts with passes first.")
+    String settle;
 
     @Option(names = "--system-tokens", defaultValue = "3500", description = "Shared system prompt size (default ${DEFAULT-VALUE}).")
     int systemTokens;
@@ -139,6 +145,10 @@ public final class BenchMain implements Callable<Integer> {
             description = "With --simulate: how often the router reads engine load, workload time (default ${DEFAULT-VALUE}, "
                     + "the refresh period of vLLM's own data-parallel balancer).")
     String scrapeInterval;
+
+    @Option(names = "--router-set", paramLabel = "KEY=VALUE,...",
+            description = "With --simulate: router settings (YAML keys, e.g. residencyIdle=5s,kvBudget=0.9) for every variant's router.")
+    String routerSet;
 
     @Option(names = "--admin-token", defaultValue = "${env:LMW_ADMIN_TOKEN}",
             description = "Bearer token for the router's admin API (--target); default $LMW_ADMIN_TOKEN.")
@@ -234,11 +244,11 @@ public final class BenchMain implements Callable<Integer> {
         }
         Duration stageLength = Durations.parse(stage);
         return new BenchSettings(simulate, target, profile, blankToNull(simSet), timeScale, policies, repeat, sessions, stageLength,
-                workloadFile != null ? plan.classes().get(0).shape() : workload,
+                Durations.parse(settle), workloadFile != null ? plan.classes().get(0).shape() : workload,
                 workloadFile != null ? plan.classes().get(0).api() : flavour, model, spillThreshold, blankToNull(adminToken),
                 Durations.parse(sampleInterval),
                 warmUp != null ? Durations.parse(warmUp) : Duration.ofSeconds(simulate > 0 ? 5 : 0),
-                Durations.parse(scrapeInterval), out,
+                Durations.parse(scrapeInterval), routerSettings(routerSet), out,
                 "java -jar bench/target/lmw-bench.jar " + String.join(" ", args), plan, workloadFile, engines, dpBalancer);
     }
 
@@ -252,6 +262,30 @@ public final class BenchMain implements Callable<Integer> {
                 throw new IllegalArgumentException("--sim-replica-set wants I:NAME=VALUE,..., got '" + entry + "'");
             }
         }
+        return m;
+    }
+
+    /** {@code key=value,...} into a map, with the router's own check of the keys and values. */
+    static java.util.Map<String, String> routerSettings(String text) {
+        java.util.Map<String, String> m = new java.util.LinkedHashMap<>();
+        if (text == null || text.isBlank()) {
+            return m;
+        }
+        for (String pair : text.split(",")) {
+            int eq = pair.indexOf('=');
+            if (eq <= 0) {
+                throw new IllegalArgumentException("--router-set takes KEY=VALUE pairs separated by commas, got '" + pair + "'");
+            }
+            m.put(pair.substring(0, eq).trim(), pair.substring(eq + 1).trim());
+        }
+        java.util.Set<String> known = java.util.Arrays.stream(io.lmwarden.router.config.RouterOption.values())
+                .map(io.lmwarden.router.config.RouterOption::key).collect(java.util.stream.Collectors.toSet());
+        for (String k : m.keySet()) {
+            if (!known.contains(k)) {
+                throw new IllegalArgumentException("--router-set: unknown router setting '" + k + "'");
+            }
+        }
+        io.lmwarden.router.config.ConfigResolver.resolve(java.util.Map.of(), java.util.Map.of(), m); // fails early on a bad value
         return m;
     }
 

@@ -104,7 +104,7 @@ public final class BenchRunner {
         SimProfile profile = ProfileOverrides.apply(SimProfile.named(settings.profile()), settings.profileOverrides());
         return new SimulatedTarget(settings.simulate(), settings.engines(), BalancerEra.named(settings.dpBalancer()), profile,
                 settings.plan().replicaOverrides(), settings.timeScale(), settings.workload().seed(), settings.spillThreshold(),
-                settings.scrapeInterval());
+                settings.scrapeInterval(), settings.routerSettings());
     }
 
     /** The 1/5/15-minute load averages, so that a report says whether the machine was busy. */

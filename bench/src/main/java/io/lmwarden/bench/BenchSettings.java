@@ -15,10 +15,12 @@ import java.util.List;
  * @param target          URL of a running router, or null with {@code simulate}
  * @param profileOverrides {@code name=value,...} changes to the simulator profile's constants, or null
  * @param stage           length of every stage, workload time
+ * @param settle          unmeasured time at each stage's concurrency before its measurement starts, workload time
  * @param sampleInterval  how often replicas busy is sampled, workload time
  * @param scrapeInterval  how often the in-process router scrapes engine load (--simulate), workload time
  * @param warmUp          unmeasured load before the first variant, wall-clock time (JIT warm-up)
  * @param model           model name to send, or null to ask the target's /v1/models
+ * @param routerSettings  --router-set: router YAML keys and values for the in-process router of every variant
  * @param out             output directory, or null for stderr only
  * @param commandLine     the arguments as given, for the report
  * @param plan            the session classes, per-replica pool overrides and scheduled faults actually run: from
@@ -37,6 +39,7 @@ public record BenchSettings(
         int repeat,
         List<Integer> sessions,
         Duration stage,
+        Duration settle,
         WorkloadSpec workload,
         ApiFlavour api,
         String model,
@@ -45,6 +48,7 @@ public record BenchSettings(
         Duration sampleInterval,
         Duration warmUp,
         Duration scrapeInterval,
+        java.util.Map<String, String> routerSettings,
         Path out,
         String commandLine,
         Workload plan,
@@ -55,6 +59,7 @@ public record BenchSettings(
     public BenchSettings {
         policies = List.copyOf(policies);
         sessions = List.copyOf(sessions);
+        routerSettings = java.util.Map.copyOf(routerSettings);
         if ((simulate > 0) == (target != null)) {
             throw new IllegalArgumentException("choose exactly one target: --simulate N or --target URL");
         }
@@ -73,6 +78,9 @@ public record BenchSettings(
         }
         if (repeat < 1) {
             throw new IllegalArgumentException("--repeat must be >= 1, got " + repeat);
+        }
+        if (settle.isNegative()) {
+            throw new IllegalArgumentException("--settle must be >= 0");
         }
         if (stage.isNegative() || stage.isZero()) {
             throw new IllegalArgumentException("--stage must be > 0");

@@ -13,6 +13,8 @@ import io.lmwarden.router.placement.Placer;
 import io.lmwarden.router.placement.PrefixIndexes;
 import io.lmwarden.router.placement.Reservations;
 import io.lmwarden.router.placement.TtftEstimator;
+import io.lmwarden.router.placement.admission.AdmissionController;
+import io.lmwarden.router.placement.admission.AdmissionSettings;
 import io.lmwarden.router.placement.PolicyFactory;
 import io.lmwarden.router.placement.PolicyHolder;
 import io.lmwarden.router.pool.EndpointSliceDiscovery;
@@ -126,9 +128,18 @@ final class RouterRuntime {
                     new PoolOptions().setHttp1MaxSize(1024));
             LongFunction<PoolSnapshot> snapshot = now -> pool.snapshot(affinity::sessionsOn, now);
             InFlightTracker inFlight = new InFlightTracker();
-            Reservations reservations = new Reservations(new Placer(policy, prefixIndexes), pool, prefixIndexes, prefillRates);
+            Placer placer = new Placer(policy, prefixIndexes);
+            Reservations reservations = new Reservations(placer, pool, prefixIndexes, prefillRates);
             reservations.listen(accounting);
-            ProxyContext ctx = new ProxyContext(vertx, client, pool, snapshot, reservations, metrics,
+            AdmissionSettings admissionSettings = AdmissionSettings.of(config.admission(), config.kvBudget(), config.residencyIdle(),
+                    config.residencySlice(), config.queueMax(), config.queueTimeout(), config.queueKeepAlive(), config.timeScale());
+            AdmissionController admission = new AdmissionController(admissionSettings, placer, snapshot, policy, affinity, prefixIndexes,
+                    DEFAULT_KV_CAPACITY_TOKENS, metrics.admissionObserver(), System::nanoTime);
+            // Admission hears how each attempt ended after placement's own learning and the accounting.
+            reservations.listen(admission.feedback());
+            metrics.gaugeAdmission(admission);
+            pool.onUnavailable(admission::forgetReplica);
+            ProxyContext ctx = new ProxyContext(vertx, client, pool, snapshot, reservations, admission, metrics,
                     config.streamIdleTimeout(), inFlight);
 
             Router router = Router.router(vertx);
@@ -152,7 +163,7 @@ final class RouterRuntime {
             router.get("/v1/models").handler(passThrough::handle);
             router.post("/tokenize").handler(body).handler(passThrough::handle);
             router.put("/api/policy").handler(BodyHandler.create(false).setBodyLimit(64 * 1024));
-            new AdminApi(pool, snapshot, policy, affinity, sessions, accounting, metrics, inFlight,
+            new AdminApi(pool, snapshot, policy, admission, affinity, sessions, accounting, metrics, inFlight,
                     config.adminToken(), discovery.describe(), tokenRates, workingSets).mount(router);
             WebUi.mount(router);
             router.route().last().handler(rc -> rc.response().setStatusCode(404)
@@ -163,6 +174,7 @@ final class RouterRuntime {
             EngineMetricsScraper scraper = new EngineMetricsScraper(vertx, client, pool, config.scrapeInterval());
             scraper.start();
             vertx.setPeriodic(AFFINITY_SWEEP_MS, id -> affinity.expireIdle(System.nanoTime()));
+            vertx.setPeriodic(pumpPeriodMillis(admissionSettings), id -> admission.pump());
 
             HttpServer server = vertx.createHttpServer(new HttpServerOptions()
                             .setPort(config.port()).setHost(config.host()).setTcpNoDelay(true).setCompressionSupported(false))
@@ -175,6 +187,12 @@ final class RouterRuntime {
             vertx.close();
             throw e;
         }
+    }
+
+    /** Often enough that residency expiry and queue timeouts are late by at most a twentieth of their length. */
+    static long pumpPeriodMillis(AdmissionSettings s) {
+        long shortest = Math.min(s.residencyIdleNanos(), Math.min(s.queueTimeoutNanos(), s.keepAliveNanos()));
+        return Math.max(5, Math.min(250, shortest / 20 / 1_000_000));
     }
 
     private static void failure(RoutingContext rc, ApiFlavor flavor, RouterConfig config) {

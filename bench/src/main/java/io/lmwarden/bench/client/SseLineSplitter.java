@@ -12,10 +12,17 @@ import java.util.function.Consumer;
 final class SseLineSplitter {
 
     private final Consumer<String> dataHandler;
+    private final Consumer<String> commentHandler;
     private byte[] tail = new byte[0];
 
     SseLineSplitter(Consumer<String> dataHandler) {
+        this(dataHandler, c -> { });
+    }
+
+    /** @param commentHandler gets the text of each comment line (one starting with ':'), without the colon */
+    SseLineSplitter(Consumer<String> dataHandler, Consumer<String> commentHandler) {
         this.dataHandler = dataHandler;
+        this.commentHandler = commentHandler;
     }
 
     void feed(Buffer chunk) {
@@ -47,6 +54,8 @@ final class SseLineSplitter {
                 from++;
             }
             dataHandler.accept(new String(bytes, from, end - from, StandardCharsets.UTF_8));
+        } else if (end > start && bytes[start] == ':') {
+            commentHandler.accept(new String(bytes, start + 1, end - start - 1, StandardCharsets.UTF_8).trim());
         }
     }
 

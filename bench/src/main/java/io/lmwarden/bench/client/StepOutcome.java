@@ -10,6 +10,9 @@ package io.lmwarden.bench.client;
  * @param promptTokens    engine-reported prompt tokens, or -1
  * @param cachedTokens    engine-reported prefix-cache tokens for this request, or -1
  * @param error           null on success; otherwise what went wrong (status, stream error, cut-off stream)
+ * @param queueWaitNanos  how long the router's admission queue held the request (its X-LMW-Queue-Wait-Ms header, or
+ *                        the {@code : lmw … queue-wait-ms=} comment of a stream the queue kept alive); 0 when it did not say
+ * @param rejected        the router turned the request away as overloaded (429, or Anthropic's 529)
  */
 public record StepOutcome(
         String replica,
@@ -21,7 +24,9 @@ public record StepOutcome(
         int promptTokens,
         int cachedTokens,
         String replyText,
-        String error) {
+        String error,
+        long queueWaitNanos,
+        boolean rejected) {
 
     public boolean ok() {
         return error == null;

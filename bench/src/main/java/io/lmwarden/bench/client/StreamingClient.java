@@ -22,6 +22,9 @@ public final class StreamingClient implements AutoCloseable {
 
     public static final String REPLICA_HEADER = "X-LMW-Replica";
     public static final String DECISION_HEADER = "X-LMW-Decision";
+    public static final String QUEUE_WAIT_HEADER = "X-LMW-Queue-Wait-Ms";
+    /** A stream the router's queue kept alive names replica, decision and wait in a comment: {@code : lmw replica=… queue-wait-ms=…}. */
+    private static final String ROUTER_COMMENT = "lmw ";
     private static final int MAX_ERROR_BODY = 4096;
 
     private final HttpClientAgent http;
@@ -62,13 +65,16 @@ public final class StreamingClient implements AutoCloseable {
         http.request(options)
                 .compose(req -> req.send(Buffer.buffer(body)))
                 .onSuccess(resp -> read(resp, api, sent, done))
-                .onFailure(err -> done.tryComplete(failure(sent, null, null, "request failed: " + err)));
+                .onFailure(err -> done.tryComplete(failure(sent, null, null, "request failed: " + err, false)));
         return done.future();
     }
 
     private static void read(HttpClientResponse resp, ApiFlavour api, long sent, Promise<StepOutcome> done) {
-        String replica = resp.getHeader(REPLICA_HEADER);
-        String decision = resp.getHeader(DECISION_HEADER);
+        String[] routed = {resp.getHeader(REPLICA_HEADER), resp.getHeader(DECISION_HEADER)};
+        String replica = routed[0];
+        String decision = routed[1];
+        long[] queueWait = {millisHeader(resp.getHeader(QUEUE_WAIT_HEADER))};
+        boolean rejected = resp.statusCode() == 429 || resp.statusCode() == 529;
         if (resp.statusCode() / 100 != 2) {
             Buffer errorBody = Buffer.buffer();
             resp.handler(chunk -> {
@@ -77,9 +83,9 @@ public final class StreamingClient implements AutoCloseable {
                 }
             });
             resp.exceptionHandler(err -> done.tryComplete(failure(sent, replica, decision,
-                    "HTTP " + resp.statusCode() + ", body cut: " + err)));
+                    "HTTP " + resp.statusCode() + ", body cut: " + err, rejected)));
             resp.endHandler(v -> done.tryComplete(failure(sent, replica, decision,
-                    "HTTP " + resp.statusCode() + ": " + abbreviate(errorBody.toString()))));
+                    "HTTP " + resp.statusCode() + ": " + abbreviate(errorBody.toString()), rejected)));
             return;
         }
         StreamInterpreter interpreter = api.newInterpreter();
@@ -88,10 +94,24 @@ public final class StreamingClient implements AutoCloseable {
             if (interpreter.onData(data) && firstToken[0] == 0) {
                 firstToken[0] = System.nanoTime();
             }
+        }, comment -> {
+            if (comment.startsWith(ROUTER_COMMENT)) {
+                for (String kv : comment.substring(ROUTER_COMMENT.length()).split(" ")) {
+                    int eq = kv.indexOf('=');
+                    if (eq > 0) {
+                        switch (kv.substring(0, eq)) {
+                            case "replica" -> routed[0] = kv.substring(eq + 1);
+                            case "decision" -> routed[1] = kv.substring(eq + 1);
+                            case "queue-wait-ms" -> queueWait[0] = millisHeader(kv.substring(eq + 1));
+                            default -> { }
+                        }
+                    }
+                }
+            }
         });
         resp.handler(lines::feed);
-        resp.exceptionHandler(err -> done.tryComplete(outcome(sent, firstToken[0], replica, decision, interpreter,
-                "stream broken: " + err)));
+        resp.exceptionHandler(err -> done.tryComplete(outcome(sent, firstToken[0], routed[0], routed[1], interpreter,
+                "stream broken: " + err, queueWait[0])));
         resp.endHandler(v -> {
             lines.finish();
             String error = interpreter.error();
@@ -101,22 +121,34 @@ public final class StreamingClient implements AutoCloseable {
             if (error == null && firstToken[0] == 0) {
                 error = "stream carried no tokens";
             }
-            done.tryComplete(outcome(sent, firstToken[0], replica, decision, interpreter, error));
+            done.tryComplete(outcome(sent, firstToken[0], routed[0], routed[1], interpreter, error, queueWait[0]));
         });
     }
 
     private static StepOutcome outcome(long sent, long firstToken, String replica, String decision,
-                                       StreamInterpreter interpreter, String error) {
+                                       StreamInterpreter interpreter, String error, long queueWaitNanos) {
         String reply = interpreter.replyText();
         int output = interpreter.outputTokens() >= 0
                 ? interpreter.outputTokens()
                 : (reply.length() + WorkloadSpec.CHARS_PER_TOKEN - 1) / WorkloadSpec.CHARS_PER_TOKEN;
         return new StepOutcome(replica, decision, sent, firstToken, System.nanoTime(), output,
-                interpreter.promptTokens(), interpreter.cachedTokens(), reply, error);
+                interpreter.promptTokens(), interpreter.cachedTokens(), reply, error, queueWaitNanos, error != null && interpreter.overloaded());
     }
 
-    private static StepOutcome failure(long sent, String replica, String decision, String error) {
-        return new StepOutcome(replica, decision, sent, 0, System.nanoTime(), 0, -1, -1, "", error);
+    private static StepOutcome failure(long sent, String replica, String decision, String error, boolean rejected) {
+        return new StepOutcome(replica, decision, sent, 0, System.nanoTime(), 0, -1, -1, "", error, 0, rejected);
+    }
+
+    /** Milliseconds as the router writes them, in nanoseconds; 0 when absent or not a number. */
+    static long millisHeader(String value) {
+        if (value == null) {
+            return 0;
+        }
+        try {
+            return Math.max(0, Long.parseLong(value.trim())) * 1_000_000L;
+        } catch (NumberFormatException e) {
+            return 0;
+        }
     }
 
     private static String abbreviate(String s) {

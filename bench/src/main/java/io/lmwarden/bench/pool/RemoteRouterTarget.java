@@ -33,7 +33,9 @@ public final class RemoteRouterTarget implements BenchTarget {
 
     @Override
     public VariantTarget open(String policy) {
-        ObjectNode body = new ObjectMapper().createObjectNode().put("policy", policy);
+        VariantSpec variant = VariantSpec.parse(policy);
+        ObjectNode body = new ObjectMapper().createObjectNode().put("policy", variant.policyForRemote())
+                .put("admission", variant.admissionForRemote());
         if (spillThreshold != null) {
             body.put("spillThreshold", spillThreshold);
         }

@@ -31,6 +31,7 @@ public final class SimulatedTarget implements BenchTarget {
     private final long seed;
     private final String spillThreshold;
     private final Duration scrapeInterval;
+    private final java.util.Map<String, String> routerSettings;
 
     /**
      * @param scrapeInterval how often the router reads the engines' load, in workload time; it is divided by
@@ -38,7 +39,7 @@ public final class SimulatedTarget implements BenchTarget {
      */
     public SimulatedTarget(int replicas, SimProfile profile, double timeScale, long seed, String spillThreshold,
                            Duration scrapeInterval) {
-        this(replicas, 1, BalancerEra.CURRENT, profile, Map.of(), timeScale, seed, spillThreshold, scrapeInterval);
+        this(replicas, 1, BalancerEra.CURRENT, profile, Map.of(), timeScale, seed, spillThreshold, scrapeInterval, Map.of());
     }
 
     /**
@@ -46,10 +47,12 @@ public final class SimulatedTarget implements BenchTarget {
      *                         --data-parallel-size N} server (the router then sees its engine ranks as replicas)
      * @param defaultEra       its internal balancer, unless a variant says {@code policy@era}
      * @param replicaOverrides profile overrides for single replicas (a heterogeneous pool)
+     * @param routerSettings   router YAML keys and values (--router-set) for every variant's router
      */
     public SimulatedTarget(int replicas, int engines, BalancerEra defaultEra, SimProfile profile,
                            Map<Integer, String> replicaOverrides, double timeScale, long seed,
-                           String spillThreshold, Duration scrapeInterval) {
+                           String spillThreshold, Duration scrapeInterval, Map<String, String> routerSettings) {
+        this.routerSettings = Map.copyOf(routerSettings);
         this.replicas = replicas;
         this.engines = engines;
         this.defaultEra = defaultEra;
@@ -89,7 +92,10 @@ public final class SimulatedTarget implements BenchTarget {
             // requests go out as one plain replica before the first scrape reveals the engines.
             List<String> entries = cluster.replicas().stream()
                     .map(r -> r.id() + "=" + r.url() + (engines == 1 ? "" : "#ranks=" + engines)).toList();
-            RouterConfig config = RouterConfig.forReplicas(entries).withPolicy(policy).withTimeScale(timeScale)
+            // Defaults (plus --router-set), then what the variant asks for: "default" changes nothing.
+            RouterConfig base = io.lmwarden.router.config.ConfigResolver.resolve(Map.of(), Map.of(), routerSettings)
+                    .withPort(0).withReplicas(entries);
+            RouterConfig config = VariantSpec.parse(policy).apply(base).withTimeScale(timeScale)
                     .withScrapeInterval(wallScrapeInterval()).withPrefillMsPerToken(profile.prefillMsPerToken());
             if (spillThreshold != null) {
                 config = config.withSpillThreshold(SpillThreshold.parse(spillThreshold));
@@ -142,6 +148,7 @@ public final class SimulatedTarget implements BenchTarget {
                 + " engines each (internal balancer " + defaultEra.flag() + " unless the variant names one)";
         return servers + " (profile " + ProfileOverrides.describe(profile) + overrides
                 + "; fresh for every variant) behind an in-process router"
-                + " scraping engine load every " + scrapeInterval.toMillis() + " ms of workload time";
+                + " scraping engine load every " + scrapeInterval.toMillis() + " ms of workload time"
+                + (routerSettings.isEmpty() ? "" : "; router settings " + new java.util.TreeMap<>(routerSettings));
     }
 }

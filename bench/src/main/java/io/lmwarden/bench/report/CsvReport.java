@@ -7,7 +7,8 @@ import java.util.Locale;
 public final class CsvReport {
 
     public static final String HEADER = "policy,sessions,sessions_per_hour,output_tokens_per_min,ttfb_p50_s,ttfb_p95_s,"
-            + "replicas_busy,prefix_hit_pct,stayed_pct,oracle_hit_pct,errors";
+            + "replicas_busy,prefix_hit_pct,stayed_pct,oracle_hit_pct,errors,session_time_p50_s,session_time_p95_s,"
+            + "queue_wait_p50_s,queue_wait_p95_s,queue_wait_max_s,admitted,queued,rejected";
 
     private CsvReport() {
     }
@@ -15,10 +16,12 @@ public final class CsvReport {
     public static String render(List<StageResult> rows) {
         StringBuilder csv = new StringBuilder(HEADER).append('\n');
         for (StageResult r : rows) {
-            csv.append(String.format(Locale.ROOT, "%s,%d,%s,%s,%s,%s,%s,%s,%s,%s,%d%n",
+            csv.append(String.format(Locale.ROOT, "%s,%d,%s,%s,%s,%s,%s,%s,%s,%s,%d,%s,%s,%s,%s,%s,%d,%d,%d%n",
                     quote(r.policy()), r.sessions(), num(r.sessionsPerHour(), 1), num(r.outputTokensPerMin(), 1),
                     num(r.ttfbP50(), 3), num(r.ttfbP95(), 3), num(r.replicasBusy(), 2), num(r.prefixHitPct(), 1),
-                    num(r.stayedPct(), 1), num(r.oracleHitPct(), 1), r.errors()));
+                    num(r.stayedPct(), 1), num(r.oracleHitPct(), 1), r.errors(), num(r.sessionTimeP50(), 1),
+                    num(r.sessionTimeP95(), 1), num(r.queueWaitP50(), 2), num(r.queueWaitP95(), 2), num(r.queueWaitMax(), 2),
+                    r.admitted(), r.queued(), r.rejected()));
         }
         return csv.toString();
     }

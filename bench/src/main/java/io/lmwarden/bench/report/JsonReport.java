@@ -40,6 +40,7 @@ public final class JsonReport {
         settings.put("repeat", s.repeat());
         settings.putPOJO("sessions", s.sessions());
         settings.put("stageSeconds", s.stage().toMillis() / 1000.0);
+        settings.put("settleSeconds", s.settle().toMillis() / 1000.0);
         settings.put("api", s.api().name().toLowerCase(java.util.Locale.ROOT));
         settings.put("systemTokens", s.workload().systemTokens());
         settings.put("firstTokens", s.workload().firstTokens());
@@ -60,6 +61,7 @@ public final class JsonReport {
         settings.put("sampleIntervalSeconds", s.sampleInterval().toMillis() / 1000.0);
         settings.put("scrapeIntervalSeconds", s.scrapeInterval().toMillis() / 1000.0);
         settings.put("warmUpWallSeconds", s.warmUp().toMillis() / 1000.0);
+        settings.putPOJO("routerSettings", s.routerSettings());
         rows(root.putArray("results"), results.medians());
         rows(root.putArray("perRepeat"), results.perRepeat());
         try {
@@ -94,6 +96,14 @@ public final class JsonReport {
             put(o, "client_cached_pct", r.clientCachedPct());
             put(o, "engine_output_tokens_per_min", r.engineOutputTokensPerMin());
             put(o, "bench_cpu_cores", r.benchCpuCores());
+            put(o, "session_time_p50_s", r.sessionTimeP50());
+            put(o, "session_time_p95_s", r.sessionTimeP95());
+            put(o, "queue_wait_p50_s", r.queueWaitP50());
+            put(o, "queue_wait_p95_s", r.queueWaitP95());
+            put(o, "queue_wait_max_s", r.queueWaitMax());
+            o.put("admitted", r.admitted());
+            o.put("queued", r.queued());
+            o.put("rejected", r.rejected());
             if (!r.replicas().isEmpty()) {
                 ArrayNode replicas = o.putArray("replicas");
                 for (ReplicaFigures f : r.replicas()) {

@@ -25,7 +25,15 @@ public final class MarkdownReport {
             new Column("Prefix hits %", StageResult::prefixHitPct, 1),
             new Column("Stayed %", StageResult::stayedPct, 1),
             new Column("Oracle hits %", StageResult::oracleHitPct, 1),
-            new Column("Errors", r -> r.errors(), 0));
+            new Column("Errors", r -> r.errors(), 0),
+            new Column("Session time p50 (s)", StageResult::sessionTimeP50, 0),
+            new Column("Session time p95 (s)", StageResult::sessionTimeP95, 0),
+            new Column("Queue wait p50 (s)", StageResult::queueWaitP50, 1),
+            new Column("Queue wait p95 (s)", StageResult::queueWaitP95, 1),
+            new Column("Queue wait max (s)", StageResult::queueWaitMax, 1),
+            new Column("Admitted", r -> r.admitted(), 0),
+            new Column("Queued", r -> r.queued(), 0),
+            new Column("Rejected", r -> r.rejected(), 0));
 
     private MarkdownReport() {
     }
@@ -75,7 +83,12 @@ public final class MarkdownReport {
                 .append(" (").append(s.api().path()).append(sessionKeying(s))
                 .append(")\n");
         md.append("- Stages: ").append(s.sessions()).append(" concurrent sessions, ").append(seconds(s.stage().toMillis()))
-                .append(" each (workload time); time scale ").append(fmt(s.timeScale(), 1)).append('\n');
+                .append(" each (workload time)")
+                .append(s.settle().isZero() ? "" : ", each measured after " + seconds(s.settle().toMillis()) + " unmeasured at its concurrency")
+                .append("; time scale ").append(fmt(s.timeScale(), 1)).append('\n');
+        if (!s.routerSettings().isEmpty()) {
+            md.append("- Router settings (--router-set): ").append(new java.util.TreeMap<>(s.routerSettings())).append('\n');
+        }
         if (s.workloadFile() != null) {
             md.append("- Workload file: `").append(s.workloadFile()).append("`, seed ").append(s.workload().seed()).append('\n');
             s.plan().classes().forEach(c -> md.append("  - ").append(c.describe()).append('\n'));
@@ -125,12 +138,19 @@ public final class MarkdownReport {
             md.append(String.join("; ", s.plan().faults().stream().map(io.lmwarden.bench.workload.ScheduledFault::describe).toList()))
                     .append(" (workload time from the variant's start).\n");
         }
+        md.append("- Session time: first step sent → last step ended, router queue included, for sessions whose last step ended in ")
+                .append("the stage (a session that began in an earlier stage counts where it ends; sessions still running when the ")
+                .append("last stage ends are drained and not counted).\n");
+        md.append("- Queue wait: among the steps the router's admission queue held, how long (X-LMW-Queue-Wait-Ms, or the ")
+                .append("`: lmw … queue-wait-ms=` comment of a kept-alive stream). Admitted / queued / rejected: steps let through, ")
+                .append("steps that waited first, steps turned away as overloaded (429 / 529, also counted as errors).\n");
 
         if (s.repeat() > 1) {
             md.append("\n## Every repeat\n\n");
-            md.append(row(List.of("Policy", "Repeat", "Sessions", "Sessions/h", "Output tok/min", "TTFB p50 (s)", "TTFB p95 (s)",
-                    "Replicas busy", "Prefix hits %", "Stayed %", "Oracle hits %", "Errors")));
-            md.append(row(java.util.Collections.nCopies(12, "---")));
+            List<String> repeatHeader = new ArrayList<>(List.of("Policy", "Repeat", "Sessions"));
+            COLUMNS.forEach(c -> repeatHeader.add(c.title()));
+            md.append(row(repeatHeader));
+            md.append(row(java.util.Collections.nCopies(repeatHeader.size(), "---")));
             for (StageResult r : results.perRepeat()) {
                 List<String> cells = new ArrayList<>(List.of(r.policy(), String.valueOf(r.repeat()), String.valueOf(r.sessions())));
                 COLUMNS.forEach(c -> cells.add(value(r, c)));

@@ -39,6 +39,14 @@ public final class Medians {
                     median(g, StageResult::clientCachedPct),
                     median(g, StageResult::engineOutputTokensPerMin),
                     median(g, StageResult::benchCpuCores),
+                    median(g, StageResult::sessionTimeP50),
+                    median(g, StageResult::sessionTimeP95),
+                    median(g, StageResult::queueWaitP50),
+                    median(g, StageResult::queueWaitP95),
+                    median(g, StageResult::queueWaitMax),
+                    (int) Math.round(median(g, StageResult::admitted)),
+                    (int) Math.round(median(g, StageResult::queued)),
+                    g.stream().mapToInt(StageResult::rejected).sum(),
                     summedCauses(g),
                     List.of()));
         }

@@ -16,6 +16,13 @@ package io.lmwarden.bench.report;
  * @param engineOutputTokensPerMin Δ generation_tokens_total per minute, the engines' own count
  * @param benchCpuCores       CPU the whole bench process (load, router and simulator in-process) used in the stage,
  *                            in cores; near the machine's core count the compressed clock is no longer honest
+ * @param sessionTimeP50      sessions that completed in the stage: first step sent → last step ended (router queue
+ *                            included), workload seconds; a session that began in an earlier stage counts here too
+ * @param queueWaitP50        among the stage's steps that waited in the router's admission queue, the wait in workload seconds
+ * @param queueWaitMax        the longest of those waits
+ * @param admitted            steps the router let through (every step not rejected as overloaded)
+ * @param queued              steps that waited in the router's queue before they were admitted
+ * @param rejected            steps the router turned away as overloaded (429 / 529)
  * @param errorCauses         failed steps by cause ("HTTP 503", "connection refused", "stream cut", …); summed over repeats in medians
  * @param replicas            per-replica figures of this repeat; empty in medians
  */
@@ -38,6 +45,14 @@ public record StageResult(
         double clientCachedPct,
         double engineOutputTokensPerMin,
         double benchCpuCores,
+        double sessionTimeP50,
+        double sessionTimeP95,
+        double queueWaitP50,
+        double queueWaitP95,
+        double queueWaitMax,
+        int admitted,
+        int queued,
+        int rejected,
         java.util.Map<String, Integer> errorCauses,
         java.util.List<ReplicaFigures> replicas) {
 

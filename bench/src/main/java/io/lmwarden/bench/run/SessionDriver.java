@@ -100,6 +100,9 @@ public final class SessionDriver {
             return;
         }
         s.step++;
+        if (s.step == 1) {
+            s.startedNanos = System.nanoTime();
+        }
         s.conversation.addUser(s.script.userText(s.step));
         SessionClass cls = s.script.sessionClass();
         SessionKeying keying = cls.keying();
@@ -139,7 +142,7 @@ public final class SessionDriver {
         boolean last = outcome.ok() && s.step == s.script.steps();
         log.add(new StepRecord(s.script.index(), s.step, outcome.sentNanos(), outcome.firstTokenNanos(), outcome.endNanos(),
                 outcome.replica(), outcome.decision(), outcome.outputTokens(), prompt, outcome.cachedTokens(), oracle,
-                stayed, last, outcome.error()));
+                stayed, last, outcome.error(), s.startedNanos, outcome.queueWaitNanos(), outcome.rejected()));
         if (!outcome.ok()) {
             endSession(ERROR_BACKOFF);
             return;
@@ -194,6 +197,7 @@ public final class SessionDriver {
         int previousPrompt;
         int previousOutput;
         String previousReplica;
+        long startedNanos;
 
         SessionState(SessionScript script, Conversation conversation) {
             this.script = script;

@@ -34,6 +34,11 @@ public final class StageMeter {
                                       List<StepRecord> steps, List<ReplicaReading> before, List<ReplicaReading> after,
                                       List<Integer> busySamples, Map<String, Double> busyShare, double benchCpuCores) {
         Histogram ttfb = new Histogram(3_600_000_000L, 3);
+        Histogram sessionTime = new Histogram(36_000_000_000L, 3);
+        Histogram queueWait = new Histogram(36_000_000_000L, 3);
+        int admitted = 0;
+        int queued = 0;
+        int rejected = 0;
         long outputTokens = 0;
         int completedSessions = 0;
         int errors = 0;
@@ -44,6 +49,15 @@ public final class StageMeter {
         long cachedTokens = 0;
         long promptTokensWithUsage = 0;
         for (StepRecord r : steps) {
+            if (r.rejected()) {
+                rejected++;
+            } else {
+                admitted++;
+            }
+            if (r.queueWaitNanos() > 0) {
+                queued++;
+                queueWait.recordValue(clamp(Math.round(clock.workloadSeconds(r.queueWaitNanos()) * 1e6), queueWait));
+            }
             if (!r.ok()) {
                 errors++;
                 continue;
@@ -53,6 +67,7 @@ public final class StageMeter {
             outputTokens += r.outputTokens();
             if (r.lastOfSession()) {
                 completedSessions++;
+                sessionTime.recordValue(clamp(Math.round(clock.workloadSeconds(r.endNanos() - r.sessionStartNanos()) * 1e6), sessionTime));
             }
             if (r.stayed() != null) {
                 followUps++;
@@ -84,6 +99,14 @@ public final class StageMeter {
                 promptTokensWithUsage == 0 ? Double.NaN : 100.0 * cachedTokens / promptTokensWithUsage,
                 delta(before, after, ReplicaReading::generationTokens) / minutes,
                 benchCpuCores,
+                percentileSeconds(sessionTime, 50),
+                percentileSeconds(sessionTime, 95),
+                percentileSeconds(queueWait, 50),
+                percentileSeconds(queueWait, 95),
+                sessionTime.getTotalCount() >= 0 && queueWait.getTotalCount() > 0 ? queueWait.getMaxValue() / 1e6 : Double.NaN,
+                admitted,
+                queued,
+                rejected,
                 ErrorCause.count(steps),
                 perReplica(clock, steps, before, after, busyShare));
     }
@@ -114,6 +137,14 @@ public final class StageMeter {
                     hitPct, busyShare.containsKey(end.id()) ? 100.0 * busyShare.get(end.id()) : Double.NaN));
         }
         return out;
+    }
+
+    private static long clamp(long micros, Histogram h) {
+        return Math.max(1, Math.min(micros, h.getHighestTrackableValue()));
+    }
+
+    private static double percentileSeconds(Histogram h, double p) {
+        return h.getTotalCount() == 0 ? Double.NaN : h.getValueAtPercentile(p) / 1e6;
     }
 
     /** Token-weighted over all replicas: never an average of per-replica percentages. */

@@ -9,6 +9,9 @@ package io.lmwarden.bench.run;
  * @param cachedTokens    engine-reported prefix-cache tokens for this request, or -1
  * @param oracleTokens    prompt tokens perfect placement without eviction could have served from cache
  * @param lastOfSession   this step completed the session
+ * @param sessionStartNanos when the session's first step was sent (wall clock)
+ * @param queueWaitNanos  time the router's admission queue held this step (0 when it was not queued)
+ * @param rejected        the router turned the step away as overloaded (429 / 529)
  */
 public record StepRecord(
         int session,
@@ -24,7 +27,10 @@ public record StepRecord(
         int oracleTokens,
         Boolean stayed,
         boolean lastOfSession,
-        String error) {
+        String error,
+        long sessionStartNanos,
+        long queueWaitNanos,
+        boolean rejected) {
 
     public boolean ok() {
         return error == null;

@@ -51,10 +51,14 @@ public final class VariantRunner {
         try {
             faults.start();
             for (int sessions : settings.sessions()) {
+                driver.setConcurrency(sessions);
+                if (!settings.settle().isZero()) {
+                    // Unmeasured: the new sessions' burst of first steps passes, so the stage measures the steady state.
+                    sleepUntil(System.nanoTime() + clock.wallNanos(settings.settle()));
+                }
                 List<ReplicaReading> before = readWithRetry(target);
                 long start = System.nanoTime();
                 long cpuStart = ProcessCpu.nanos();
-                driver.setConcurrency(sessions);
                 BusySampler sampler = new BusySampler(vertx, target.probe(), sampleMillis);
                 sleepUntil(start + stageWall);
                 long end = System.nanoTime();

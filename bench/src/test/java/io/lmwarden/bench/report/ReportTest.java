@@ -13,6 +13,7 @@ class ReportTest {
 
     private static StageResult row(String policy, int sessions, int repeat, double p50, int errors) {
         return new StageResult(policy, sessions, repeat, 180, 200, 6000, p50, p50 * 3, 2.7, 56, 100, 90, errors, 40, 9, 55, 6000, 0.8,
+                60, 90, 1.5, 4.0, 5.0, 40, 3, 0,
                 errors == 0 ? java.util.Map.of() : java.util.Map.of("HTTP 503", errors), List.of());
     }
 
@@ -32,16 +33,18 @@ class ReportTest {
         String csv = CsvReport.render(List.of(row("least-loaded", 4, 0, 2.05, 0)));
         String[] lines = csv.split("\n");
         assertThat(lines[0]).isEqualTo("policy,sessions,sessions_per_hour,output_tokens_per_min,ttfb_p50_s,ttfb_p95_s,"
-                + "replicas_busy,prefix_hit_pct,stayed_pct,oracle_hit_pct,errors");
-        assertThat(lines[1]).isEqualTo("least-loaded,4,200.0,6000.0,2.050,6.150,2.70,56.0,100.0,90.0,0");
+                + "replicas_busy,prefix_hit_pct,stayed_pct,oracle_hit_pct,errors,session_time_p50_s,session_time_p95_s,"
+                + "queue_wait_p50_s,queue_wait_p95_s,queue_wait_max_s,admitted,queued,rejected");
+        assertThat(lines[1]).isEqualTo("least-loaded,4,200.0,6000.0,2.050,6.150,2.70,56.0,100.0,90.0,0,60.0,90.0,1.50,4.00,5.00,40,3,0");
     }
 
     @Test
     void markdownPairsTheFirstTwoPoliciesAndAddsAColumnGroupPerExtraPolicy() {
         io.lmwarden.bench.BenchSettings settings = new io.lmwarden.bench.BenchSettings(4, null, "a4000-qwen3-4b", null, 10,
-                List.of("least-loaded", "affinity", "round-robin"), 1, List.of(4), Duration.ofMinutes(3),
+                List.of("least-loaded", "affinity", "round-robin"), 1, List.of(4), Duration.ofMinutes(3), Duration.ZERO,
                 io.lmwarden.bench.workload.WorkloadSpec.reference(), io.lmwarden.bench.client.ApiFlavour.ANTHROPIC, null, null,
-                null, Duration.ofSeconds(1), Duration.ofSeconds(5), Duration.ofMillis(100), null, "java -jar lmw-bench.jar --simulate 4",
+                null, Duration.ofSeconds(1), Duration.ofSeconds(5), Duration.ofMillis(100), java.util.Map.of(), null,
+                "java -jar lmw-bench.jar --simulate 4",
                 io.lmwarden.bench.workload.Workload.single(io.lmwarden.bench.workload.WorkloadSpec.reference(),
                         io.lmwarden.bench.client.ApiFlavour.ANTHROPIC), null,
                 1, "current");

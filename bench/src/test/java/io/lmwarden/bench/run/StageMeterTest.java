@@ -14,7 +14,29 @@ class StageMeterTest {
     private static StepRecord step(int session, int step, long sent, long first, int output, Boolean stayed, boolean last,
                                    String error) {
         return new StepRecord(session, step, sent, first, first + 1_000_000, "r0", "STICKY", output, 1000, 500, 800,
-                stayed, last, error);
+                stayed, last, error, sent - 50_000_000L, 0, false);
+    }
+
+    @Test
+    void sessionTimeRunsFromTheFirstStepToTheLastAndQueueWaitsCountOnlyQueuedSteps() {
+        TimeScale clock = new TimeScale(10);
+        long s = 1_000_000_000L;
+        List<StepRecord> steps = List.of(
+                // session 0 began 2 s (wall) before its last step was sent, ended 1 ms after its first token: 2.011 s wall
+                new StepRecord(0, 6, 3 * s, 3 * s + 10_000_000L, 3 * s + 11_000_000L, "r0", "STICKY", 10, 1000, 900, 900,
+                        true, true, null, s, 0, false),
+                // a first step that waited 0.5 s (wall) in the router's queue
+                new StepRecord(1, 1, 3 * s, 4 * s, 4 * s + 1, "r1", "NEW", 10, 1000, 0, 0, null, false, null, 3 * s, s / 2, false),
+                // a step the router turned away
+                new StepRecord(2, 1, 3 * s, 0, 4 * s, null, null, 0, 1000, -1, 0, null, false, "HTTP 529", 3 * s, 0, true));
+        StageResult r = StageMeter.measure("p", 3, 1, 60, clock, steps, List.of(), List.of(), List.of(), 0.5);
+        assertThat(r.sessionTimeP50()).isCloseTo(20.11, within(0.05));
+        assertThat(r.queueWaitP50()).isCloseTo(5.0, within(0.01));
+        assertThat(r.queueWaitMax()).isCloseTo(5.0, within(0.01));
+        assertThat(r.admitted()).isEqualTo(2);
+        assertThat(r.queued()).isEqualTo(1);
+        assertThat(r.rejected()).isEqualTo(1);
+        assertThat(r.errors()).isEqualTo(1);
     }
 
     @Test

@@ -9,6 +9,8 @@ import io.lmwarden.router.diagnostics.TokenRates;
 import io.lmwarden.router.placement.AffinityTable;
 import io.lmwarden.router.placement.PolicyFactory;
 import io.lmwarden.router.placement.PolicyHolder;
+import io.lmwarden.router.placement.admission.AdmissionController;
+import io.lmwarden.router.placement.admission.ResidencyTable;
 import io.lmwarden.router.pool.EngineMetrics;
 import io.lmwarden.router.pool.PoolSnapshot;
 import io.lmwarden.router.pool.ReplicaPool;
@@ -41,6 +43,7 @@ public final class AdminApi {
     private final ReplicaPool pool;
     private final LongFunction<PoolSnapshot> snapshot;
     private final PolicyHolder policy;
+    private final AdmissionController admission;
     private final AffinityTable affinity;
     private final SessionLog sessions;
     private final RequestAccounting accounting;
@@ -52,12 +55,14 @@ public final class AdminApi {
     private final LiveWorkingSets workingSets;
     private final Instant startedAt = Instant.now();
 
-    public AdminApi(ReplicaPool pool, LongFunction<PoolSnapshot> snapshot, PolicyHolder policy, AffinityTable affinity,
+    public AdminApi(ReplicaPool pool, LongFunction<PoolSnapshot> snapshot, PolicyHolder policy, AdmissionController admission,
+                    AffinityTable affinity,
                     SessionLog sessions, RequestAccounting accounting, RouterMetrics metrics, InFlightTracker inFlight,
                     Optional<String> adminToken, String discovery, TokenRates tokenRates, LiveWorkingSets workingSets) {
         this.pool = pool;
         this.snapshot = snapshot;
         this.policy = policy;
+        this.admission = admission;
         this.affinity = affinity;
         this.sessions = sessions;
         this.accounting = accounting;
@@ -95,6 +100,7 @@ public final class AdminApi {
         m.put("spillThreshold", c.spillThreshold().toString());
         m.put("spillThresholdValue", c.policy().spillThreshold().isPresent() ? Integer.valueOf(c.policy().spillThreshold().getAsInt()) : null);
         m.put("policies", PolicyFactory.NAMES);
+        m.put("admission", admission.enabled());
         return m;
     }
 
@@ -108,6 +114,7 @@ public final class AdminApi {
         m.put("startedAt", startedAt.toString());
         m.put("countersSince", "router start");
         List<Map<String, Object>> rows = new ArrayList<>();
+        Map<String, ResidencyTable.ReplicaLoad> resident = admission.residentLoads();
         for (ReplicaView r : snap.replicas()) {
             ReplicaState s = pool.get(r.id()).orElse(null);
             // A replica that is not ready has no current figures: its last scrape would pass for a live one.
@@ -136,17 +143,36 @@ public final class AdminApi {
             row.put("generationTokens", e == null ? null : e.generationTokens());
             row.put("kvCapacityTokens", e == null ? null : e.kvCapacityTokens());
             row.put("models", e == null ? List.of() : e.models());
+            ResidencyTable.ReplicaLoad load = resident.get(r.id());
+            row.put("residentSessions", load == null ? 0 : load.residentSessions());
+            row.put("workingSetTokens", load == null ? 0 : load.usedBlocks() * io.lmwarden.router.placement.PrefixIndexes.TOKENS_PER_BLOCK);
+            row.put("kvBudgetTokens", admission.budgetTokens(r));
             rows.add(row);
         }
         m.put("replicas", rows);
+        m.put("queue", queueView());
         m.put("capacity", capacity(snap));
         return m;
     }
 
-    /** The rule of thumb: the live working sets' distinct context against the pool's KV capacity. */
+    /** The rule of thumb: the live working sets' distinct context against the pool's KV capacity, and what admission does about it. */
     private CapacityAdvice capacity(PoolSnapshot snap) {
         long pool = snap.ready().stream().filter(r -> r.metrics() != null).mapToLong(r -> r.metrics().kvCapacityTokens()).sum();
-        return CapacityAdvice.of(workingSets.demand(System.currentTimeMillis()), pool);
+        int resident = admission.residentLoads().values().stream().mapToInt(ResidencyTable.ReplicaLoad::residentSessions).sum();
+        return CapacityAdvice.of(workingSets.demand(System.currentTimeMillis()), pool,
+                new CapacityAdvice.AdmissionState(admission.enabled(), resident, admission.queueLength(), admission.oldestWaitSeconds()));
+    }
+
+    private Map<String, Object> queueView() {
+        var s = admission.settings();
+        Map<String, Object> q = new LinkedHashMap<>();
+        q.put("admission", s.enabled());
+        q.put("length", admission.queueLength());
+        q.put("oldestWaitSeconds", round(admission.oldestWaitSeconds()));
+        q.put("max", s.queueMax());
+        q.put("kvBudget", s.kvBudget());
+        q.putAll(admission.totals());
+        return q;
     }
 
     public Map<String, Object> stats() {
@@ -223,6 +249,12 @@ public final class AdminApi {
             SpillThreshold spill = body.hasNonNull("spillThreshold")
                     ? SpillThreshold.parse(body.get("spillThreshold").asText())
                     : policy.current().spillThreshold();
+            if (body.has("admission")) {
+                if (!body.get("admission").isBoolean()) {
+                    throw new IllegalArgumentException("admission must be true or false, got " + body.get("admission"));
+                }
+                admission.setEnabled(body.get("admission").asBoolean());
+            }
             policy.switchTo(body.get("policy").asText(), spill);
             json(rc, 200, policyView());
         } catch (IOException e) {

@@ -20,6 +20,13 @@ public record RouterConfig(
         boolean affinity,
         int maxNumSeqs,
         double prefillMsPerToken,
+        boolean admission,
+        double kvBudget,
+        Duration residencyIdle,
+        Duration residencySlice,
+        int queueMax,
+        Duration queueTimeout,
+        Duration queueKeepAlive,
         Duration sessionIdleTimeout,
         int affinityMaxEntries,
         Duration scrapeInterval,
@@ -47,6 +54,17 @@ public record RouterConfig(
         }
         if (prefillMsPerToken <= 0) {
             throw new IllegalArgumentException("prefillMsPerToken must be > 0, got " + prefillMsPerToken);
+        }
+        if (!(kvBudget > 0) || kvBudget > 4) {
+            throw new IllegalArgumentException("kvBudget must be a share of the KV capacity in (0, 4], got " + kvBudget);
+        }
+        if (queueMax < 0) {
+            throw new IllegalArgumentException("queueMax must be >= 0, got " + queueMax);
+        }
+        for (Duration d : List.of(residencyIdle, residencySlice, queueTimeout, queueKeepAlive)) {
+            if (d.isZero() || d.isNegative()) {
+                throw new IllegalArgumentException("residencyIdle, residencySlice, queueTimeout and queueKeepAlive must be > 0");
+            }
         }
         if (affinityMaxEntries < 1) {
             throw new IllegalArgumentException("affinityMaxEntries must be >= 1, got " + affinityMaxEntries);
@@ -137,6 +155,42 @@ public record RouterConfig(
         return b.build();
     }
 
+    public RouterConfig withAdmission(boolean value) {
+        Builder b = toBuilder();
+        b.admission = value;
+        return b.build();
+    }
+
+    public RouterConfig withResidencyIdle(Duration value) {
+        Builder b = toBuilder();
+        b.residencyIdle = value;
+        return b.build();
+    }
+
+    public RouterConfig withQueueTimeout(Duration value) {
+        Builder b = toBuilder();
+        b.queueTimeout = value;
+        return b.build();
+    }
+
+    public RouterConfig withQueueMax(int value) {
+        Builder b = toBuilder();
+        b.queueMax = value;
+        return b.build();
+    }
+
+    public RouterConfig withQueueKeepAlive(Duration value) {
+        Builder b = toBuilder();
+        b.queueKeepAlive = value;
+        return b.build();
+    }
+
+    public RouterConfig withKvBudget(double value) {
+        Builder b = toBuilder();
+        b.kvBudget = value;
+        return b.build();
+    }
+
     public RouterConfig withSessionIdleTimeout(Duration value) {
         Builder b = toBuilder();
         b.sessionIdleTimeout = value;
@@ -189,6 +243,13 @@ public record RouterConfig(
         boolean affinity;
         int maxNumSeqs;
         double prefillMsPerToken;
+        boolean admission;
+        double kvBudget;
+        Duration residencyIdle;
+        Duration residencySlice;
+        int queueMax;
+        Duration queueTimeout;
+        Duration queueKeepAlive;
         Duration sessionIdleTimeout;
         int affinityMaxEntries;
         Duration scrapeInterval;
@@ -215,6 +276,13 @@ public record RouterConfig(
             affinity = c.affinity;
             maxNumSeqs = c.maxNumSeqs;
             prefillMsPerToken = c.prefillMsPerToken;
+            admission = c.admission;
+            kvBudget = c.kvBudget;
+            residencyIdle = c.residencyIdle;
+            residencySlice = c.residencySlice;
+            queueMax = c.queueMax;
+            queueTimeout = c.queueTimeout;
+            queueKeepAlive = c.queueKeepAlive;
             sessionIdleTimeout = c.sessionIdleTimeout;
             affinityMaxEntries = c.affinityMaxEntries;
             scrapeInterval = c.scrapeInterval;
@@ -228,7 +296,7 @@ public record RouterConfig(
         }
 
         public RouterConfig build() {
-            return new RouterConfig(port, host, replicas, k8sService, namespace, simulate, simProfile, simModel, timeScale, policy, spillThreshold, affinity, maxNumSeqs, prefillMsPerToken, sessionIdleTimeout, affinityMaxEntries, scrapeInterval, metricsStaleAfter, bodyLimitBytes, connectTimeout, streamIdleTimeout, shutdownGrace, adminToken, logFormat);
+            return new RouterConfig(port, host, replicas, k8sService, namespace, simulate, simProfile, simModel, timeScale, policy, spillThreshold, affinity, maxNumSeqs, prefillMsPerToken, admission, kvBudget, residencyIdle, residencySlice, queueMax, queueTimeout, queueKeepAlive, sessionIdleTimeout, affinityMaxEntries, scrapeInterval, metricsStaleAfter, bodyLimitBytes, connectTimeout, streamIdleTimeout, shutdownGrace, adminToken, logFormat);
         }
     }
 }

@@ -8,9 +8,17 @@ package io.lmwarden.router.diagnostics;
  * @param avgContextTokens distinct tokens per active session (shared parts spread over the sessions that share them)
  */
 public record CapacityAdvice(int activeSessions, int avgContextTokens, long demandTokens, long poolKvTokens,
-                             boolean overCapacity, String message) {
+                             boolean overCapacity, String message, String admission) {
+
+    /** What admission is doing right now. */
+    public record AdmissionState(boolean enabled, int residentSessions, int queued, double oldestWaitSeconds) {
+    }
 
     public static CapacityAdvice of(LiveWorkingSets.Demand demand, long poolKvTokens) {
+        return of(demand, poolKvTokens, new AdmissionState(false, 0, 0, 0));
+    }
+
+    public static CapacityAdvice of(LiveWorkingSets.Demand demand, long poolKvTokens, AdmissionState a) {
         int active = demand.activeSessions();
         long tokens = demand.distinctTokens();
         int avg = active == 0 ? 0 : (int) (tokens / active);
@@ -25,6 +33,17 @@ public record CapacityAdvice(int activeSessions, int avgContextTokens, long dema
             message = String.format("%d active sessions need %,d distinct tokens of %,d KV tokens (%.0f%%)",
                     active, tokens, poolKvTokens, 100.0 * tokens / poolKvTokens);
         }
-        return new CapacityAdvice(active, avg, tokens, poolKvTokens, over, message);
+        String admission;
+        if (!a.enabled()) {
+            admission = over
+                    ? "admission is off: every session is placed at once and they evict each other; turn it on (admission: true) to queue newcomers instead"
+                    : "admission is off";
+        } else if (a.queued() > 0) {
+            admission = String.format("admission is holding the working sets of %d resident sessions within the KV budget; %d requests "
+                    + "wait in the queue (oldest %.0f s) rather than evict them", a.residentSessions(), a.queued(), a.oldestWaitSeconds());
+        } else {
+            admission = String.format("admission is on and nothing waits: %d resident sessions fit their replicas' KV budgets", a.residentSessions());
+        }
+        return new CapacityAdvice(active, avg, tokens, poolKvTokens, over, message, admission);
     }
 }

@@ -47,6 +47,22 @@ public final class Reservations {
     }
 
     /**
+     * Reserves the replica a placement already chose (admission control decides where a request may
+     * go before it is sent); when that replica has left the pool meanwhile, places the request afresh.
+     */
+    public Reservation openAt(RequestFacts facts, Placement placement, PoolSnapshot snapshot, Set<String> alreadyTried, long nowNanos,
+                              long receivedAtNanos) throws NoReplicaAvailableException {
+        ReplicaState state = pool.get(placement.replica().id()).orElse(null);
+        if (state == null || alreadyTried.contains(state.id())) {
+            return open(facts, snapshot, alreadyTried, nowNanos, receivedAtNanos);
+        }
+        alreadyTried.add(state.id());
+        Reservation r = new Reservation(facts, placement, state, alreadyTried.size(), receivedAtNanos, listeners);
+        r.open();
+        return r;
+    }
+
+    /**
      * Places the request and reserves the replica. {@code alreadyTried} holds the replicas of earlier
      * attempts of the same request; the chosen one is added to it.
      */

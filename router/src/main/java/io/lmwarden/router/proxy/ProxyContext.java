@@ -1,6 +1,7 @@
 package io.lmwarden.router.proxy;
 
 import io.lmwarden.router.placement.Reservations;
+import io.lmwarden.router.placement.admission.AdmissionController;
 import io.lmwarden.router.pool.PoolSnapshot;
 import io.lmwarden.router.pool.ReplicaPool;
 import io.lmwarden.router.stats.RouterMetrics;
@@ -17,6 +18,7 @@ public record ProxyContext(
         ReplicaPool pool,
         LongFunction<PoolSnapshot> snapshot,
         Reservations reservations,
+        AdmissionController admission,
         RouterMetrics metrics,
         Duration streamIdleTimeout,
         InFlightTracker inFlight) {

@@ -2,8 +2,11 @@ package io.lmwarden.router.proxy;
 
 import io.lmwarden.common.logging.LogFields;
 import io.lmwarden.router.placement.NoReplicaAvailableException;
+import io.lmwarden.router.placement.Placement;
 import io.lmwarden.router.placement.Reservation;
+import io.lmwarden.router.placement.admission.AdmissionController;
 import io.lmwarden.router.session.RequestFacts;
+import io.vertx.core.Context;
 import io.vertx.core.Future;
 import io.vertx.core.MultiMap;
 import io.vertx.core.buffer.Buffer;
@@ -61,6 +64,23 @@ final class ProxyExchange {
     private HttpClientRequest upstream;
     private long idleTimer = -1;
     private boolean done;
+    /** Where admission lets the first attempt go; null before admission and once used. */
+    private Placement admitted;
+    private long queuedNanos;
+    private QueueKeepAlive keepAlive;
+    /** The request's event loop: a queued request is admitted from another thread and comes back here. */
+    private final Context context;
+    private final AdmissionController.Waiter waiter = new AdmissionController.Waiter() {
+        @Override
+        public void admitted(AdmissionController.Admission a) {
+            context.runOnContext(v -> onAdmitted(a));
+        }
+
+        @Override
+        public void rejected(AdmissionController.Rejection r) {
+            context.runOnContext(v -> onRejected(r));
+        }
+    };
 
     ProxyExchange(ProxyContext ctx, HttpServerRequest request, RequestFacts facts, Buffer body, long receivedAtNanos) {
         this.ctx = ctx;
@@ -70,12 +90,64 @@ final class ProxyExchange {
         this.body = body;
         this.receivedAtNanos = receivedAtNanos;
         this.observer = new ResponseObserver(facts.flavor());
+        this.context = ctx.vertx().getOrCreateContext();
     }
 
     void start() {
         ctx.inFlight().begin();
         response.closeHandler(v -> clientGone());
+        try {
+            var now = ctx.admission().submit(facts, tried, waiter);
+            if (now.isPresent()) {
+                onAdmitted(now.get());
+            } else if (!done && admitted == null && facts.stream()) {
+                keepAlive = new QueueKeepAlive(ctx.vertx(), response, facts.flavor());
+                keepAlive.start(ctx.admission().settings().keepAliveNanos());
+            }
+        } catch (NoReplicaAvailableException e) {
+            noReplica(e);
+        }
+    }
+
+    /** Admitted, at once or after waiting in the queue (then on this exchange's context). */
+    private void onAdmitted(AdmissionController.Admission a) {
+        if (keepAlive != null) {
+            keepAlive.stop();
+        }
+        if (done) {
+            // The client left while the admission was on its way here.
+            ctx.admission().release(facts, waiter);
+            return;
+        }
+        queuedNanos = a.waitedNanos();
+        admitted = a.placement();
         attempt();
+    }
+
+    private void onRejected(AdmissionController.Rejection r) {
+        if (keepAlive != null) {
+            keepAlive.stop();
+        }
+        if (done) {
+            return;
+        }
+        ctx.metrics().error(r.reason());
+        if (r.status() != 0) {
+            failBeforeResponse(r.status(), r.message(), r.reason());
+            return;
+        }
+        // Saturated, not broken: OpenAI's rate-limit status; Anthropic's "overloaded".
+        int status = facts.flavor().anthropic() ? 529 : 429;
+        if (!response.headWritten()) {
+            response.putHeader("Retry-After", Long.toString(r.retryAfterSeconds()));
+        }
+        failBeforeResponse(status, r.message(), r.reason());
+    }
+
+    private void noReplica(NoReplicaAvailableException e) {
+        String kind = e.status() == 503 ? "no_replica" : "bad_pin";
+        ctx.metrics().error(kind);
+        failBeforeResponse(e.status(), e.getMessage(), kind);
     }
 
     private void attempt() {
@@ -90,11 +162,13 @@ final class ProxyExchange {
         long now = System.nanoTime();
         Reservation r;
         try {
-            r = ctx.reservations().open(facts, ctx.snapshot().apply(now), tried, now, receivedAtNanos);
+            Placement at = admitted;
+            admitted = null;
+            r = at != null
+                    ? ctx.reservations().openAt(facts, at, ctx.snapshot().apply(now), tried, now, receivedAtNanos)
+                    : ctx.reservations().open(facts, ctx.snapshot().apply(now), tried, now, receivedAtNanos);
         } catch (NoReplicaAvailableException e) {
-            String kind = e.status() == 503 ? "no_replica" : "bad_pin";
-            ctx.metrics().error(kind);
-            failBeforeResponse(e.status(), e.getMessage(), kind);
+            noReplica(e);
             return;
         }
         if (failed != null) {
@@ -152,12 +226,26 @@ final class ProxyExchange {
     private void relay(Reservation r, HttpClientResponse up) {
         armIdleTimer();
         int status = up.statusCode();
-        response.setStatusCode(status);
-        HopByHopHeaders.copy(up.headers(), response.headers(), RESPONSE_HEADERS_SET_HERE);
-        response.putHeader("X-LMW-Replica", DataParallelRank.answeredBy(r));
-        response.putHeader("X-LMW-Decision", r.placement().decision().name());
-        if (!up.headers().contains(HttpHeaders.CONTENT_LENGTH)) {
-            response.setChunked(true);
+        if (response.headWritten()) {
+            // The queue's keep-alives already sent a 200 head: what the headers would say goes in an SSE comment.
+            if (status >= 400) {
+                up.body().onComplete(b -> midStreamFailure("upstream_" + status, "replica " + r.replicaId() + " answered " + status
+                        + " after the request left the router's queue: " + (b.succeeded() ? abbreviate(b.result().toString()) : "")));
+                return;
+            }
+            response.write(": lmw replica=" + r.replicaId() + " decision=" + r.placement().decision().name()
+                    + " queue-wait-ms=" + queuedNanos / 1_000_000 + "\n\n");
+        } else {
+            response.setStatusCode(status);
+            HopByHopHeaders.copy(up.headers(), response.headers(), RESPONSE_HEADERS_SET_HERE);
+            response.putHeader("X-LMW-Replica", DataParallelRank.answeredBy(r));
+            response.putHeader("X-LMW-Decision", r.placement().decision().name());
+            if (queuedNanos > 0) {
+                response.putHeader("X-LMW-Queue-Wait-Ms", Long.toString(queuedNanos / 1_000_000));
+            }
+            if (!up.headers().contains(HttpHeaders.CONTENT_LENGTH)) {
+                response.setChunked(true);
+            }
         }
         up.handler(chunk -> {
             if (done) {
@@ -193,7 +281,7 @@ final class ProxyExchange {
         }
         LogFields.warn(LOG, "upstream failure before response", "replica", failed, "kind", f.kind, "detail", f.getMessage());
         int status = f.kind.equals("upstream_503") ? 503 : 502;
-        if (tried.size() < MAX_ATTEMPTS && !response.headWritten()) {
+        if (tried.size() < MAX_ATTEMPTS && !headCommitted()) {
             ctx.metrics().retry(failed);
             attempt(previous -> previous.fail(status, f.kind, true));
             return;
@@ -210,7 +298,7 @@ final class ProxyExchange {
         ctx.metrics().error(kind);
         HttpClientRequest toCancel = upstream;
         int status = kind.equals("idle_timeout") ? 504 : 502;
-        if (!response.headWritten()) {
+        if (!response.headWritten() || keptAliveOnly()) {
             failBeforeResponse(status, message, kind);
         } else {
             if (facts.stream()) {
@@ -233,6 +321,9 @@ final class ProxyExchange {
             response.setStatusCode(status)
                     .putHeader(HttpHeaders.CONTENT_TYPE, "application/json")
                     .end(ApiErrors.body(facts.flavor(), status, message));
+        } else if (keptAliveOnly() && !response.ended() && !response.closed()) {
+            // Only keep-alives went out: the error is the stream's first and last event.
+            response.end(ApiErrors.streamEvent(facts.flavor(), status, message));
         }
         end(r -> r.fail(status, kind, false));
     }
@@ -246,6 +337,21 @@ final class ProxyExchange {
             // Cancels the engine's work: vLLM aborts a request whose connection closes.
             upstream.reset();
         }
+    }
+
+    /** The head went out, and not only with the queue's keep-alives (those still allow a retry). */
+    private boolean headCommitted() {
+        return response.headWritten() && !keptAliveOnly();
+    }
+
+    /** Only the queue's keep-alives reached the client: no byte of an engine's answer yet. */
+    private boolean keptAliveOnly() {
+        return keepAlive != null && keepAlive.headWritten() && (reservation == null || reservation.firstByteNanos() < 0);
+    }
+
+    private static String abbreviate(String s) {
+        String one = s.replace('\n', ' ').trim();
+        return one.length() > 300 ? one.substring(0, 300) + "…" : one;
     }
 
     private void armIdleTimer() {
@@ -270,9 +376,14 @@ final class ProxyExchange {
         if (idleTimer >= 0) {
             ctx.vertx().cancelTimer(idleTimer);
         }
+        if (keepAlive != null) {
+            keepAlive.stop();
+        }
         if (reservation != null && !reservation.closed()) {
             close.accept(reservation);
         }
+        // Admission hears the end through the reservation; this covers a request that never got one (queued, rejected).
+        ctx.admission().release(facts, waiter);
         ctx.inFlight().end();
     }
 }

@@ -2,6 +2,8 @@ package io.lmwarden.router.stats;
 
 import io.lmwarden.router.placement.AffinityTable;
 import io.lmwarden.router.placement.Decision;
+import io.lmwarden.router.placement.admission.AdmissionController;
+import io.lmwarden.router.placement.admission.AdmissionObserver;
 import io.lmwarden.router.pool.ReplicaPool;
 import io.lmwarden.router.pool.ReplicaState;
 import io.lmwarden.router.session.ApiFlavor;
@@ -79,6 +81,9 @@ public final class RouterMetrics implements AutoCloseable {
     private final Map<String, Counter> counters = new ConcurrentHashMap<>();
     private final Map<String, Timer> ttfb = new ConcurrentHashMap<>();
     private final Timer overhead;
+    private MultiGauge resident;
+    private AdmissionController admission;
+    private Timer queueWait;
 
     public RouterMetrics(ReplicaPool pool, AffinityTable affinity, String version) {
         this.pool = pool;
@@ -118,6 +123,8 @@ public final class RouterMetrics implements AutoCloseable {
         }
     }
 
+    private static final Duration[] QUEUE_WAIT_BUCKETS = seconds(0.1, 0.5, 1, 2, 5, 10, 20, 30, 60, 120, 180, 300, 600);
+
     private static Duration[] seconds(double... values) {
         Duration[] d = new Duration[values.length];
         for (int i = 0; i < values.length; i++) {
@@ -129,6 +136,41 @@ public final class RouterMetrics implements AutoCloseable {
     private Counter counter(String name, String description, String... tags) {
         return counters.computeIfAbsent(name + String.join("\u0001", tags),
                 k -> Counter.builder(name).description(description).tags(tags).register(registry));
+    }
+
+    /** Gauges read from the admission controller: queue length and resident sessions per replica. */
+    public void gaugeAdmission(AdmissionController controller) {
+        this.admission = controller;
+        Gauge.builder("lmw_queue_length", controller, AdmissionController::queueLength)
+                .description("Requests waiting in the router's admission queue").register(registry);
+        resident = MultiGauge.builder("lmw_resident_sessions")
+                .description("Sessions resident on each replica (their working sets count against its KV budget)").register(registry);
+    }
+
+    /** What admission reports: queue waits and rejections (each reason from 0). */
+    public AdmissionObserver admissionObserver() {
+        queueWait = Timer.builder("lmw_queue_wait_seconds").description("Time a request waited in the admission queue before it was admitted")
+                // Seconds-scale buckets up to past the default queue timeout (5 m), as few as the TTFB histogram's.
+                .serviceLevelObjectives(QUEUE_WAIT_BUCKETS).register(registry);
+        for (String reason : new String[] {"queue_full", "queue_timeout", "client_gone"}) {
+            admissionRejected(reason, 0);
+        }
+        return new AdmissionObserver() {
+            @Override
+            public void admittedAfterWait(long waitedNanos) {
+                queueWait.record(waitedNanos, TimeUnit.NANOSECONDS);
+            }
+
+            @Override
+            public void rejected(String reason) {
+                admissionRejected(reason, 1);
+            }
+        };
+    }
+
+    private void admissionRejected(String reason, double amount) {
+        counter("lmw_admission_rejected_total", "Requests admission turned away (queue_full, queue_timeout) or that left the queue (client_gone)",
+                "reason", reason).increment(amount);
     }
 
     public PrometheusMeterRegistry registry() {
@@ -177,6 +219,15 @@ public final class RouterMetrics implements AutoCloseable {
         inFlight.register(flight, true);
         sticky.register(pinned, true);
         ready.register(up, true);
+        if (admission != null) {
+            List<MultiGauge.Row<?>> rows = new ArrayList<>();
+            var loads = admission.residentLoads();
+            for (ReplicaState r : pool.all()) {
+                var l = loads.get(r.id());
+                rows.add(MultiGauge.Row.of(Tags.of("replica", r.id()), l == null ? 0 : l.residentSessions()));
+            }
+            resident.register(rows, true);
+        }
     }
 
     public void request(String replica, String decision, String api) {

@@ -1,0 +1,41 @@
+package io.lmwarden.bench.pool;
+
+import io.lmwarden.router.config.RouterConfig;
+import io.lmwarden.router.config.RouterOption;
+
+/**
+ * What one {@code --policies} entry asks of the router: {@code default} (the router's out-of-the-box
+ * configuration, whatever it is), a policy name (that policy, admission off), or {@code POLICY+admission}.
+ */
+public record VariantSpec(String label, String policy, Boolean admission) {
+
+    public static final String DEFAULT = "default";
+    private static final String ADMISSION_SUFFIX = "+admission";
+
+    public static VariantSpec parse(String label) {
+        if (label.equals(DEFAULT)) {
+            return new VariantSpec(label, null, null);
+        }
+        if (label.endsWith(ADMISSION_SUFFIX)) {
+            return new VariantSpec(label, label.substring(0, label.length() - ADMISSION_SUFFIX.length()), true);
+        }
+        return new VariantSpec(label, label, false);
+    }
+
+    /** The router configuration for this variant on top of {@code base} (defaults plus any --router-set). */
+    public RouterConfig apply(RouterConfig base) {
+        if (policy == null) {
+            return base;
+        }
+        return base.withPolicy(policy).withAdmission(admission);
+    }
+
+    /** The policy a running router is switched to; {@code default} is the router's documented default. */
+    public String policyForRemote() {
+        return policy != null ? policy : RouterOption.POLICY.defaultValue();
+    }
+
+    public boolean admissionForRemote() {
+        return admission != null ? admission : Boolean.parseBoolean(RouterOption.ADMISSION.defaultValue());
+    }
+}

@@ -1,0 +1,110 @@
+package io.lmwarden.router.placement;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.lmwarden.router.testing.AgentSession;
+import io.lmwarden.router.testing.Http;
+import io.lmwarden.router.testing.RouterUnderTest;
+import io.lmwarden.router.testing.SimPool;
+import io.lmwarden.sim.SimProfile;
+import org.junit.jupiter.api.Test;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Saturation over real HTTP: 2 simulated replicas whose KV cache holds about 2 sessions each, 12
+ * sessions (6 per replica) of 6 back-to-back steps. Without admission the sessions evict each other;
+ * with it newcomers wait in the router's queue, every request succeeds, and the engines' hit rate stays
+ * near what perfect caching could give.
+ */
+class AdmissionSaturationTest {
+
+    private static final ObjectMapper JSON = new ObjectMapper();
+    private static final double TIME_SCALE = 20;
+    private static final int SESSIONS = 12;
+    private static final int STEPS = 6;
+    /** 440 blocks × 16 = 7,040 tokens: a shared ~1,000-token system prompt plus two sessions of up to ~2,900 tokens. */
+    private static final SimProfile TWO_SESSIONS_PER_REPLICA = SimProfile.defaultProfile().withKvBlocks(440);
+
+    /** Per request: prompt tokens, tokens the engine served from cache, what perfect caching could have served. */
+    private record Step(int status, long promptTokens, long cachedTokens, long oracleTokens, long queueWaitMs) {
+    }
+
+    private record Run(List<Step> steps, long engineQueries, long engineHits) {
+        double hitRate() {
+            return (double) engineHits / engineQueries;
+        }
+
+        double oracleRate() {
+            return (double) steps.stream().mapToLong(Step::oracleTokens).sum() / steps.stream().mapToLong(Step::promptTokens).sum();
+        }
+    }
+
+    @Test
+    void admissionKeepsTheHitRateNearTheOracleWhileQueuedRequestsWaitThenSucceed() throws Exception {
+        Run without = run(false, "plain");
+        Run with = run(true, "admitted");
+        System.out.printf("saturated pool: hit rate without admission %.3f, with %.3f; oracle %.3f / %.3f; queued %d of %d%n",
+                without.hitRate(), with.hitRate(), without.oracleRate(), with.oracleRate(),
+                with.steps().stream().filter(s -> s.queueWaitMs() > 0).count(), with.steps().size());
+
+        assertThat(with.steps()).hasSize(SESSIONS * STEPS).allMatch(s -> s.status() == 200);
+        assertThat(without.steps()).hasSize(SESSIONS * STEPS).allMatch(s -> s.status() == 200);
+        // Newcomers had to wait for room, and got it.
+        assertThat(with.steps().stream().filter(s -> s.queueWaitMs() > 0).count()).isGreaterThanOrEqualTo(SESSIONS / 2);
+        assertThat(without.steps()).allMatch(s -> s.queueWaitMs() == 0);
+        assertThat(with.hitRate()).isGreaterThan(with.oracleRate() - 0.10);
+        assertThat(without.hitRate()).isLessThan(without.oracleRate() - 0.15);
+    }
+
+    private Run run(boolean admission, String prefix) throws Exception {
+        try (RouterUnderTest router = RouterUnderTest.start(SimPool.start(2, TWO_SESSIONS_PER_REPLICA, TIME_SCALE),
+                c -> c.withPolicy("affinity").withAdmission(admission).withTimeScale(TIME_SCALE).withQueueTimeout(Duration.ofMinutes(30)))) {
+            Http http = new Http();
+            String system = AgentSession.sharedSystem(4000);
+            long[] before = router.sims().prefixCounters();
+            List<Step> steps = Collections.synchronizedList(new ArrayList<>());
+            ExecutorService pool = Executors.newFixedThreadPool(SESSIONS);
+            List<Future<?>> running = new ArrayList<>();
+            for (int s = 0; s < SESSIONS; s++) {
+                AgentSession session = new AgentSession(prefix + "-" + s + "-5e55-10ff", AgentSession.Identity.CLAUDE_CODE_HEADER, system, 6000, 300 + s);
+                running.add(pool.submit(() -> {
+                    long previousPromptAndReply = -1;
+                    for (int step = 0; step < STEPS; step++) {
+                        Http.Reply r = http.post(router.url() + "/v1/messages", session.nextBody(16, false), session.headers());
+                        String wait = r.header("x-lmw-queue-wait-ms");
+                        if (r.status() != 200) {
+                            steps.add(new Step(r.status(), 0, 0, 0, 0));
+                            break;
+                        }
+                        JsonNode usage = JSON.readTree(r.body()).path("usage");
+                        long cached = usage.path("cache_read_input_tokens").asLong(0);
+                        long prompt = usage.path("input_tokens").asLong(0) + cached;
+                        long output = usage.path("output_tokens").asLong(0);
+                        // Perfect caching serves the previous prompt and reply in whole 16-token blocks (never the last token).
+                        long oracle = previousPromptAndReply < 0 ? 0 : Math.min(prompt - 1, previousPromptAndReply) / 16 * 16;
+                        steps.add(new Step(200, prompt, cached, oracle, wait == null ? 0 : Long.parseLong(wait)));
+                        previousPromptAndReply = prompt + output;
+                        session.append(AgentSession.replyText(r.body()), 800);
+                    }
+                    return null;
+                }));
+            }
+            for (Future<?> f : running) {
+                f.get(180, TimeUnit.SECONDS);
+            }
+            pool.shutdown();
+            long[] after = router.sims().prefixCounters();
+            return new Run(steps, after[0] - before[0], after[1] - before[1]);
+        }
+    }
+}

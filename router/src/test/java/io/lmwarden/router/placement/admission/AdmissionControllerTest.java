@@ -1,0 +1,278 @@
+package io.lmwarden.router.placement.admission;
+
+import io.lmwarden.router.config.SpillThreshold;
+import io.lmwarden.router.placement.AffinityPolicy;
+import io.lmwarden.router.placement.AffinityTable;
+import io.lmwarden.router.placement.NoReplicaAvailableException;
+import io.lmwarden.router.placement.Placer;
+import io.lmwarden.router.placement.PrefixIndexes;
+import io.lmwarden.router.pool.PoolSnapshot;
+import io.lmwarden.router.pool.ReplicaView;
+import io.lmwarden.router.session.ApiFlavor;
+import io.lmwarden.router.session.PromptShape;
+import io.lmwarden.router.session.RequestFacts;
+import io.lmwarden.router.session.SessionKey;
+import io.lmwarden.router.session.SessionKeySource;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.stream.LongStream;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The controller on two replicas of 100 blocks each (1,600 tokens, budget 1.0), with the real affinity
+ * policy and placer; sessions of 40 prompt blocks + 1 reply block, none shared: two fit per replica.
+ */
+class AdmissionControllerTest {
+
+    private static final long SECOND = 1_000_000_000L;
+
+    private final AtomicLong clock = new AtomicLong(1);
+    private final List<String> rejections = new ArrayList<>();
+    private final List<Long> waits = new ArrayList<>();
+    private AdmissionController controller;
+
+    private final class Recorder implements AdmissionController.Waiter {
+        final String name;
+        AdmissionController.Admission admission;
+        AdmissionController.Rejection rejection;
+
+        Recorder(String name) {
+            this.name = name;
+        }
+
+        @Override
+        public void admitted(AdmissionController.Admission a) {
+            admission = a;
+        }
+
+        @Override
+        public void rejected(AdmissionController.Rejection r) {
+            rejection = r;
+        }
+    }
+
+    @BeforeEach
+    void setUp() {
+        AffinityTable affinity = new AffinityTable(1000, Duration.ofHours(1));
+        AffinityPolicy policy = new AffinityPolicy(affinity, SpillThreshold.parse("auto"), 32);
+        PrefixIndexes indexes = new PrefixIndexes(1600);
+        Placer placer = new Placer(() -> policy, indexes);
+        List<ReplicaView> replicas = List.of(replica("r0"), replica("r1"));
+        AdmissionSettings settings = new AdmissionSettings(true, 1.0, 5 * SECOND, 20 * SECOND, 3, 30 * SECOND, SECOND);
+        controller = new AdmissionController(settings, placer, now -> new PoolSnapshot(replicas, now), () -> policy, affinity, indexes,
+                1600, new AdmissionObserver() {
+                    @Override
+                    public void admittedAfterWait(long waitedNanos) {
+                        waits.add(waitedNanos);
+                    }
+
+                    @Override
+                    public void rejected(String reason) {
+                        rejections.add(reason);
+                    }
+                }, clock::get);
+    }
+
+    private static ReplicaView replica(String id) {
+        return new ReplicaView(id, "http://" + id, true, 0, 0, 0, 0, 0, 0, null, false);
+    }
+
+    private static RequestFacts step(String session, int promptBlocks) {
+        long base = Math.abs(session.hashCode()) * 1_000_000L;
+        long[] hashes = LongStream.range(0, promptBlocks).map(i -> base + i).toArray();
+        return new RequestFacts(ApiFlavor.values()[0], "m", true, new SessionKey(session, SessionKeySource.SESSION_ID_HEADER),
+                new PromptShape(hashes, promptBlocks * 64, promptBlocks * 16, List.of()), 16, Optional.empty(), Optional.empty());
+    }
+
+    private Optional<AdmissionController.Admission> submit(String session, int blocks, Recorder w) throws NoReplicaAvailableException {
+        return controller.submit(step(session, blocks), Set.of(), w);
+    }
+
+    /** Fills both replicas with two running sessions each. */
+    private List<AdmissionController.Admission> fill() throws Exception {
+        List<AdmissionController.Admission> running = new ArrayList<>();
+        for (String s : List.of("a", "b", "c", "d")) {
+            running.add(submit(s, 40, new Recorder(s)).orElseThrow());
+        }
+        return running;
+    }
+
+    @Test
+    void belowTheBudgetEveryoneIsAdmittedAtOnceAndSpread() throws Exception {
+        List<AdmissionController.Admission> running = fill();
+        assertThat(running).extracting(a -> a.placement().replica().id()).containsExactlyInAnyOrder("r0", "r0", "r1", "r1");
+        assertThat(controller.queueLength()).isZero();
+        assertThat(running).allMatch(a -> a.waitedNanos() == 0);
+    }
+
+    @Test
+    void aNewcomerThatFitsNowhereWaitsAndIsAdmittedWhenAResidentGoes() throws Exception {
+        List<AdmissionController.Admission> running = fill();
+        Recorder e = new Recorder("e");
+        assertThat(submit("e", 40, e)).isEmpty();
+        assertThat(controller.queueLength()).isEqualTo(1);
+        // a's step ends, but a stays resident (idle for less than 5 s): e keeps waiting.
+        running.get(0).ticket().close();
+        assertThat(e.admission).isNull();
+        clock.addAndGet(6 * SECOND);
+        controller.pump();
+        assertThat(e.admission).isNotNull();
+        assertThat(e.admission.placement().replica().id()).isEqualTo(running.get(0).placement().replica().id());
+        assertThat(e.admission.waitedNanos()).isEqualTo(6 * SECOND);
+        assertThat(waits).containsExactly(6 * SECOND);
+    }
+
+    @Test
+    void residentSessionsNeverWaitBehindNewcomersEvenWhenTheirWorkingSetGrows() throws Exception {
+        List<AdmissionController.Admission> running = fill();
+        Recorder e = new Recorder("e");
+        assertThat(submit("e", 40, e)).isEmpty();
+        running.get(0).ticket().close();
+        // a's next step is bigger and the replica is full: it still goes home at once.
+        Optional<AdmissionController.Admission> next = submit("a", 55, new Recorder("a2"));
+        assertThat(next).isPresent();
+        assertThat(next.get().placement().replica().id()).isEqualTo(running.get(0).placement().replica().id());
+        assertThat(controller.queueLength()).isEqualTo(1);
+    }
+
+    @Test
+    void theQueueAdmitsInArrivalOrder() throws Exception {
+        List<AdmissionController.Admission> running = fill();
+        Recorder e = new Recorder("e");
+        Recorder f = new Recorder("f");
+        submit("e", 40, e);
+        clock.addAndGet(1);
+        submit("f", 40, f);
+        // A newcomer that would fit does not overtake the ones already waiting.
+        running.get(0).ticket().close();
+        clock.addAndGet(6 * SECOND);
+        controller.pump();
+        assertThat(e.admission).isNotNull();
+        assertThat(f.admission).isNull();
+        running.get(1).ticket().close();
+        running.get(2).ticket().close();
+        clock.addAndGet(6 * SECOND);
+        controller.pump();
+        assertThat(f.admission).isNotNull();
+    }
+
+    @Test
+    void aFullQueueRejectsAtOnceWithRetryAfter() throws Exception {
+        fill();
+        for (String s : List.of("e", "f", "g")) {
+            submit(s, 40, new Recorder(s));
+        }
+        clock.addAndGet(3 * SECOND);
+        Recorder h = new Recorder("h");
+        assertThat(submit("h", 40, h)).isEmpty();
+        assertThat(h.rejection.reason()).isEqualTo("queue_full");
+        assertThat(h.rejection.retryAfterSeconds()).isEqualTo(3);
+        assertThat(h.rejection.message()).contains("queueMax");
+        assertThat(rejections).containsExactly("queue_full");
+    }
+
+    @Test
+    void aRequestWaitingPastTheTimeoutIsRejected() throws Exception {
+        fill();
+        Recorder e = new Recorder("e");
+        submit("e", 40, e);
+        clock.addAndGet(29 * SECOND);
+        controller.pump();
+        assertThat(e.rejection).isNull();
+        clock.addAndGet(SECOND);
+        controller.pump();
+        assertThat(e.rejection.reason()).isEqualTo("queue_timeout");
+        assertThat(e.rejection.message()).contains("waited 30 s");
+        assertThat(controller.queueLength()).isZero();
+    }
+
+    @Test
+    void aClientThatDisconnectsLeavesTheQueueAtOnceAndTheNextMovesUp() throws Exception {
+        List<AdmissionController.Admission> running = fill();
+        Recorder e = new Recorder("e");
+        Recorder f = new Recorder("f");
+        submit("e", 40, e);
+        submit("f", 40, f);
+        controller.cancel(e);
+        assertThat(controller.queueLength()).isEqualTo(1);
+        assertThat(rejections).containsExactly("client_gone");
+        running.get(0).ticket().close();
+        clock.addAndGet(6 * SECOND);
+        controller.pump();
+        assertThat(e.admission).isNull();
+        assertThat(f.admission).isNotNull();
+    }
+
+    @Test
+    void workConservingAReplicaWithNothingInFlightGivesUpItsIdleResidents() throws Exception {
+        List<AdmissionController.Admission> running = fill();
+        Recorder e = new Recorder("e");
+        submit("e", 40, e);
+        // Both residents of one replica pause (well inside the 5 s idle limit): its compute would idle.
+        String idleReplica = running.get(0).placement().replica().id();
+        running.stream().filter(a -> a.placement().replica().id().equals(idleReplica)).forEach(a -> a.ticket().close());
+        // Not in the instant after their replies: only once they have paused for a fifth of the idle limit (1 s).
+        assertThat(e.admission).isNull();
+        clock.addAndGet(SECOND);
+        controller.pump();
+        assertThat(e.admission).isNotNull();
+        assertThat(e.admission.placement().replica().id()).isEqualTo(idleReplica);
+        assertThat(e.admission.placement().reason()).contains("idle resident");
+    }
+
+    @Test
+    void aSessionInterruptedWhilePausingQueuesBeforeNewcomers() throws Exception {
+        List<AdmissionController.Admission> running = fill();
+        Recorder e = new Recorder("e");
+        submit("e", 40, e);
+        // a pauses past the idle limit and loses its residency; c and d (the other replica) keep going.
+        running.get(0).ticket().close();
+        clock.addAndGet(6 * SECOND);
+        controller.pump();
+        assertThat(e.admission).isNotNull();   // e took a's place
+        Recorder f = new Recorder("f");
+        submit("f", 40, f);
+        Recorder a = new Recorder("a");
+        assertThat(submit("a", 45, a)).isEmpty();
+        // The next room (c's, once c has paused past the limit) goes to a, although f arrived first.
+        running.get(2).ticket().close();
+        clock.addAndGet(6 * SECOND);
+        controller.pump();
+        assertThat(a.admission).isNotNull();
+        assertThat(f.admission).isNull();
+        running.get(3).ticket().close();
+        clock.addAndGet(6 * SECOND);
+        controller.pump();
+        assertThat(f.admission).isNotNull();
+    }
+
+    @Test
+    void aLongResidentYieldsAtItsNextPauseWhileOthersWait() throws Exception {
+        List<AdmissionController.Admission> running = fill();
+        Recorder e = new Recorder("e");
+        submit("e", 40, e);
+        clock.addAndGet(21 * SECOND);
+        // Resident past the 20 s slice: at its pause it yields, and e takes its place without waiting out the idle limit.
+        running.get(0).ticket().close();
+        assertThat(e.admission).isNotNull();
+        assertThat(controller.totals().get("yieldedSlice")).isEqualTo(1L);
+    }
+
+    @Test
+    void switchedOffNothingWaits() throws Exception {
+        fill();
+        Recorder e = new Recorder("e");
+        submit("e", 40, e);
+        controller.setEnabled(false);
+        assertThat(e.admission).isNotNull();
+        assertThat(submit("f", 40, new Recorder("f"))).isPresent();
+    }
+}

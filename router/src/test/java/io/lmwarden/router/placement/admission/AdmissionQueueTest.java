@@ -1,0 +1,70 @@
+package io.lmwarden.router.placement.admission;
+
+import org.junit.jupiter.api.Test;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+class AdmissionQueueTest {
+
+    @Test
+    void firstComeFirstServed() {
+        AdmissionQueue<String> q = new AdmissionQueue<>(10, 1_000);
+        q.offer("a", 1);
+        q.offer("b", 2);
+        q.offer("c", 3);
+        var head = q.head().orElseThrow();
+        assertThat(head.waiter()).isEqualTo("a");
+        q.remove(head);
+        assertThat(q.head().orElseThrow().waiter()).isEqualTo("b");
+    }
+
+    @Test
+    void interruptedSessionsGoBeforeNewcomersEachLaneInArrivalOrder() {
+        AdmissionQueue<String> q = new AdmissionQueue<>(10, 1_000);
+        q.offer("new1", 1);
+        q.offer("back1", 2, true);
+        q.offer("new2", 3);
+        q.offer("back2", 4, true);
+        StringBuilder order = new StringBuilder();
+        while (!q.isEmpty()) {
+            var h = q.head().orElseThrow();
+            order.append(h.waiter()).append(' ');
+            q.remove(h);
+        }
+        assertThat(order.toString().trim()).isEqualTo("back1 back2 new1 new2");
+    }
+
+    @Test
+    void aFullQueueRefusesTheNextOne() {
+        AdmissionQueue<String> q = new AdmissionQueue<>(2, 1_000);
+        assertThat(q.offer("a", 1)).isPresent();
+        assertThat(q.offer("b", 1)).isPresent();
+        assertThat(q.isFull()).isTrue();
+        assertThat(q.offer("c", 1)).isEmpty();
+        assertThat(q.size()).isEqualTo(2);
+    }
+
+    @Test
+    void entriesWaitingTheTimeoutOrLongerExpireOldestFirst() {
+        AdmissionQueue<String> q = new AdmissionQueue<>(10, 100);
+        q.offer("a", 0);
+        q.offer("b", 50);
+        q.offer("c", 90);
+        assertThat(q.removeExpired(99)).isEmpty();
+        assertThat(q.removeExpired(150).stream().map(AdmissionQueue.Entry::waiter)).containsExactly("a", "b");
+        assertThat(q.head().orElseThrow().waiter()).isEqualTo("c");
+        assertThat(q.oldestWaitNanos(150)).isEqualTo(60);
+    }
+
+    @Test
+    void aDisconnectedWaiterLeavesFromTheMiddle() {
+        AdmissionQueue<String> q = new AdmissionQueue<>(10, 100);
+        q.offer("a", 0);
+        var b = q.offer("b", 1).orElseThrow();
+        q.offer("c", 2);
+        assertThat(q.remove(b)).isTrue();
+        assertThat(q.remove(b)).isFalse();
+        q.remove(q.head().orElseThrow());
+        assertThat(q.head().orElseThrow().waiter()).isEqualTo("c");
+    }
+}

@@ -1,0 +1,131 @@
+package io.lmwarden.router.placement.admission;
+
+import org.junit.jupiter.api.Test;
+
+import java.util.stream.LongStream;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+class ResidencyTableTest {
+
+    /** Blocks 0..sharedBlocks-1 equal for every session (a common system prompt), then the session's own. */
+    static WorkingSet ws(int session, int sharedBlocks, int ownBlocks, int replyBlocks) {
+        long[] h = LongStream.concat(LongStream.range(0, sharedBlocks), LongStream.range(0, ownBlocks).map(i -> (session + 1) * 1_000_000L + i))
+                .toArray();
+        return new WorkingSet(h, replyBlocks);
+    }
+
+    @Test
+    void blocksSharedBetweenResidentsOfOneReplicaAreCountedOnce() {
+        ResidencyTable t = new ResidencyTable();
+        t.stepStarted("a", "r0", ws(0, 200, 400, 16), 0);
+        assertThat(t.usedBlocks("r0")).isEqualTo(616);
+        // b shares the 200 system-prompt blocks: it adds only its own 400 and its reply.
+        assertThat(t.extraBlocks("r0", ws(1, 200, 400, 16))).isEqualTo(416);
+        t.stepStarted("b", "r0", ws(1, 200, 400, 16), 0);
+        assertThat(t.usedBlocks("r0")).isEqualTo(200 + 2 * 416);
+        // On another replica nothing is shared yet.
+        assertThat(t.extraBlocks("r1", ws(1, 200, 400, 16))).isEqualTo(616);
+        // When a leaves, the shared blocks stay counted for b.
+        t.revoke("a");
+        assertThat(t.usedBlocks("r0")).isEqualTo(616);
+        t.revoke("b");
+        assertThat(t.usedBlocks("r0")).isZero();
+    }
+
+    @Test
+    void aGrowingWorkingSetReplacesTheOldOneAndAMoveReturnsTheBlocks() {
+        ResidencyTable t = new ResidencyTable();
+        t.stepStarted("a", "r0", ws(0, 10, 100, 16), 0);
+        t.stepEnded("a", 1);
+        t.stepStarted("a", "r0", ws(0, 10, 130, 16), 2);
+        assertThat(t.usedBlocks("r0")).isEqualTo(156);
+        t.stepEnded("a", 3);
+        t.stepStarted("a", "r1", ws(0, 10, 160, 16), 4);
+        assertThat(t.usedBlocks("r0")).isZero();
+        assertThat(t.usedBlocks("r1")).isEqualTo(186);
+        assertThat(t.homeOf("a")).contains("r1");
+    }
+
+    @Test
+    void fitsHonoursTheBudgetButAnEmptyReplicaTakesAnySession() {
+        ResidencyTable t = new ResidencyTable();
+        assertThat(t.fits("r0", ws(0, 0, 5000, 16), 1000)).isTrue();
+        t.stepStarted("a", "r0", ws(0, 100, 500, 16), 0);
+        assertThat(t.fits("r0", ws(1, 100, 300, 16), 1000)).isTrue();   // 616 + 316 = 932
+        assertThat(t.fits("r0", ws(1, 100, 400, 16), 1000)).isFalse();  // 616 + 416 = 1032
+    }
+
+    @Test
+    void residencyEndsAfterTheIdleLimitOnlyWhenNothingIsInFlight() {
+        ResidencyTable t = new ResidencyTable();
+        t.stepStarted("busy", "r0", ws(0, 0, 10, 1), 0);
+        t.stepStarted("idle", "r0", ws(1, 0, 10, 1), 0);
+        t.stepEnded("idle", 100);
+        assertThat(t.expireIdle(150, 100)).isZero();       // idle for 50 of 100
+        assertThat(t.expireIdle(200, 100)).isEqualTo(1);   // idle for 100
+        assertThat(t.isResident("idle")).isFalse();
+        assertThat(t.expireIdle(10_000, 100)).isZero();    // the busy one never expires while its step runs
+        assertThat(t.isResident("busy")).isTrue();
+    }
+
+    @Test
+    void twoRequestsOfOneSessionKeepItBusyUntilBothEnd() {
+        ResidencyTable t = new ResidencyTable();
+        t.stepStarted("a", "r0", ws(0, 0, 10, 1), 0);
+        t.stepStarted("a", "r0", ws(0, 0, 10, 1), 0);
+        assertThat(t.stepEnded("a", 5)).isFalse();
+        assertThat(t.stepEnded("a", 6)).isTrue();
+        assertThat(t.load("r0").inFlight()).isZero();
+    }
+
+    @Test
+    void pressureRevokesIdleResidentsLongestIdleFirstAndNeverOnesWithARequestInFlight() {
+        ResidencyTable t = new ResidencyTable();
+        t.stepStarted("running", "r0", ws(0, 0, 300, 0), 0);
+        t.stepStarted("idleLong", "r0", ws(1, 0, 300, 0), 0);
+        t.stepStarted("idleShort", "r0", ws(2, 0, 300, 0), 0);
+        t.stepEnded("idleLong", 10);
+        t.stepEnded("idleShort", 20);
+        // Budget 1000, 900 used; a newcomer of 300 needs 200 more: the longest idle goes, the other stays.
+        assertThat(t.revokeIdleUntilFits("r0", ws(3, 0, 300, 0), 1000, 100, 200)).containsExactly("idleLong");
+        assertThat(t.isResident("idleShort")).isTrue();
+        // A newcomer of 900 cannot fit even without both idle ones: they go, the running one stays.
+        assertThat(t.revokeIdleUntilFits("r0", ws(4, 0, 900, 0), 1000, 100, 200)).containsExactly("idleShort");
+        assertThat(t.isResident("running")).isTrue();
+        assertThat(t.fits("r0", ws(4, 0, 900, 0), 1000)).isFalse();
+    }
+
+    @Test
+    void pressureSparesResidentsThatPausedOnlyJustNow() {
+        ResidencyTable t = new ResidencyTable();
+        t.stepStarted("a", "r0", ws(0, 0, 600, 0), 0);
+        t.stepEnded("a", 50);
+        assertThat(t.revokeIdleUntilFits("r0", ws(1, 0, 600, 0), 1000, 40, 200)).isEmpty();
+        assertThat(t.revokeIdleUntilFits("r0", ws(1, 0, 600, 0), 1000, 50, 200)).containsExactly("a");
+    }
+
+    @Test
+    void aSessionThatLostItsResidencyWhilePausingIsRememberedAsInterruptedButOneThatYieldedIsNot() {
+        ResidencyTable t = new ResidencyTable();
+        t.stepStarted("paused", "r0", ws(0, 0, 10, 1), 0);
+        t.stepStarted("yielded", "r0", ws(1, 0, 10, 1), 0);
+        t.stepEnded("paused", 10);
+        t.expireIdle(200, 100);
+        t.revoke("yielded");
+        assertThat(t.wasInterrupted("paused", 300, 1000)).isTrue();
+        assertThat(t.wasInterrupted("paused", 1300, 1000)).isFalse();
+        assertThat(t.wasInterrupted("yielded", 300, 1000)).isFalse();
+    }
+
+    @Test
+    void aReplicaThatLeavesTakesItsResidentsWithIt() {
+        ResidencyTable t = new ResidencyTable();
+        t.stepStarted("a", "r0", ws(0, 0, 10, 1), 0);
+        t.stepStarted("b", "r1", ws(1, 0, 10, 1), 0);
+        t.forgetReplica("r0");
+        assertThat(t.isResident("a")).isFalse();
+        assertThat(t.isResident("b")).isTrue();
+        assertThat(t.loads()).containsOnlyKeys("r1");
+    }
+}
