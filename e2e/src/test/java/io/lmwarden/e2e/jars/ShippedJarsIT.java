@@ -55,8 +55,9 @@ class ShippedJarsIT {
         JsonNode listening = find(lines, "router listening");
         assertThat(listening.path("port").asInt()).isEqualTo(port);
         assertThat(listening.path("version").asText()).isEqualTo(VERSION);
-        JsonNode added = find(lines, "replica added");
-        assertThat(added.path("replica").asText()).startsWith("sim-");
+        // An endpoint of its own (one engine): the pool logs the endpoint it discovered.
+        JsonNode added = find(lines, "endpoint added");
+        assertThat(added.path("endpoint").asText()).startsWith("sim-");
         assertThat(added.path("ready").isBoolean()).isTrue();
         find(lines, "simulated replica listening");
         find(lines, "shutdown requested (SIGTERM or SIGINT)");
