@@ -1,5 +1,6 @@
 package io.lmwarden.router.placement;
 
+import io.lmwarden.router.cluster.SessionPins;
 import io.lmwarden.router.config.SpillThreshold;
 import io.lmwarden.router.pool.ReplicaView;
 
@@ -17,7 +18,7 @@ public final class AffinityPolicy implements PlacementPolicy {
 
     private final SessionHomes homes;
 
-    public AffinityPolicy(AffinityTable table, SpillThreshold spillThreshold, int maxNumSeqs) {
+    public AffinityPolicy(SessionPins table, SpillThreshold spillThreshold, int maxNumSeqs) {
         this.homes = new SessionHomes(table, spillThreshold, maxNumSeqs);
     }
 

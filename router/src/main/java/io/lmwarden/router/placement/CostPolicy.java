@@ -1,5 +1,6 @@
 package io.lmwarden.router.placement;
 
+import io.lmwarden.router.cluster.SessionPins;
 import io.lmwarden.router.config.SpillThreshold;
 import io.lmwarden.router.pool.ReplicaView;
 import io.lmwarden.router.session.RequestFacts;
@@ -47,7 +48,7 @@ public final class CostPolicy implements PlacementPolicy {
     /**
      * @param timeScale engines that run K times faster than real time (a simulator) shrink the absolute margin K times
      */
-    public CostPolicy(AffinityTable table, SpillThreshold spillThreshold, int maxNumSeqs, TtftEstimator estimator, double timeScale) {
+    public CostPolicy(SessionPins table, SpillThreshold spillThreshold, int maxNumSeqs, TtftEstimator estimator, double timeScale) {
         this.homes = new SessionHomes(table, spillThreshold, maxNumSeqs);
         this.estimator = estimator;
         this.timeScale = timeScale;

@@ -1,6 +1,6 @@
 package io.lmwarden.router.stats;
 
-import io.lmwarden.router.placement.AffinityTable;
+import io.lmwarden.router.cluster.SessionPins;
 import io.lmwarden.router.placement.admission.AdmissionController;
 import io.lmwarden.router.placement.admission.AdmissionObserver;
 import io.lmwarden.router.pool.ReplicaPool;
@@ -26,7 +26,7 @@ public final class RouterMetrics {
 
     private final PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
     private final ReplicaPool pool;
-    private final AffinityTable affinity;
+    private final SessionPins affinity;
     private final MultiGauge inFlight;
     private final MultiGauge sticky;
     /** Meters by name and tag values: built once, so the request path does a map lookup only. */
@@ -37,7 +37,7 @@ public final class RouterMetrics {
     private AdmissionController admission;
     private Timer queueWait;
 
-    public RouterMetrics(ReplicaPool pool, AffinityTable affinity) {
+    public RouterMetrics(ReplicaPool pool, SessionPins affinity) {
         this.pool = pool;
         this.affinity = affinity;
         this.inFlight = MultiGauge.builder("lmw_in_flight_requests")
@@ -46,7 +46,7 @@ public final class RouterMetrics {
                 .description("Sessions the affinity table pins to each replica").register(registry);
         this.overhead = DistributionSummary.builder("lmw_router_overhead_seconds").description("Router receive to upstream request sent")
                 .baseUnit("seconds").publishPercentileHistogram().register(registry);
-        Gauge.builder("lmw_affinity_entries", affinity, AffinityTable::size)
+        Gauge.builder("lmw_affinity_entries", affinity, SessionPins::size)
                 .description("Entries in the affinity table").register(registry);
     }
 
