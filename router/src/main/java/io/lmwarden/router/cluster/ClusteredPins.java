@@ -66,9 +66,28 @@ public final class ClusteredPins implements SessionPins {
         this.lifespanMillis = idleTimeout.toMillis();
     }
 
-    /** Starts counting pins per replica: the pins already there (learned on join) first, then every change. */
+    /** Starts counting pins per replica: every change from now on, then the pins already there (learned on join). */
     void listen() {
         shared.addListener(new Counts());
+        recount();
+    }
+
+    /**
+     * Counts the pins per replica afresh from this member's copy. On join, and on every sweep: a
+     * change that lands while counting may be counted twice or not at all, and the next sweep mends it.
+     */
+    void recount() {
+        Map<String, Integer> counts = new HashMap<>();
+        int n = 0;
+        for (String replica : shared.withFlags(Flag.CACHE_MODE_LOCAL).values()) {
+            counts.merge(replica, 1, Integer::sum);
+            n++;
+        }
+        for (Map.Entry<String, AtomicInteger> e : perReplica.entrySet()) {
+            e.getValue().set(counts.getOrDefault(e.getKey(), 0));
+        }
+        counts.forEach((replica, c) -> perReplica.computeIfAbsent(replica, r -> new AtomicInteger()).set(c));
+        total.set(n);
     }
 
     static String key(String model, String sessionKey) {
@@ -136,6 +155,7 @@ public final class ClusteredPins implements SessionPins {
     @Override
     public int expireIdle(long nowNanos) {
         int expired = local.expireIdle(nowNanos);
+        recount();
         List<String> refresh = new ArrayList<>(touched);
         touched.removeAll(refresh);
         for (String k : refresh) {
@@ -232,9 +252,8 @@ public final class ClusteredPins implements SessionPins {
     /**
      * Keeps the per-replica counts and the local table in step with the shared cache. Synchronous,
      * so that when a write returns on the router that made it, every member has applied it here too.
-     * {@code includeCurrentState}: registering replays the pins a joining router received.
      */
-    @Listener(includeCurrentState = true)
+    @Listener
     public final class Counts {
 
         @CacheEntryCreated

@@ -17,7 +17,6 @@ import org.infinispan.notifications.cachemanagerlistener.event.ViewChangedEvent;
 import org.infinispan.partitionhandling.PartitionHandling;
 import org.infinispan.remoting.transport.Address;
 import org.infinispan.remoting.transport.jgroups.JGroupsTransport;
-import org.infinispan.commons.configuration.attributes.Attribute;
 import org.infinispan.conflict.MergePolicy;
 
 import java.time.Duration;
@@ -65,7 +64,8 @@ public final class InfinispanCluster implements RouterCluster {
     /** Joins (or forms) the cluster and learns the existing pins; blocks until then. */
     public static InfinispanCluster start(ClusterSettings settings, int maxEntries, Duration idleTimeout) {
         GlobalConfigurationBuilder global = new GlobalConfigurationBuilder();
-        global.transport().transport(new JGroupsTransport(JGroupsStack.channel(settings)))
+        global.transport().defaultTransport()
+                .addProperty(JGroupsTransport.CONFIGURATION_XML, JGroupsStack.xml(settings))
                 .clusterName(settings.name())
                 .nodeName(settings.bind() + ":" + settings.port());
         global.jmx().disable();

@@ -1,34 +1,25 @@
 package io.lmwarden.router.cluster;
 
-import org.jgroups.JChannel;
-
-import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
 import java.util.stream.Collectors;
 
-/** Builds the JGroups channel the routers' caches travel on, from {@link ClusterSettings}. */
+/** The JGroups stack the routers' caches travel on, from {@link ClusterSettings}: TCP only, never multicast. */
 final class JGroupsStack {
 
     private JGroupsStack() {
     }
 
-    static JChannel channel(ClusterSettings s) {
+    /** The stack as JGroups XML, which Infinispan builds its channel from. */
+    static String xml(ClusterSettings s) {
         String xml;
         try (InputStream in = JGroupsStack.class.getResourceAsStream("jgroups-tcp.xml")) {
             xml = new String(in.readAllBytes(), StandardCharsets.UTF_8);
         } catch (IOException | NullPointerException e) {
             throw new IllegalStateException("the router's JGroups stack (jgroups-tcp.xml) is missing from the jar", e);
         }
-        xml = xml.replace("@BIND@", s.bind()).replace("@PORT@", Integer.toString(s.port())).replace("@DISCOVERY@", discovery(s));
-        try {
-            JChannel ch = new JChannel(new ByteArrayInputStream(xml.getBytes(StandardCharsets.UTF_8)));
-            ch.name(s.bind() + ":" + s.port());
-            return ch;
-        } catch (Exception e) {
-            throw new IllegalStateException("cannot build the cluster channel on " + s.bind() + ":" + s.port() + ": " + e.getMessage(), e);
-        }
+        return xml.replace("@BIND@", s.bind()).replace("@PORT@", Integer.toString(s.port())).replace("@DISCOVERY@", discovery(s));
     }
 
     static String discovery(ClusterSettings s) {
