@@ -181,7 +181,10 @@
       chip('Sticky', isNum(d.stickyPct) ? d.stickyPct.toFixed(1) + '%' : DASH, null,
         'steps that went to the replica their session is pinned to'),
       chip('In flight', fmtInt(d.inFlight)),
-      chip('Pinned sessions', fmtInt(d.affinityEntries), null, 'entries in the affinity table')
+      chip('Pinned sessions', fmtInt(d.affinityEntries), null, 'entries in the affinity table'),
+      chip('Admission', d.admission ? 'on' : 'off', d.admission ? 'chip-on' : 'chip-off',
+        'sessions whose working set does not fit a replica\u2019s KV budget wait in the router\u2019s queue'),
+      chip('Queue', queueText(d.queue), null, 'requests waiting for admission, and how long the oldest has waited')
     ]);
     $('discovery').textContent = d.discovery ? 'discovery: ' + d.discovery : '';
 
@@ -191,7 +194,7 @@
     clear(body);
     var rows = Array.isArray(d.replicas) ? d.replicas : [];
     if (rows.length === 0) {
-      append(body, el('tr', { 'class': 'empty-row' }, el('td', { colspan: 11, text: 'no replicas discovered yet' })));
+      append(body, el('tr', { 'class': 'empty-row' }, el('td', { colspan: 12, text: 'no replicas discovered yet' })));
     }
     rows.forEach(function (r) { append(body, replicaRow(r)); });
 
@@ -204,6 +207,22 @@
     $('counters-note').textContent = note;
 
     syncPolicyForm(d);
+  }
+
+  function queueText(q) {
+    if (!q || !isNum(q.length)) return DASH;
+    if (q.length === 0) return '0';
+    return fmtInt(q.length) + ' (oldest ' + (isNum(q.oldestWaitSeconds) ? q.oldestWaitSeconds.toFixed(0) : '?') + ' s)';
+  }
+
+  /** Resident sessions, and their working sets against the replica's KV budget. */
+  function residentCell(r) {
+    var td = meterCell('resident', isNum(r.workingSetTokens) && isNum(r.kvBudgetTokens) && r.kvBudgetTokens > 0
+      ? r.workingSetTokens / r.kvBudgetTokens : null, 'kv',
+      fmtInt(r.residentSessions) + ' resident sessions; working sets ' + fmtInt(r.workingSetTokens) + ' of '
+        + fmtInt(r.kvBudgetTokens) + ' budget tokens');
+    td.insertBefore(el('span', { 'class': 'resident-count', text: fmtInt(r.residentSessions) + ' ' }), td.firstChild);
+    return td;
   }
 
   function numCell(col, v, title) {
@@ -249,6 +268,7 @@
       numCell('clientPinned', r.clientPinned),
       numCell('running', r.running),
       numCell('waiting', r.waiting),
+      residentCell(r),
       meterCell('kvCacheUsage', r.kvCacheUsage, 'kv', kvTitle),
       meterCell('prefixHitRate', hitRate, 'hit', hitTitle));
   }
@@ -270,6 +290,9 @@
         ? ' (' + Math.round(100 * c.demandTokens / c.poolKvTokens) + '%)' : '';
       box.className = 'advisor fine';
       append(box, 'Capacity: ' + demand + ' of ' + fmtInt(c.poolKvTokens) + ' tokens of KV cache in the pool' + share + '.');
+    }
+    if (c.admission) {
+      append(box, el('span', { 'class': 'admission-note', text: ' ' + c.admission.charAt(0).toUpperCase() + c.admission.slice(1) + '.' }));
     }
     box.hidden = false;
     box.setAttribute('data-over-capacity', c.overCapacity ? 'true' : 'false');

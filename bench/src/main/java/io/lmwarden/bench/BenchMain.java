@@ -1,5 +1,6 @@
 package io.lmwarden.bench;
 
+import io.lmwarden.common.Durations;
 import io.lmwarden.bench.client.ApiFlavour;
 import io.lmwarden.bench.report.BenchResults;
 import io.lmwarden.bench.report.ReportFiles;
@@ -179,12 +180,13 @@ public final class BenchMain implements Callable<Integer> {
             timeScale = 1; // a real pool runs on the wall clock
         }
         WorkloadSpec workload = new WorkloadSpec(systemTokens, firstTokens, steps, stepTokens, maxTokens,
-                DurationText.parse(thinkTime), thinkJitter, seed);
-        Duration stageLength = DurationText.parse(stage);
-        return new BenchSettings(simulate, target, profile, blankToNull(simSet), timeScale, policies, repeat, sessions, stageLength, DurationText.parse(settle), workload,
-                ApiFlavour.parse(api), model, spillThreshold, blankToNull(adminToken), DurationText.parse(sampleInterval),
-                warmUp != null ? DurationText.parse(warmUp) : Duration.ofSeconds(simulate > 0 ? 5 : 0),
-                DurationText.parse(scrapeInterval), routerSettings(routerSet), out,
+                Durations.parse(thinkTime), thinkJitter, seed);
+        Duration stageLength = Durations.parse(stage);
+        return new BenchSettings(simulate, target, profile, blankToNull(simSet), timeScale, policies, repeat, sessions, stageLength,
+                Durations.parse(settle), workload,
+                ApiFlavour.parse(api), model, spillThreshold, blankToNull(adminToken), Durations.parse(sampleInterval),
+                warmUp != null ? Durations.parse(warmUp) : Duration.ofSeconds(simulate > 0 ? 5 : 0),
+                Durations.parse(scrapeInterval), routerSettings(routerSet), out,
                 "java -jar bench/target/lmw-bench.jar " + String.join(" ", args));
     }
 

@@ -1,5 +1,6 @@
 package io.lmwarden.operator;
 
+import io.lmwarden.common.Durations;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.fabric8.kubernetes.client.extended.leaderelection.LeaderCallbacks;
@@ -172,18 +173,11 @@ public final class OperatorMain implements Callable<Integer> {
     }
 
     static Duration parseDuration(String text) {
-        var matcher = java.util.regex.Pattern.compile("([0-9]+)(ms|s|m|h)").matcher(text.trim());
-        if (!matcher.matches()) {
-            throw new CommandLine.ParameterException(new CommandLine(new OperatorMain()),
-                    "--lease-duration must look like 15s, 500ms, 1m or 1h, got '" + text + "'");
+        try {
+            return Durations.parse(text);
+        } catch (IllegalArgumentException e) {
+            throw new CommandLine.ParameterException(new CommandLine(new OperatorMain()), "--lease-duration: " + e.getMessage());
         }
-        long n = Long.parseLong(matcher.group(1));
-        return switch (matcher.group(2)) {
-            case "ms" -> Duration.ofMillis(n);
-            case "s" -> Duration.ofSeconds(n);
-            case "m" -> Duration.ofMinutes(n);
-            default -> Duration.ofHours(n);
-        };
     }
 
     private static String identity() {

@@ -48,6 +48,11 @@ public final class SampleModelDeployments {
         router.setSpillThreshold(new IntOrString(6));
         router.setAffinity(false);
         router.setSessionIdleTimeout("30m");
+        io.lmwarden.operator.model.AdmissionSpec admission = new io.lmwarden.operator.model.AdmissionSpec();
+        admission.setEnabled(false);
+        admission.setKvBudget(0.8);
+        admission.setQueueTimeout("2m");
+        router.setAdmission(admission);
         spec.setRouter(router);
         return withSpec("big", namespace, spec);
     }

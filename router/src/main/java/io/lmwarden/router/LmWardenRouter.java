@@ -2,11 +2,10 @@ package io.lmwarden.router;
 
 import io.lmwarden.router.config.RouterConfig;
 
-import java.util.List;
-
 /**
  * The running router: replica pool, placement, proxy and admin API on one Vert.x instance.
- * {@link #start} blocks until the HTTP port is bound; {@link #close} drains and stops.
+ * {@link #start} blocks until the HTTP port is bound; {@link #close} drains and stops. It routes to
+ * the replicas its configuration lists or discovers; {@code --simulate} is {@link RouterMain}'s business.
  */
 public final class LmWardenRouter implements AutoCloseable {
 
@@ -28,11 +27,6 @@ public final class LmWardenRouter implements AutoCloseable {
     /** {@code http://127.0.0.1:<port>}. */
     public String url() {
         return "http://127.0.0.1:" + port();
-    }
-
-    /** URLs of the replicas started by {@code simulate}, empty otherwise. */
-    public List<String> simulatedReplicaUrls() {
-        return runtime.simulatedReplicaUrls();
     }
 
     @Override

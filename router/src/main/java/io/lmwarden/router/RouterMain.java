@@ -54,19 +54,26 @@ public final class RouterMain {
             return;
         }
         LogSetup.configure(config.logFormat());
+        ReplicaSource replicas = null;
         LmWardenRouter router;
         try {
-            router = LmWardenRouter.start(config);
+            replicas = ReplicaSource.forConfig(config);
+            router = LmWardenRouter.start(replicas.configure(config));
         } catch (RuntimeException e) {
+            if (replicas != null) {
+                replicas.close();
+            }
             System.err.println("lmw-router: cannot start: " + e.getMessage());
             System.exit(1);
             return;
         }
         System.out.println("LM Warden router on http://127.0.0.1:" + router.port() + "  (policy " + config.policy() + ")");
-        router.simulatedReplicaUrls().forEach(u -> System.out.println("  simulated replica " + u));
+        replicas.describe().forEach(line -> System.out.println("  " + line));
         CountDownLatch stopped = new CountDownLatch(1);
+        ReplicaSource started = replicas;
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
             router.close();
+            started.close();
             stopped.countDown();
         }, "lmw-shutdown"));
         stopped.await();

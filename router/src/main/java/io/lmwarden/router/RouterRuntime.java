@@ -34,12 +34,12 @@ import io.lmwarden.router.proxy.ProxyContext;
 import io.lmwarden.router.proxy.ProxyHandler;
 import io.lmwarden.router.proxy.RouterTimestamps;
 import io.lmwarden.router.session.ApiFlavor;
+import io.lmwarden.router.session.ConversationLineages;
+import io.lmwarden.router.session.RequestFactsReader;
+import io.lmwarden.router.session.SessionKeyResolver;
 import io.lmwarden.router.stats.RequestAccounting;
 import io.lmwarden.router.stats.RouterMetrics;
 import io.lmwarden.router.stats.SessionLog;
-import io.lmwarden.sim.SimCluster;
-import io.lmwarden.sim.SimOptions;
-import io.lmwarden.sim.SimProfile;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.core.http.HttpClient;
@@ -53,7 +53,6 @@ import io.vertx.ext.web.RoutingContext;
 import io.vertx.ext.web.handler.BodyHandler;
 
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -75,12 +74,13 @@ final class RouterRuntime {
     private static final int SESSIONS_WITH_PROMPT_HISTORY = 4096;
     /** A typical agent step holds its sequence slot for ~256 output tokens at ~25 ms each. */
     private static final double TYPICAL_DECODE_ENGINE_MS = 256 * 25;
+    /** Prompts of keyless conversations kept to recognise their next steps by (≈ 100 B each). */
+    private static final int KEYLESS_PROMPTS_REMEMBERED = 65_536;
     /** A session counts towards the KV demand while its last step is at most this old, in workload time. */
     private static final Duration ACTIVE_WINDOW_WORKLOAD = Duration.ofMinutes(1);
 
     private final RouterConfig config;
     private final Vertx vertx;
-    private final SimCluster sim;
     private final ReplicaDiscovery discovery;
     private final EngineMetricsScraper scraper;
     private final HttpClient client;
@@ -88,13 +88,12 @@ final class RouterRuntime {
     private final InFlightTracker inFlight;
     private final RouterCluster cluster;
 
-    private RouterRuntime(RouterConfig config, Vertx vertx, SimCluster sim, ReplicaDiscovery discovery,
+    private RouterRuntime(RouterConfig config, Vertx vertx, ReplicaDiscovery discovery,
                           EngineMetricsScraper scraper, HttpClient client, HttpServer server, InFlightTracker inFlight,
                           RouterCluster cluster) {
         this.cluster = cluster;
         this.config = config;
         this.vertx = vertx;
-        this.sim = sim;
         this.discovery = discovery;
         this.scraper = scraper;
         this.client = client;
@@ -103,35 +102,15 @@ final class RouterRuntime {
     }
 
     static RouterRuntime start(RouterConfig config) {
-        SimCluster sim = null;
-        List<String> replicaEntries = config.replicas();
-        if (config.simulate() > 0) {
-            sim = SimCluster.start(SimOptions.defaults()
-                    .withReplicas(config.simulate())
-                    .withProfile(SimProfile.named(config.simProfile()))
-                    .withModel(config.simModel())
-                    .withTimeScale(config.timeScale()));
-            List<String> entries = new ArrayList<>();
-            sim.replicas().forEach(r -> entries.add(r.id() + "=" + r.url()));
-            replicaEntries = entries;
-        }
-        RouterCluster cluster;
-        try {
-            // Before the HTTP port opens: a router joins and learns the existing pins before it serves.
-            cluster = config.cluster().enabled()
-                    ? InfinispanCluster.start(config.cluster(), config.affinityMaxEntries(), config.sessionIdleTimeout())
-                    : new LocalCluster(new AffinityTable(config.affinityMaxEntries(), config.sessionIdleTimeout()));
-        } catch (RuntimeException e) {
-            if (sim != null) {
-                sim.close();
-            }
-            throw e;
-        }
+        RouterCluster cluster = config.cluster().enabled()
+                // Before the HTTP port opens: a router joins and learns the existing pins before it serves.
+                ? InfinispanCluster.start(config.cluster(), config.affinityMaxEntries(), config.sessionIdleTimeout())
+                : new LocalCluster(new AffinityTable(config.affinityMaxEntries(), config.sessionIdleTimeout()));
         Vertx vertx = Vertx.vertx();
         try {
             ReplicaDiscovery discovery = config.k8sService().isPresent()
                     ? new EndpointSliceDiscovery(config.k8sService().get(), config.namespace())
-                    : new StaticReplicaDiscovery(replicaEntries);
+                    : new StaticReplicaDiscovery(config.replicas());
             ReplicaPool pool = new ReplicaPool(config.metricsStaleAfter());
             SessionPins affinity = cluster.pins();
             RouterMetrics metrics = new RouterMetrics(pool, affinity);
@@ -139,10 +118,7 @@ final class RouterRuntime {
             PrefixIndexes prefixIndexes = new PrefixIndexes(DEFAULT_KV_CAPACITY_TOKENS);
             TokenRates tokenRates = new TokenRates();
             // The prior is in engine time; a simulator running K times faster prefills K times faster.
-            double priorMsPerToken = config.simulate() > 0
-                    ? SimProfile.named(config.simProfile()).prefillMsPerToken()
-                    : config.prefillMsPerToken();
-            PrefillRates prefillRates = new PrefillRates(priorMsPerToken / config.timeScale());
+            PrefillRates prefillRates = new PrefillRates(config.prefillMsPerToken() / config.timeScale());
             // Active means a step within a minute of workload time: a simulator K times faster gets 1/K of it.
             LiveWorkingSets workingSets = new LiveWorkingSets(
                     Duration.ofNanos((long) (ACTIVE_WINDOW_WORKLOAD.toNanos() / config.timeScale())), SESSIONS_WITH_PROMPT_HISTORY);
@@ -182,7 +158,8 @@ final class RouterRuntime {
                 rc.next();
             });
             BodyHandler body = BodyHandler.create(false).setBodyLimit(config.bodyLimitBytes());
-            ProxyHandler proxy = new ProxyHandler(ctx);
+            ProxyHandler proxy = new ProxyHandler(ctx,
+                    new RequestFactsReader(new SessionKeyResolver(new ConversationLineages(KEYLESS_PROMPTS_REMEMBERED))));
             PassThrough passThrough = new PassThrough(ctx);
             for (ApiFlavor flavor : ApiFlavor.values()) {
                 if (flavor.placed()) {
@@ -218,13 +195,10 @@ final class RouterRuntime {
             await(server.listen());
             LOG.info(() -> "router listening port=" + server.actualPort() + " discovery=" + discovery.describe()
                     + " policy=" + policy.get().name());
-            return new RouterRuntime(config, vertx, sim, discovery, scraper, client, server, inFlight, cluster);
+            return new RouterRuntime(config, vertx, discovery, scraper, client, server, inFlight, cluster);
         } catch (RuntimeException e) {
             vertx.close();
             cluster.close();
-            if (sim != null) {
-                sim.close();
-            }
             throw e;
         }
     }
@@ -259,10 +233,6 @@ final class RouterRuntime {
         return server.actualPort();
     }
 
-    List<String> simulatedReplicaUrls() {
-        return sim == null ? List.of() : sim.urls();
-    }
-
     /** Stops accepting, lets in-flight streams finish up to the grace period, then stops everything. */
     void close() {
         long graceMs = config.shutdownGrace().toMillis();
@@ -284,9 +254,6 @@ final class RouterRuntime {
         cluster.close();
         await(client.close());
         await(vertx.close());
-        if (sim != null) {
-            sim.close();
-        }
     }
 
     private static <T> T await(Future<T> f) {

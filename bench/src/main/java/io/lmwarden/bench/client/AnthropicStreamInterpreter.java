@@ -22,7 +22,10 @@ final class AnthropicStreamInterpreter extends StreamTally {
             case "message_start" -> readUsage(event.path("message").path("usage"));
             case "message_delta" -> readUsage(event.path("usage"));
             case "message_stop" -> completed = true;
-            case "error" -> error = JsonLines.errorMessage(event.get("error"));
+            case "error" -> {
+                error = JsonLines.errorMessage(event.get("error"));
+                overloaded = "overloaded_error".equals(event.path("error").path("type").asText());
+            }
             default -> {
                 // ping, content_block_start/stop carry nothing the measurement needs
             }

@@ -18,6 +18,7 @@ final class OpenAiStreamInterpreter extends StreamTally {
         }
         if (chunk.has("error")) {
             error = JsonLines.errorMessage(chunk.get("error"));
+            overloaded = chunk.path("error").path("code").asInt() == 429;
             return false;
         }
         JsonNode usage = chunk.get("usage");

@@ -25,4 +25,7 @@ public interface StreamInterpreter {
 
     /** An error the stream reported, or null. */
     String error();
+
+    /** The stream ended with an "overloaded" error: Anthropic's overloaded_error, or an OpenAI error with code 429. */
+    boolean overloaded();
 }

@@ -9,6 +9,7 @@ abstract class StreamTally implements StreamInterpreter {
     protected int cachedTokens = -1;
     protected boolean completed;
     protected String error;
+    protected boolean overloaded;
 
     @Override
     public String replyText() {
@@ -38,5 +39,10 @@ abstract class StreamTally implements StreamInterpreter {
     @Override
     public String error() {
         return error;
+    }
+
+    @Override
+    public boolean overloaded() {
+        return overloaded;
     }
 }

@@ -122,7 +122,7 @@ public final class StreamingClient implements AutoCloseable {
                 ? interpreter.outputTokens()
                 : (reply.length() + WorkloadSpec.CHARS_PER_TOKEN - 1) / WorkloadSpec.CHARS_PER_TOKEN;
         return new StepOutcome(replica, decision, sent, firstToken, System.nanoTime(), output,
-                interpreter.promptTokens(), interpreter.cachedTokens(), reply, error, queueWaitNanos, false);
+                interpreter.promptTokens(), interpreter.cachedTokens(), reply, error, queueWaitNanos, error != null && interpreter.overloaded());
     }
 
     private static StepOutcome failure(long sent, String replica, String decision, String error, boolean rejected) {

@@ -18,7 +18,8 @@ import java.util.List;
  * The router's added latency for a small non-streaming request on loopback, measured side by side:
  * each iteration sends the same request once straight to a simulated replica and once through the
  * router to that replica (order alternating), so machine noise hits both paths alike.
- * Run: {@code java -cp bench/target/lmw-bench.jar io.lmwarden.bench.micro.RouterOverhead [iterations]}.
+ * Run: {@code java -cp bench/target/lmw-bench.jar io.lmwarden.bench.micro.RouterOverhead [iterations] [admission]};
+ * {@code admission} switches the router's KV-budgeted admission on (below saturation it must add nothing).
  */
 public final class RouterOverhead {
 
@@ -27,11 +28,12 @@ public final class RouterOverhead {
 
     public static void main(String[] args) throws Exception {
         int iterations = args.length > 0 ? Integer.parseInt(args[0]) : 3000;
+        boolean admission = args.length > 1 && args[1].equals("admission");
         // A fast engine: the request's engine time is small and equal on both paths.
         try (SimCluster sim = SimCluster.start(SimOptions.defaults().withReplicas(1).withProfile(SimProfile.named("tiny"))
                 .withTimeScale(1000))) {
             LmWardenRouter router = LmWardenRouter.start(RouterConfig.forReplicas(List.of("sim-0=" + sim.urls().get(0)))
-                    .withHost("127.0.0.1"));
+                    .withHost("127.0.0.1").withAdmission(admission));
             try {
                 HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
                 String body = "{\"model\":\"" + SimOptions.DEFAULT_MODEL + "\",\"max_tokens\":1,"
@@ -53,7 +55,7 @@ public final class RouterOverhead {
                         d.recordValue(send(http, direct, body));
                     }
                 }
-                System.out.printf("iterations=%d (after 500 warm-up pairs)%n", iterations);
+                System.out.printf("iterations=%d (after 500 warm-up pairs), admission %s%n", iterations, admission ? "on" : "off");
                 System.out.printf("direct : p50 %.3f ms  p99 %.3f ms%n", d.getValueAtPercentile(50) / 1e3, d.getValueAtPercentile(99) / 1e3);
                 System.out.printf("router : p50 %.3f ms  p99 %.3f ms%n", r.getValueAtPercentile(50) / 1e3, r.getValueAtPercentile(99) / 1e3);
                 System.out.printf("added  : p50 %.3f ms  p99 %.3f ms%n",

@@ -34,4 +34,14 @@ class SseLineSplitterTest {
         splitter.finish();
         assertThat(data).containsExactly("a", "b");
     }
+
+    @Test
+    void commentLinesGoToTheirOwnHandler() {
+        java.util.List<String> data = new java.util.ArrayList<>();
+        java.util.List<String> comments = new java.util.ArrayList<>();
+        SseLineSplitter s = new SseLineSplitter(data::add, comments::add);
+        s.feed(io.vertx.core.buffer.Buffer.buffer(": queued for admission, keep-alive\n\n: lmw replica=sim-1 queue-wait-ms=1200\ndata: {}\n"));
+        org.assertj.core.api.Assertions.assertThat(comments).containsExactly("queued for admission, keep-alive", "lmw replica=sim-1 queue-wait-ms=1200");
+        org.assertj.core.api.Assertions.assertThat(data).containsExactly("{}");
+    }
 }

@@ -1,6 +1,6 @@
 package io.lmwarden.bench.report;
 
-import io.lmwarden.bench.DurationText;
+import io.lmwarden.common.Durations;
 import org.junit.jupiter.api.Test;
 
 import java.time.Duration;
@@ -53,12 +53,12 @@ class ReportTest {
 
     @Test
     void durationsParseAsPeopleTypeThem() {
-        assertThat(DurationText.parse("60s")).isEqualTo(Duration.ofSeconds(60));
-        assertThat(DurationText.parse("3m")).isEqualTo(Duration.ofMinutes(3));
-        assertThat(DurationText.parse("500ms")).isEqualTo(Duration.ofMillis(500));
-        assertThat(DurationText.parse("1.5s")).isEqualTo(Duration.ofMillis(1500));
-        assertThat(DurationText.parse("2")).isEqualTo(Duration.ofSeconds(2));
-        assertThat(DurationText.parse("0")).isZero();
-        assertThatThrownBy(() -> DurationText.parse("soon")).hasMessageContaining("not a duration");
+        assertThat(Durations.parse("60s")).isEqualTo(Duration.ofSeconds(60));
+        assertThat(Durations.parse("3m")).isEqualTo(Duration.ofMinutes(3));
+        assertThat(Durations.parse("500ms")).isEqualTo(Duration.ofMillis(500));
+        assertThat(Durations.parse("1.5s")).isEqualTo(Duration.ofMillis(1500));
+        assertThat(Durations.parse("2")).isEqualTo(Duration.ofSeconds(2));
+        assertThat(Durations.parse("0")).isZero();
+        assertThatThrownBy(() -> Durations.parse("soon")).hasMessageContaining("not a duration");
     }
 }

@@ -51,7 +51,13 @@ public record EffectiveSpec(
 
     /** Router settings with defaults applied. */
     public record Router(int replicas, String image, String policy, String spillThreshold, boolean affinity,
-                         String sessionIdleTimeout, Optional<ResourceRequirements> resources) {
+                         String sessionIdleTimeout, Admission admission, Optional<ResourceRequirements> resources) {
+    }
+
+    /** Admission settings the ModelDeployment gives; each absent one is the router's own default. */
+    public record Admission(Optional<Boolean> enabled, Optional<Double> kvBudget, Optional<String> residencyIdle,
+                            Optional<String> residencySlice, Optional<Integer> queueMax, Optional<String> queueTimeout,
+                            Optional<String> queueKeepAlive) {
     }
 
     public static EffectiveSpec of(ModelDeploymentSpec spec, OperatorDefaults defaults) {
@@ -97,7 +103,23 @@ public record EffectiveSpec(
                 spillThreshold(r.getSpillThreshold()),
                 r.getAffinity() == null || r.getAffinity(),
                 orDefault(r.getSessionIdleTimeout(), Defaults.SESSION_IDLE_TIMEOUT),
+                admission(r.getAdmission()),
                 Optional.ofNullable(r.getResources()));
+    }
+
+    private static Admission admission(io.lmwarden.operator.model.AdmissionSpec spec) {
+        io.lmwarden.operator.model.AdmissionSpec a = spec == null ? new io.lmwarden.operator.model.AdmissionSpec() : spec;
+        if (a.getKvBudget() != null && !(a.getKvBudget() > 0 && a.getKvBudget() <= 4)) {
+            throw new IllegalArgumentException("router.admission.kvBudget must be in (0, 4], got " + a.getKvBudget());
+        }
+        if (a.getQueueMax() != null && a.getQueueMax() < 0) {
+            throw new IllegalArgumentException("router.admission.queueMax must be >= 0, got " + a.getQueueMax());
+        }
+        return new Admission(Optional.ofNullable(a.getEnabled()), Optional.ofNullable(a.getKvBudget()),
+                Optional.ofNullable(a.getResidencyIdle()).filter(s -> !s.isBlank()),
+                Optional.ofNullable(a.getResidencySlice()).filter(s -> !s.isBlank()), Optional.ofNullable(a.getQueueMax()),
+                Optional.ofNullable(a.getQueueTimeout()).filter(s -> !s.isBlank()),
+                Optional.ofNullable(a.getQueueKeepAlive()).filter(s -> !s.isBlank()));
     }
 
     private static String spillThreshold(IntOrString value) {

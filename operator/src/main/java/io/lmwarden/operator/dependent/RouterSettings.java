@@ -53,6 +53,14 @@ public final class RouterSettings {
                 .append("affinity: ").append(router.affinity()).append('\n')
                 .append("sessionIdleTimeout: ").append(quoted(router.sessionIdleTimeout())).append('\n');
         spec.maxNumSeqs().ifPresent(n -> yaml.append("maxNumSeqs: ").append(n).append('\n'));
+        EffectiveSpec.Admission a = router.admission();
+        a.enabled().ifPresent(v -> yaml.append("admission: ").append(v).append('\n'));
+        a.kvBudget().ifPresent(v -> yaml.append("kvBudget: ").append(v).append('\n'));
+        a.residencyIdle().ifPresent(v -> yaml.append("residencyIdle: ").append(quoted(v)).append('\n'));
+        a.residencySlice().ifPresent(v -> yaml.append("residencySlice: ").append(quoted(v)).append('\n'));
+        a.queueMax().ifPresent(v -> yaml.append("queueMax: ").append(v).append('\n'));
+        a.queueTimeout().ifPresent(v -> yaml.append("queueTimeout: ").append(quoted(v)).append('\n'));
+        a.queueKeepAlive().ifPresent(v -> yaml.append("queueKeepAlive: ").append(quoted(v)).append('\n'));
         return yaml.toString();
     }
 

@@ -42,6 +42,10 @@ public class RouterSpec {
     @JsonPropertyDescription("Idle time after which a session's pin is forgotten, e.g. 30m or 2h.")
     private String sessionIdleTimeout;
 
+    @JsonPropertyDescription("KV-budgeted session admission: queue sessions that do not fit a replica's KV cache instead of "
+            + "letting them evict each other. Fields left out take the router's defaults.")
+    private AdmissionSpec admission;
+
     @JsonPropertyDescription("Resources of the router container.")
     private ResourceRequirements resources;
 
@@ -57,6 +61,8 @@ public class RouterSpec {
     public void setAffinity(Boolean affinity) { this.affinity = affinity; }
     public String getSessionIdleTimeout() { return sessionIdleTimeout; }
     public void setSessionIdleTimeout(String sessionIdleTimeout) { this.sessionIdleTimeout = sessionIdleTimeout; }
+    public AdmissionSpec getAdmission() { return admission; }
+    public void setAdmission(AdmissionSpec admission) { this.admission = admission; }
     public ResourceRequirements getResources() { return resources; }
     public void setResources(ResourceRequirements resources) { this.resources = resources; }
 }

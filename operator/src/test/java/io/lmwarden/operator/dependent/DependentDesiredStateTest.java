@@ -227,7 +227,15 @@ class DependentDesiredStateTest {
         assertThat(yaml).doesNotContain("maxNumSeqs");
         assertThat(yaml.lines().filter(l -> !l.startsWith("#")).map(l -> l.substring(0, l.indexOf(':'))))
                 .as("only keys the router accepts (it rejects unknown ones)")
-                .isSubsetOf("port", "k8sService", "namespace", "policy", "spillThreshold", "affinity", "sessionIdleTimeout", "maxNumSeqs");
+                .isSubsetOf("port", "k8sService", "namespace", "policy", "spillThreshold", "affinity", "sessionIdleTimeout", "maxNumSeqs",
+                        "admission", "kvBudget", "residencyIdle", "residencySlice", "queueMax", "queueTimeout", "queueKeepAlive");
+        assertThat(yaml).contains("admission: false", "queueTimeout: \"2m\"", "kvBudget: 0.8");
+        assertThat(yaml).as("unset admission settings are the router's defaults").doesNotContain("residencySlice", "queueMax");
+        // Every key the operator writes is one the router accepts, with a value it parses.
+        java.util.Map<String, String> file = new java.util.HashMap<>();
+        yaml.lines().filter(l -> !l.startsWith("#")).forEach(l -> file.put(l.substring(0, l.indexOf(':')),
+                l.substring(l.indexOf(':') + 1).trim().replace("\"", "")));
+        assertThat(file).containsEntry("queueTimeout", "2m");
         assertThat(configMaps.desired(SampleModelDeployments.qwenDp4("ns")).getData().get("router.yaml"))
                 .contains("maxNumSeqs: 32", "spillThreshold: \"auto\"", "policy: \"affinity\"", "affinity: true");
 

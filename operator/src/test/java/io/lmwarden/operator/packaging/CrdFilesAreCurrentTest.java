@@ -69,7 +69,13 @@ class CrdFilesAreCurrentTest {
 
         JSONSchemaProps router = spec.getProperties().get("router");
         assertThat(router.getProperties()).containsKeys("replicas", "image", "policy", "spillThreshold", "affinity",
-                "sessionIdleTimeout", "resources");
+                "sessionIdleTimeout", "admission", "resources");
+        JSONSchemaProps admission = router.getProperties().get("admission");
+        assertThat(admission.getProperties()).containsOnlyKeys("enabled", "kvBudget", "residencyIdle", "residencySlice",
+                "queueMax", "queueTimeout", "queueKeepAlive");
+        assertThat(admission.getProperties().get("enabled").getDefault()).as("unset follows the router's default").isNull();
+        assertThat(admission.getProperties().get("queueMax").getMinimum()).isEqualTo(0.0);
+        assertThat(admission.getProperties().get("queueTimeout").getPattern()).isEqualTo("^[0-9]+(ms|s|m|h)$");
         JSONSchemaProps spill = router.getProperties().get("spillThreshold");
         assertThat(spill.getXKubernetesIntOrString()).isTrue();
         assertThat(spill.getDefault().asText()).isEqualTo("auto");

@@ -19,7 +19,7 @@ public enum RouterOption {
     AFFINITY("affinity", "true", "session affinity on/off; off places every request like least-loaded"),
     MAX_NUM_SEQS("maxNumSeqs", "32", "engine max_num_seqs, used for spill threshold auto when the engine does not expose it"),
     PREFILL_MS_PER_TOKEN("prefillMsPerToken", "0.3", "prior for the engines' prefill time per prompt token, in ms (learned online per replica; 0.3 = Qwen3-4B on an RTX A4000; with --simulate the profile's own)"),
-    ADMISSION("admission", "false", "KV-budgeted session admission on/off: a session that is not resident waits in the router's queue until its working set fits a replica's KV budget"),
+    ADMISSION("admission", "true", "KV-budgeted session admission on/off: a session that is not resident waits in the router's queue until its working set fits a replica's KV budget"),
     KV_BUDGET("kvBudget", "0.9", "share of each replica's KV capacity (vllm:cache_config_info) the working sets of its resident sessions may fill"),
     RESIDENCY_IDLE("residencyIdle", "5s", "a resident session with no request in flight this long (workload time) stops being resident"),
     RESIDENCY_SLICE("residencySlice", "10m", "a session resident this long yields its residency at its next pause while others wait (workload time)"),

@@ -15,10 +15,11 @@ import io.vertx.ext.web.RoutingContext;
 public final class ProxyHandler {
 
     private final ProxyContext ctx;
-    private final RequestFactsReader reader = new RequestFactsReader();
+    private final RequestFactsReader reader;
 
-    public ProxyHandler(ProxyContext ctx) {
+    public ProxyHandler(ProxyContext ctx, RequestFactsReader reader) {
         this.ctx = ctx;
+        this.reader = reader;
     }
 
     public void handle(RoutingContext rc, ApiFlavor flavor) {

@@ -49,6 +49,25 @@ public final class CanonicalPrompt {
         return hashBlock(0xC2B2AE3D27D4EB4FL, text, 0, Math.min(endChar, text.length()));
     }
 
+    /**
+     * Hashes of the characters [0, end) for each of the ascending {@code ends}, in one pass: the
+     * prompt through each of its messages, for lineage keys.
+     */
+    public long[] hashesOfPrefixes(int[] ends) {
+        long[] out = new long[ends.length];
+        long h = 0xC2B2AE3D27D4EB4FL ^ 0xcbf29ce484222325L;
+        int at = 0;
+        for (int k = 0; k < ends.length; k++) {
+            int end = Math.min(ends[k], text.length());
+            for (; at < end; at++) {
+                h ^= text.charAt(at);
+                h *= 0x100000001b3L;
+            }
+            out[k] = finish(h);
+        }
+        return out;
+    }
+
     static long hashBlock(long seed, CharSequence s, int from, int len) {
         // FNV-1a over UTF-16 units, then a murmur-style finaliser so nearby inputs spread out.
         long h = seed ^ 0xcbf29ce484222325L;
@@ -56,6 +75,11 @@ public final class CanonicalPrompt {
             h ^= s.charAt(i);
             h *= 0x100000001b3L;
         }
+        return finish(h);
+    }
+
+    /** A murmur-style finaliser so nearby inputs spread out. */
+    private static long finish(long h) {
         h ^= h >>> 33;
         h *= 0xff51afd7ed558ccdL;
         h ^= h >>> 33;

@@ -13,23 +13,23 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.function.Function;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 
 /**
  * Reads the few fields placement needs from a request body with Jackson's streaming parser (never a
- * full tree), and finds the session key in the documented order.
+ * full tree) and renders the canonical prompt; which of them names the session is the
+ * {@link SessionKeyResolver}'s call.
  */
 public final class RequestFactsReader {
 
     /** Claude Code's first system block changes on every request and is not part of the prompt. */
     static final String BILLING_HEADER_PREFIX = "x-anthropic-billing-header";
-    private static final Pattern LEGACY_USER_ID_SESSION = Pattern.compile("_session_([0-9a-fA-F-]{8,})$");
     private static final int COMPLETIONS_FINGERPRINT_CHARS = 4096;
 
     private final JsonFactory json;
+    private final SessionKeyResolver keys;
 
-    public RequestFactsReader() {
+    public RequestFactsReader(SessionKeyResolver keys) {
+        this.keys = keys;
         this.json = JsonFactory.builder()
                 .streamReadConstraints(StreamReadConstraints.builder().maxStringLength(Integer.MAX_VALUE).build())
                 .build();
@@ -41,9 +41,10 @@ public final class RequestFactsReader {
     public RequestFacts read(ApiFlavor flavor, byte[] body, Function<String, String> header) throws MalformedRequestException {
         Body b = parse(body);
         CanonicalPrompt prompt = new CanonicalPrompt();
-        int fixedStartEnd = render(b, prompt);
+        Rendered r = render(b, prompt);
         PromptShape shape = prompt.shape();
-        SessionKey key = sessionKey(b, header, prompt, fixedStartEnd);
+        SessionKey key = keys.resolve(new SessionKeyFields(b.metadataUserId, b.promptCacheKey, b.conversation, b.user,
+                prompt.hashOfPrefix(r.fixedStartEnd()), prompt.hashesOfPrefixes(r.messageEnds())), header);
         Optional<String> pinned = Optional.ofNullable(header.apply("x-lmw-replica")).map(String::trim).filter(s -> !s.isEmpty());
         Optional<Integer> rank = Optional.empty();
         String rankHeader = header.apply("x-data-parallel-rank");
@@ -59,70 +60,6 @@ public final class RequestFactsReader {
         }
         return new RequestFacts(flavor, b.model == null ? "" : b.model, b.stream, key, shape,
                 b.maxTokens, pinned, rank);
-    }
-
-    private SessionKey sessionKey(Body b, Function<String, String> header, CanonicalPrompt prompt, int fixedStartEnd) {
-        String v = nonBlank(header.apply("x-claude-code-session-id"));
-        if (v != null) {
-            return new SessionKey(v, SessionKeySource.CLAUDE_CODE_HEADER);
-        }
-        v = sessionFromUserId(b.metadataUserId);
-        if (v != null) {
-            return new SessionKey(v, SessionKeySource.METADATA_USER_ID);
-        }
-        v = nonBlank(header.apply("session-id"));
-        if (v == null) {
-            v = nonBlank(header.apply("session_id"));
-        }
-        if (v != null) {
-            return new SessionKey(v, SessionKeySource.CODEX_HEADER);
-        }
-        v = nonBlank(header.apply("x-session-id"));
-        if (v != null) {
-            return new SessionKey(v, SessionKeySource.SESSION_ID_HEADER);
-        }
-        v = nonBlank(header.apply("x-session-affinity"));
-        if (v != null) {
-            return new SessionKey(v, SessionKeySource.SESSION_AFFINITY_HEADER);
-        }
-        if (nonBlank(b.promptCacheKey) != null) {
-            return new SessionKey(b.promptCacheKey, SessionKeySource.PROMPT_CACHE_KEY);
-        }
-        if (nonBlank(b.conversation) != null) {
-            return new SessionKey(b.conversation, SessionKeySource.CONVERSATION);
-        }
-        if (nonBlank(b.user) != null) {
-            return new SessionKey(b.user, SessionKeySource.USER);
-        }
-        return new SessionKey(String.format("fp-%016x", prompt.hashOfPrefix(fixedStartEnd)), SessionKeySource.FINGERPRINT);
-    }
-
-    /** {@code metadata.user_id} is either JSON with {@code session_id} or the legacy {@code user_…_session_<uuid>}. */
-    String sessionFromUserId(String userId) {
-        if (userId == null || userId.isBlank()) {
-            return null;
-        }
-        String t = userId.trim();
-        if (t.startsWith("{")) {
-            try (JsonParser p = json.createParser(t)) {
-                if (p.nextToken() != JsonToken.START_OBJECT) {
-                    return null;
-                }
-                while (p.nextToken() == JsonToken.FIELD_NAME) {
-                    String name = p.currentName();
-                    JsonToken value = p.nextToken();
-                    if ("session_id".equals(name) && value == JsonToken.VALUE_STRING) {
-                        return nonBlank(p.getText());
-                    }
-                    p.skipChildren();
-                }
-            } catch (IOException e) {
-                return null;
-            }
-            return null;
-        }
-        Matcher m = LEGACY_USER_ID_SESSION.matcher(t);
-        return m.find() ? m.group(1) : null;
     }
 
     // ---- parsing -------------------------------------------------------------------------------
@@ -417,13 +354,17 @@ public final class RequestFactsReader {
     // ---- rendering -----------------------------------------------------------------------------
 
     /**
-     * Renders the prompt in template order (system, tools, messages) and returns the end of the
-     * conversation's fixed start: everything up to and including the first user turn.
+     * Where a rendered prompt's parts end: the conversation's fixed start (everything up to and
+     * including the first user turn) and each message; no message ends for a plain {@code prompt}.
      */
-    private int render(Body b, CanonicalPrompt out) {
+    private record Rendered(int fixedStartEnd, int[] messageEnds) {
+    }
+
+    /** Renders the prompt in template order (system, tools, messages). */
+    private Rendered render(Body b, CanonicalPrompt out) {
         if (b.prompt != null) {
             out.segment("prompt", "prompt").append(b.prompt);
-            return Math.min(out.length(), COMPLETIONS_FINGERPRINT_CHARS);
+            return new Rendered(Math.min(out.length(), COMPLETIONS_FINGERPRINT_CHARS), new int[0]);
         }
         if (!b.systemBlocks.isEmpty() || b.instructions != null) {
             out.segment("system", "system");
@@ -441,19 +382,16 @@ public final class RequestFactsReader {
             }
         }
         int fixedStartEnd = -1;
+        int[] messageEnds = new int[b.messages.size()];
         int n = 0;
         for (Message m : b.messages) {
-            n++;
             boolean systemLike = m.role.equals("system") || m.role.equals("developer");
-            out.segment(systemLike ? "system" : "message " + n + " (" + m.role + ")", m.role).append(m.text).append("\n");
+            out.segment(systemLike ? "system" : "message " + (n + 1) + " (" + m.role + ")", m.role).append(m.text).append("\n");
+            messageEnds[n++] = out.length();
             if (fixedStartEnd < 0 && m.role.equals("user")) {
                 fixedStartEnd = out.length();
             }
         }
-        return fixedStartEnd < 0 ? out.length() : fixedStartEnd;
-    }
-
-    private static String nonBlank(String s) {
-        return s == null || s.isBlank() ? null : s.trim();
+        return new Rendered(fixedStartEnd < 0 ? out.length() : fixedStartEnd, messageEnds);
     }
 }

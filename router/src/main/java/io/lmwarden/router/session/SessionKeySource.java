@@ -10,6 +10,9 @@ public enum SessionKeySource {
     PROMPT_CACHE_KEY("prompt_cache_key"),
     CONVERSATION("conversation"),
     USER("user"),
+    /** No key: the conversation's lineage, recognised by the earlier prompt it re-sends. */
+    LINEAGE("lineage"),
+    /** No key and no messages (a completions prompt): a hash of the prompt's start. */
     FINGERPRINT("fingerprint");
 
     private final String label;

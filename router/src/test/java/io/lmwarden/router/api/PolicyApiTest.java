@@ -38,6 +38,16 @@ class PolicyApiTest {
             assertThat(http.post(router.url() + "/v1/chat/completions", chat, Map.of("X-Session-Id", "p1")).decision()).isEqualTo("STICKY");
             assertThat(http.get(router.url() + "/api/sessions/p1").body()).contains("\"steps\"").contains("\"decision\":\"STICKY\"");
             assertThat(http.get(router.url() + "/api/sessions/unknown").status()).isEqualTo(404);
+
+            // Admission is on by default and switches at run time with the policy.
+            assertThat(http.get(router.url() + "/api/policy").body()).contains("\"admission\":true");
+            Http.Reply badAdmission = http.put(router.url() + "/api/policy", "{\"policy\":\"affinity\",\"admission\":\"maybe\"}",
+                    Map.of("Authorization", "Bearer s3cret"));
+            assertThat(badAdmission.status()).isEqualTo(400);
+            assertThat(badAdmission.body()).contains("admission must be true or false");
+            assertThat(http.put(router.url() + "/api/policy", "{\"policy\":\"affinity\",\"admission\":false}",
+                    Map.of("Authorization", "Bearer s3cret")).body()).contains("\"admission\":false");
+            assertThat(http.get(router.url() + "/api/replicas").body()).contains("\"queue\":{\"admission\":false");
         }
     }
 }

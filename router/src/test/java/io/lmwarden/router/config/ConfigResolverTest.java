@@ -1,5 +1,6 @@
 package io.lmwarden.router.config;
 
+import io.lmwarden.common.Durations;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 

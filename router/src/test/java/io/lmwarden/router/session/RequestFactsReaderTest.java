@@ -11,7 +11,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 class RequestFactsReaderTest {
 
-    private final RequestFactsReader reader = new RequestFactsReader();
+    private final SessionKeyResolver keys = new SessionKeyResolver(new ConversationLineages(1000));
+    private final RequestFactsReader reader = new RequestFactsReader(keys);
 
     private RequestFacts read(ApiFlavor flavor, String body, Map<String, String> headers) throws MalformedRequestException {
         Map<String, String> lower = new HashMap<>();
@@ -64,19 +65,19 @@ class RequestFactsReaderTest {
                 .isEqualTo(new SessionKey("body-user", SessionKeySource.USER));
         String none = onlyUser.replaceAll(",\\s*\"user\":\"body-user\"", "");
         assertThat(none).doesNotContain("body-user");
-        assertThat(read(ApiFlavor.ANTHROPIC_MESSAGES, none, Map.of()).sessionKey().source()).isEqualTo(SessionKeySource.FINGERPRINT);
+        assertThat(read(ApiFlavor.ANTHROPIC_MESSAGES, none, Map.of()).sessionKey().source()).isEqualTo(SessionKeySource.LINEAGE);
     }
 
     @Test
     void legacyUserIdFormCarriesTheSession() {
-        assertThat(reader.sessionFromUserId("user_abc123_account_0a1b_session_5f8e2c1a-1111-2222-3333-444455556666"))
+        assertThat(keys.sessionFromUserId("user_abc123_account_0a1b_session_5f8e2c1a-1111-2222-3333-444455556666"))
                 .isEqualTo("5f8e2c1a-1111-2222-3333-444455556666");
-        assertThat(reader.sessionFromUserId("just-a-user")).isNull();
-        assertThat(reader.sessionFromUserId("{\"device_id\":\"d\"}")).isNull();
+        assertThat(keys.sessionFromUserId("just-a-user")).isNull();
+        assertThat(keys.sessionFromUserId("{\"device_id\":\"d\"}")).isNull();
     }
 
     @Test
-    void fingerprintIgnoresTheBillingHeaderAndLaterTurnsButNotTheFirstTurn() throws Exception {
+    void lineageIgnoresTheBillingHeaderAndFollowsTheConversationItReSends() throws Exception {
         String step1 = """
                 {"model":"m","system":[{"type":"text","text":"x-anthropic-billing-header: cc_version=1;"},{"type":"text","text":"SYS"}],
                  "messages":[{"role":"user","content":"first turn"}]}""";

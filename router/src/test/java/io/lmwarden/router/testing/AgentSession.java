@@ -15,8 +15,11 @@ import java.util.Random;
  */
 public final class AgentSession {
 
-    /** How the session identifies itself. */
-    public enum Identity { CLAUDE_CODE_HEADER, METADATA_USER_ID, NONE }
+    /**
+     * How the session identifies itself. {@code TEMPLATE}: no session key, and the first user message
+     * is the same for every session (agents started from one template); later turns differ.
+     */
+    public enum Identity { CLAUDE_CODE_HEADER, METADATA_USER_ID, NONE, TEMPLATE }
 
     private static final ObjectMapper JSON = new ObjectMapper();
     public static final String MODEL = "Qwen/Qwen3-4B-Instruct-2507";
@@ -35,7 +38,9 @@ public final class AgentSession {
         this.random = new Random(seed);
         ObjectNode first = messages.addObject();
         first.put("role", "user");
-        first.put("content", "<system-reminder>today is a day</system-reminder>\nsession " + id + ": " + words(firstTurnChars));
+        first.put("content", identity == Identity.TEMPLATE
+                ? "<system-reminder>today is a day</system-reminder>\ntask: " + words(new Random(11), firstTurnChars)
+                : "<system-reminder>today is a day</system-reminder>\nsession " + id + ": " + words(firstTurnChars));
     }
 
     public static String sharedSystem(int chars) {

@@ -1,0 +1,59 @@
+package io.lmwarden.operator.model;
+
+import com.fasterxml.jackson.annotation.JsonInclude;
+import com.fasterxml.jackson.annotation.JsonPropertyDescription;
+import io.fabric8.generator.annotation.Max;
+import io.fabric8.generator.annotation.Min;
+import io.fabric8.generator.annotation.Pattern;
+
+/**
+ * The router's KV-budgeted session admission. Every field left out takes the router's own default
+ * (router/README.md), so a ModelDeployment follows the router's defaults unless it says otherwise.
+ */
+@JsonInclude(JsonInclude.Include.NON_NULL)
+public class AdmissionSpec {
+
+    @JsonPropertyDescription("Admission on (true) or off (false); unset: the router's default. Under saturation it queues "
+            + "sessions that do not fit a replica's KV budget instead of letting them evict each other.")
+    private Boolean enabled;
+
+    @Min(0.01)
+    @Max(4)
+    @JsonPropertyDescription("Share of each replica's KV cache the resident sessions' working sets may fill, e.g. 0.9.")
+    private Double kvBudget;
+
+    @Pattern("^[0-9]+(ms|s|m|h)$")
+    @JsonPropertyDescription("A resident session with nothing in flight this long stops being resident, e.g. 5s.")
+    private String residencyIdle;
+
+    @Pattern("^[0-9]+(ms|s|m|h)$")
+    @JsonPropertyDescription("A session resident this long yields its residency at its next pause while others wait, e.g. 10m.")
+    private String residencySlice;
+
+    @Min(0)
+    @JsonPropertyDescription("Requests the router's queue holds; beyond it clients get 429 / 529 with Retry-After.")
+    private Integer queueMax;
+
+    @Pattern("^[0-9]+(ms|s|m|h)$")
+    @JsonPropertyDescription("Longest a request waits in the router's queue, e.g. 5m; then 429 / 529 with Retry-After.")
+    private String queueTimeout;
+
+    @Pattern("^[0-9]+(ms|s|m|h)$")
+    @JsonPropertyDescription("How often a queued streaming request gets a keep-alive event, e.g. 10s.")
+    private String queueKeepAlive;
+
+    public Boolean getEnabled() { return enabled; }
+    public void setEnabled(Boolean enabled) { this.enabled = enabled; }
+    public Double getKvBudget() { return kvBudget; }
+    public void setKvBudget(Double kvBudget) { this.kvBudget = kvBudget; }
+    public String getResidencyIdle() { return residencyIdle; }
+    public void setResidencyIdle(String residencyIdle) { this.residencyIdle = residencyIdle; }
+    public String getResidencySlice() { return residencySlice; }
+    public void setResidencySlice(String residencySlice) { this.residencySlice = residencySlice; }
+    public Integer getQueueMax() { return queueMax; }
+    public void setQueueMax(Integer queueMax) { this.queueMax = queueMax; }
+    public String getQueueTimeout() { return queueTimeout; }
+    public void setQueueTimeout(String queueTimeout) { this.queueTimeout = queueTimeout; }
+    public String getQueueKeepAlive() { return queueKeepAlive; }
+    public void setQueueKeepAlive(String queueKeepAlive) { this.queueKeepAlive = queueKeepAlive; }
+}
