@@ -15,6 +15,9 @@ import io.lmwarden.operator.dependent.RouterDeploymentDependent;
 import io.lmwarden.operator.dependent.RouterRoleBindingDependent;
 import io.lmwarden.operator.dependent.RouterRoleDependent;
 import io.lmwarden.operator.dependent.RouterServiceAccountDependent;
+import io.lmwarden.operator.dependent.RouterClustered;
+import io.lmwarden.operator.dependent.RouterDisruptionBudgetDependent;
+import io.lmwarden.operator.dependent.RouterPeerServiceDependent;
 import io.lmwarden.operator.dependent.RouterServiceDependent;
 import io.lmwarden.operator.dependent.VllmStatefulSetDependent;
 import io.lmwarden.operator.model.ModelDeployment;
@@ -36,7 +39,11 @@ import java.util.logging.Logger;
         @Dependent(name = ModelDeploymentReconciler.ROUTER_ROLE_BINDING, type = RouterRoleBindingDependent.class),
         @Dependent(name = ModelDeploymentReconciler.ROUTER_CONFIG, type = RouterConfigMapDependent.class),
         @Dependent(name = ModelDeploymentReconciler.ROUTER, type = RouterDeploymentDependent.class),
-        @Dependent(name = ModelDeploymentReconciler.ROUTER_SERVICE, type = RouterServiceDependent.class)
+        @Dependent(name = ModelDeploymentReconciler.ROUTER_SERVICE, type = RouterServiceDependent.class),
+        @Dependent(name = ModelDeploymentReconciler.ROUTER_PEERS, type = RouterPeerServiceDependent.class,
+                reconcilePrecondition = RouterClustered.class),
+        @Dependent(name = ModelDeploymentReconciler.ROUTER_BUDGET, type = RouterDisruptionBudgetDependent.class,
+                reconcilePrecondition = RouterClustered.class)
 })
 @ControllerConfiguration(name = ModelDeploymentReconciler.NAME)
 public class ModelDeploymentReconciler implements Reconciler<ModelDeployment> {
@@ -49,6 +56,8 @@ public class ModelDeploymentReconciler implements Reconciler<ModelDeployment> {
     static final String ROUTER_CONFIG = "router-configmap";
     static final String ROUTER = "router-deployment";
     static final String ROUTER_SERVICE = "router-service";
+    static final String ROUTER_PEERS = "router-peer-service";
+    static final String ROUTER_BUDGET = "router-disruption-budget";
 
     private static final Logger LOG = Logger.getLogger(ModelDeploymentReconciler.class.getName());
 
