@@ -22,6 +22,8 @@ import java.util.List;
  * @param routerSettings  --router-set: router YAML keys and values for the in-process router of every variant
  * @param out             output directory, or null for stderr only
  * @param commandLine     the arguments as given, for the report
+ * @param sharedFirstMessage every session starts with the same first message (agents started from one template)
+ * @param keyless         sessions send no session key: the router must tell them apart by itself
  */
 public record BenchSettings(
         int simulate,
@@ -44,7 +46,9 @@ public record BenchSettings(
         Duration scrapeInterval,
         java.util.Map<String, String> routerSettings,
         Path out,
-        String commandLine) {
+        String commandLine,
+        boolean sharedFirstMessage,
+        boolean keyless) {
 
     public BenchSettings {
         policies = List.copyOf(policies);

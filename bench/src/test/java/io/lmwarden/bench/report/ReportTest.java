@@ -42,7 +42,7 @@ class ReportTest {
                 List.of("least-loaded", "affinity", "round-robin"), 1, List.of(4), Duration.ofMinutes(3), Duration.ZERO,
                 io.lmwarden.bench.workload.WorkloadSpec.reference(), io.lmwarden.bench.client.ApiFlavour.ANTHROPIC, null, null,
                 null, Duration.ofSeconds(1), Duration.ofSeconds(5), Duration.ofMillis(100), java.util.Map.of(), null,
-                "java -jar lmw-bench.jar --simulate 4");
+                "java -jar lmw-bench.jar --simulate 4", false, false);
         List<StageResult> rows = List.of(row("least-loaded", 4, 1, 2.05, 0), row("affinity", 4, 1, 0.38, 0),
                 row("round-robin", 4, 1, 1.5, 1));
         String md = MarkdownReport.render(new BenchResults(settings, "sim", "in-process", "m", java.time.Instant.EPOCH,
