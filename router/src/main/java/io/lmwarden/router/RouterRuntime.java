@@ -7,7 +7,7 @@ import io.lmwarden.router.cluster.InfinispanCluster;
 import io.lmwarden.router.cluster.LoadReport;
 import io.lmwarden.router.cluster.LocalCluster;
 import io.lmwarden.router.cluster.RouterCluster;
-import io.lmwarden.router.cluster.SessionPins;
+import io.lmwarden.router.placement.SessionPins;
 import io.lmwarden.router.placement.AffinityTable;
 import io.lmwarden.router.placement.PrefillRates;
 import io.lmwarden.router.diagnostics.LiveWorkingSets;

@@ -1,7 +1,7 @@
 package io.lmwarden.bench.micro;
 
 import io.lmwarden.router.LmWardenRouter;
-import io.lmwarden.router.cluster.ClusterSettings;
+import io.lmwarden.router.config.ClusterSettings;
 import io.lmwarden.router.config.RouterConfig;
 import io.lmwarden.sim.SimCluster;
 import io.lmwarden.sim.SimOptions;

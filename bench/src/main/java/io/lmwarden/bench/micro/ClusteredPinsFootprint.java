@@ -1,8 +1,8 @@
 package io.lmwarden.bench.micro;
 
-import io.lmwarden.router.cluster.ClusterSettings;
+import io.lmwarden.router.config.ClusterSettings;
 import io.lmwarden.router.cluster.InfinispanCluster;
-import io.lmwarden.router.cluster.SessionPins;
+import io.lmwarden.router.placement.SessionPins;
 
 import java.time.Duration;
 import java.util.List;

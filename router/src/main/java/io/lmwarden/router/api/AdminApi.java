@@ -7,7 +7,7 @@ import io.lmwarden.router.diagnostics.CapacityAdvice;
 import io.lmwarden.router.diagnostics.LiveWorkingSets;
 import io.lmwarden.router.diagnostics.TokenRates;
 import io.lmwarden.router.cluster.RouterCluster;
-import io.lmwarden.router.cluster.SessionPins;
+import io.lmwarden.router.placement.SessionPins;
 import io.lmwarden.router.placement.PolicyFactory;
 import io.lmwarden.router.placement.PolicyHolder;
 import io.lmwarden.router.placement.admission.AdmissionController;

@@ -1,5 +1,6 @@
 package io.lmwarden.router.cluster;
 
+import io.lmwarden.router.placement.SessionPins;
 import io.lmwarden.router.placement.AffinityTable;
 import org.infinispan.AdvancedCache;
 import org.infinispan.commons.CacheException;

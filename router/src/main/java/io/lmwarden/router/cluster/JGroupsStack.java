@@ -1,5 +1,7 @@
 package io.lmwarden.router.cluster;
 
+import io.lmwarden.router.config.ClusterSettings;
+
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;

@@ -1,5 +1,7 @@
 package io.lmwarden.router.cluster;
 
+import io.lmwarden.router.placement.SessionPins;
+
 import java.util.List;
 
 /** One router alone (router.replicas: 1): the pins stay in its own memory and it has no peers. */

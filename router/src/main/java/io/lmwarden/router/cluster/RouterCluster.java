@@ -1,5 +1,7 @@
 package io.lmwarden.router.cluster;
 
+import io.lmwarden.router.placement.SessionPins;
+
 /**
  * What the routers of one deployment share, so that several pods act as one: the session pins and
  * each pod's load per replica. Two implementations: {@link LocalCluster} for a single router and

@@ -1,6 +1,5 @@
 package io.lmwarden.router.config;
 
-import io.lmwarden.router.cluster.ClusterSettings;
 
 import java.time.Duration;
 import java.util.List;

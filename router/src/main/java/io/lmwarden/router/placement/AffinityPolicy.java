@@ -1,6 +1,5 @@
 package io.lmwarden.router.placement;
 
-import io.lmwarden.router.cluster.SessionPins;
 import io.lmwarden.router.config.SpillThreshold;
 import io.lmwarden.router.pool.ReplicaView;
 

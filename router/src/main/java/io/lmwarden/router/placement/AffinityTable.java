@@ -1,6 +1,5 @@
 package io.lmwarden.router.placement;
 
-import io.lmwarden.router.cluster.SessionPins;
 
 import java.time.Duration;
 import java.util.HashMap;

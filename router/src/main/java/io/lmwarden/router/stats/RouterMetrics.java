@@ -1,6 +1,6 @@
 package io.lmwarden.router.stats;
 
-import io.lmwarden.router.cluster.SessionPins;
+import io.lmwarden.router.placement.SessionPins;
 import io.lmwarden.router.placement.admission.AdmissionController;
 import io.lmwarden.router.placement.admission.AdmissionObserver;
 import io.lmwarden.router.pool.ReplicaPool;

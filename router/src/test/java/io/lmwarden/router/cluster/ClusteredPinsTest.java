@@ -1,5 +1,7 @@
 package io.lmwarden.router.cluster;
 
+import io.lmwarden.router.config.ClusterSettings;
+import io.lmwarden.router.placement.SessionPins;
 import org.junit.jupiter.api.Test;
 
 import java.io.IOException;

@@ -3,7 +3,7 @@ package io.lmwarden.router.testing;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.lmwarden.router.LmWardenRouter;
-import io.lmwarden.router.cluster.ClusterSettings;
+import io.lmwarden.router.config.ClusterSettings;
 import io.lmwarden.router.config.RouterConfig;
 
 import java.io.IOException;

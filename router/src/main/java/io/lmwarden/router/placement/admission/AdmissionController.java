@@ -1,6 +1,6 @@
 package io.lmwarden.router.placement.admission;
 
-import io.lmwarden.router.cluster.SessionPins;
+import io.lmwarden.router.placement.SessionPins;
 import io.lmwarden.router.placement.Decision;
 import io.lmwarden.router.placement.LoadOrder;
 import io.lmwarden.router.placement.NoReplicaAvailableException;

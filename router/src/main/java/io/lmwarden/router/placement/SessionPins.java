@@ -1,4 +1,4 @@
-package io.lmwarden.router.cluster;
+package io.lmwarden.router.placement;
 
 import java.util.Map;
 import java.util.Optional;
@@ -6,7 +6,7 @@ import java.util.Optional;
 /**
  * Where each session lives: (model, session key) → replica id. What placement reads and writes; a
  * single router keeps it in memory ({@code placement.AffinityTable}), several routers share it
- * ({@link ClusteredPins}). A lookup of a pinned session must stay local (no round trip to a peer).
+ * ({@code cluster.ClusteredPins}). A lookup of a pinned session must stay local (no round trip to a peer).
  */
 public interface SessionPins {
 

@@ -1,4 +1,4 @@
-package io.lmwarden.router.cluster;
+package io.lmwarden.router.config;
 
 import java.util.Arrays;
 import java.util.List;
