@@ -139,6 +139,26 @@
     tick();
   }
 
+  /* ---------- router cluster ---------- */
+  function clusterText(c) {
+    if (!c || !Array.isArray(c.members)) return DASH;
+    if (c.mode === 'single') return '1 (alone)';
+    return c.members.length + (c.agree ? ', agree' : ', disagree');
+  }
+
+  function clusterClass(c) {
+    if (!c || c.mode === 'single') return null;
+    return c.agree ? 'chip-on' : 'chip-off';
+  }
+
+  function clusterMembers(c) {
+    if (!c || c.mode === 'single' || !Array.isArray(c.members)) return '';
+    return 'routers: ' + c.members.map(function (m) {
+      return m.name + (m.self ? ' (this one)' : '') + (m.name === c.coordinator ? ' [coordinator]' : '')
+        + ': ' + (m.reported ? m.pins + ' pins, ' + m.inFlight + ' in flight' : 'not reported yet');
+    }).join('; ');
+  }
+
   /* ---------- replicas card ---------- */
 
   var replicaRefreshes = 0;
@@ -184,9 +204,12 @@
       chip('Pinned sessions', fmtInt(d.affinityEntries), null, 'entries in the affinity table'),
       chip('Admission', d.admission ? 'on' : 'off', d.admission ? 'chip-on' : 'chip-off',
         'sessions whose working set does not fit a replica\u2019s KV budget wait in the router\u2019s queue'),
-      chip('Queue', queueText(d.queue), null, 'requests waiting for admission, and how long the oldest has waited')
+      chip('Queue', queueText(d.queue), null, 'requests waiting for admission, and how long the oldest has waited'),
+      chip('Routers', clusterText(d.cluster), clusterClass(d.cluster),
+        'router pods sharing pins and load; agree: every member reported in the same view and sees the same number of pins')
     ]);
     $('discovery').textContent = d.discovery ? 'discovery: ' + d.discovery : '';
+    $('cluster-members').textContent = clusterMembers(d.cluster);
 
     renderCapacity(d.capacity);
 

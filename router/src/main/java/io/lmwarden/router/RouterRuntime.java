@@ -4,6 +4,11 @@ import io.lmwarden.common.logging.LogFields;
 import io.lmwarden.router.api.AdminApi;
 import io.lmwarden.router.api.WebUi;
 import io.lmwarden.router.config.RouterConfig;
+import io.lmwarden.router.cluster.InfinispanCluster;
+import io.lmwarden.router.cluster.LoadReport;
+import io.lmwarden.router.cluster.LocalCluster;
+import io.lmwarden.router.cluster.RouterCluster;
+import io.lmwarden.router.placement.SessionPins;
 import io.lmwarden.router.placement.AffinityTable;
 import io.lmwarden.router.placement.PrefillRates;
 import io.lmwarden.router.diagnostics.LiveWorkingSets;
@@ -50,7 +55,9 @@ import io.vertx.ext.web.RoutingContext;
 import io.vertx.ext.web.handler.BodyHandler;
 
 import java.time.Duration;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.function.LongFunction;
@@ -61,6 +68,8 @@ final class RouterRuntime {
 
     private static final Logger LOG = Logger.getLogger(RouterRuntime.class.getName());
     private static final long AFFINITY_SWEEP_MS = 30_000;
+    /** How often a router tells its peers its load; new-session placement sees theirs at most this late. */
+    private static final long LOAD_REPORT_MS = 100;
     /** Until an engine publishes cache_config_info: the reference replica's ~38k tokens. */
     private static final int DEFAULT_KV_CAPACITY_TOKENS = 38_400;
     /** Sessions whose last prompt shape is kept for prefix-break detection (≈ 8 B per 16 tokens each). */
@@ -80,10 +89,12 @@ final class RouterRuntime {
     private final HttpServer server;
     private final InFlightTracker inFlight;
     private final RouterMetrics metrics;
+    private final RouterCluster cluster;
 
     private RouterRuntime(RouterConfig config, Vertx vertx, ReplicaDiscovery discovery,
                           EngineMetricsScraper scraper, HttpClient client, HttpServer server, InFlightTracker inFlight,
-                          RouterMetrics metrics) {
+                          RouterMetrics metrics, RouterCluster cluster) {
+        this.cluster = cluster;
         this.config = config;
         this.vertx = vertx;
         this.discovery = discovery;
@@ -95,13 +106,17 @@ final class RouterRuntime {
     }
 
     static RouterRuntime start(RouterConfig config) {
+        RouterCluster cluster = config.cluster().enabled()
+                // Before the HTTP port opens: a router joins and learns the existing pins before it serves.
+                ? InfinispanCluster.start(config.cluster(), config.affinityMaxEntries(), config.sessionIdleTimeout())
+                : new LocalCluster(new AffinityTable(config.affinityMaxEntries(), config.sessionIdleTimeout()));
         Vertx vertx = Vertx.vertx();
         try {
             ReplicaDiscovery discovery = config.k8sService().isPresent()
                     ? new EndpointSliceDiscovery(config.k8sService().get(), config.namespace())
                     : new StaticReplicaDiscovery(config.replicas());
             ReplicaPool pool = new ReplicaPool(config.metricsStaleAfter());
-            AffinityTable affinity = new AffinityTable(config.affinityMaxEntries(), config.sessionIdleTimeout());
+            SessionPins affinity = cluster.pins();
             RouterMetrics metrics = new RouterMetrics(pool, affinity, BuildVersion.of(RouterRuntime.class));
             pool.onAdded(metrics::replicaDiscovered);
             SessionLog sessions = new SessionLog(10_000, 50);
@@ -126,7 +141,7 @@ final class RouterRuntime {
                             .setKeepAlive(true)
                             .setTcpNoDelay(true),
                     new PoolOptions().setHttp1MaxSize(1024));
-            LongFunction<PoolSnapshot> snapshot = now -> pool.snapshot(affinity::sessionsOn, now);
+            LongFunction<PoolSnapshot> snapshot = now -> pool.snapshot(affinity::sessionsOn, cluster::peerInFlight, now);
             InFlightTracker inFlight = new InFlightTracker();
             Placer placer = new Placer(policy, prefixIndexes);
             Reservations reservations = new Reservations(placer, pool, prefixIndexes, prefillRates);
@@ -134,7 +149,7 @@ final class RouterRuntime {
             AdmissionSettings admissionSettings = AdmissionSettings.of(config.admission(), config.kvBudget(), config.residencyIdle(),
                     config.residencySlice(), config.queueMax(), config.queueTimeout(), config.queueKeepAlive(), config.timeScale());
             AdmissionController admission = new AdmissionController(admissionSettings, placer, snapshot, policy, affinity, prefixIndexes,
-                    DEFAULT_KV_CAPACITY_TOKENS, metrics.admissionObserver(), System::nanoTime);
+                    DEFAULT_KV_CAPACITY_TOKENS, metrics.admissionObserver(), System::nanoTime, cluster::peerResidentBlocks);
             // Admission hears how each attempt ended after placement's own learning and the accounting.
             reservations.listen(admission.feedback());
             metrics.gaugeAdmission(admission);
@@ -164,7 +179,7 @@ final class RouterRuntime {
             router.post("/tokenize").handler(body).handler(passThrough::handle);
             router.put("/api/policy").handler(BodyHandler.create(false).setBodyLimit(64 * 1024));
             new AdminApi(pool, snapshot, policy, admission, affinity, sessions, accounting, metrics, inFlight,
-                    config.adminToken(), discovery.describe(), tokenRates, workingSets).mount(router);
+                    config.adminToken(), discovery.describe(), tokenRates, workingSets, cluster).mount(router);
             WebUi.mount(router);
             router.route().last().handler(rc -> rc.response().setStatusCode(404)
                     .putHeader(HttpHeaders.CONTENT_TYPE, "application/json")
@@ -173,7 +188,10 @@ final class RouterRuntime {
             discovery.start(pool::apply);
             EngineMetricsScraper scraper = new EngineMetricsScraper(vertx, client, pool, config.scrapeInterval());
             scraper.start();
-            vertx.setPeriodic(AFFINITY_SWEEP_MS, id -> affinity.expireIdle(System.nanoTime()));
+            // Sweeps often enough that a clustered pin in use is rewritten well before it would expire.
+            long sweepMs = Math.max(1, Math.min(AFFINITY_SWEEP_MS, config.sessionIdleTimeout().toMillis() / 4));
+            vertx.setPeriodic(sweepMs, id -> affinity.expireIdle(System.nanoTime()));
+            vertx.setPeriodic(LOAD_REPORT_MS, id -> cluster.publish(ownLoad(pool, admission, affinity)));
             vertx.setPeriodic(pumpPeriodMillis(admissionSettings), id -> admission.pump());
 
             HttpServer server = vertx.createHttpServer(new HttpServerOptions()
@@ -182,11 +200,21 @@ final class RouterRuntime {
             await(server.listen());
             LogFields.info(LOG, "router listening", "port", server.actualPort(), "discovery", discovery.describe(),
                     "policy", policy.get().name(), "version", BuildVersion.of(RouterRuntime.class));
-            return new RouterRuntime(config, vertx, discovery, scraper, client, server, inFlight, metrics);
+            return new RouterRuntime(config, vertx, discovery, scraper, client, server, inFlight, metrics, cluster);
         } catch (RuntimeException e) {
             vertx.close();
+            cluster.close();
             throw e;
         }
+    }
+
+    /** This router's own share of the load, for its peers: its in-flight requests and its residents' KV blocks per replica. */
+    private static LoadReport ownLoad(ReplicaPool pool, AdmissionController admission, SessionPins pins) {
+        Map<String, Integer> inFlight = new HashMap<>();
+        pool.all().forEach(r -> inFlight.put(r.id(), r.inFlight()));
+        Map<String, Long> blocks = new HashMap<>();
+        admission.residentLoads().forEach((replica, load) -> blocks.put(replica, load.usedBlocks()));
+        return new LoadReport(inFlight, blocks, pins.size(), 0);
     }
 
     /** Often enough that residency expiry and queue timeouts are late by at most a twentieth of their length. */
@@ -228,6 +256,7 @@ final class RouterRuntime {
         }
         scraper.close();
         discovery.close();
+        cluster.close();
         await(client.close());
         await(vertx.close());
         metrics.close();

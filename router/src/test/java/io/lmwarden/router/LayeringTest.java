@@ -17,6 +17,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * The package layering of router/README.md, read from the sources: api → proxy → stats → diagnostics →
+ * (api → cluster →)
  * placement → pool / session / config, with no way back up. Placement owns what it learns: nothing
  * outside it writes the prefix index, the prefill rates or the affinity table.
  */
@@ -27,7 +28,9 @@ class LayeringTest {
 
     /** What each package may import from the router's other packages (and io.lmwarden.common). */
     private static final Map<String, Set<String>> MAY_IMPORT = Map.of(
-            "api", Set.of("proxy", "stats", "diagnostics", "placement", "pool", "session", "config", "common"),
+            "api", Set.of("proxy", "stats", "diagnostics", "cluster", "placement", "pool", "session", "config", "common"),
+            // The cluster implements placement's pin store and carries the peers' load; placement never sees it.
+            "cluster", Set.of("placement", "pool", "config", "common"),
             "proxy", Set.of("stats", "diagnostics", "placement", "pool", "session", "config", "common"),
             "stats", Set.of("diagnostics", "placement", "pool", "session", "config", "common"),
             "diagnostics", Set.of("pool", "session", "config", "common"),

@@ -70,6 +70,12 @@ public final class JarProcess implements AutoCloseable {
         throw new IllegalStateException(url + " did not answer 200 within " + timeout + ":\n" + output());
     }
 
+    /** kill -9: the process gets no chance to leave a cluster or finish its requests. */
+    public void kill() throws InterruptedException {
+        process.destroyForcibly();
+        process.waitFor();
+    }
+
     public String output() {
         try {
             return Files.readString(log);

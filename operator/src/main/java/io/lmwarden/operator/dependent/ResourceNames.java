@@ -30,6 +30,16 @@ public record ResourceNames(String name, String namespace) {
         return name + "-router";
     }
 
+    /** Headless Service over the router pods, for their cluster discovery (only with more than one router). */
+    public String routerPeers() {
+        return name + "-router-peers";
+    }
+
+    /** The DNS name router pods resolve to find each other (JGroups DNS_PING). */
+    public String routerPeersDns() {
+        return routerPeers() + "." + namespace + ".svc.cluster.local";
+    }
+
     /** In-cluster URL of the router Service (port 80). */
     public String endpoint() {
         return "http://" + routerService() + "." + namespace + ".svc";

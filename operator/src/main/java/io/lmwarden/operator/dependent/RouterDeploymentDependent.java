@@ -1,5 +1,10 @@
 package io.lmwarden.operator.dependent;
 
+import io.fabric8.kubernetes.api.model.Affinity;
+import io.fabric8.kubernetes.api.model.AffinityBuilder;
+import io.fabric8.kubernetes.api.model.ContainerPortBuilder;
+import io.fabric8.kubernetes.api.model.EnvVarBuilder;
+
 import io.fabric8.kubernetes.api.model.ContainerBuilder;
 import io.fabric8.kubernetes.api.model.IntOrString;
 import io.fabric8.kubernetes.api.model.Probe;
@@ -54,6 +59,16 @@ public class RouterDeploymentDependent extends ModelDeploymentDependent<Deployme
                                 .withReadOnly(true).build(),
                         PodHardening.tmpMount())
                 .build();
+        boolean clustered = RouterClustered.clustered(spec);
+        if (clustered) {
+            // Router pods form one cluster: JGroups on the pod IP, found through the peer Service.
+            container.getPorts().add(new ContainerPortBuilder().withName("cluster")
+                    .withContainerPort(RouterPeerServiceDependent.CLUSTER_PORT).withProtocol("TCP").build());
+            container.getPorts().add(new ContainerPortBuilder().withName("cluster-fd")
+                    .withContainerPort(RouterPeerServiceDependent.FAILURE_DETECTION_PORT).withProtocol("TCP").build());
+            container.getEnv().add(new EnvVarBuilder().withName("LMW_CLUSTER_BIND")
+                    .withNewValueFrom().withNewFieldRef().withFieldPath("status.podIP").endFieldRef().endValueFrom().build());
+        }
         return new DeploymentBuilder()
                 .withMetadata(metadata(names.router(), names, Labels.ROUTER_COMPONENT))
                 .withNewSpec()
@@ -70,6 +85,7 @@ public class RouterDeploymentDependent extends ModelDeploymentDependent<Deployme
                 .withEnableServiceLinks(false)
                 .withAutomountServiceAccountToken(true)
                 .withSecurityContext(PodHardening.podSecurityContext())
+                .withAffinity(clustered ? spreadOverNodes(names) : null)
                 .withContainers(container)
                 .withVolumes(
                         new VolumeBuilder().withName("config").withNewConfigMap().withName(names.router())
@@ -78,6 +94,20 @@ public class RouterDeploymentDependent extends ModelDeploymentDependent<Deployme
                 .endSpec()
                 .endTemplate()
                 .endSpec()
+                .build();
+    }
+
+    /** Router pods prefer different nodes: a node that goes takes one router, not the cluster. */
+    private static Affinity spreadOverNodes(ResourceNames names) {
+        return new AffinityBuilder().withNewPodAntiAffinity()
+                .addNewPreferredDuringSchedulingIgnoredDuringExecution()
+                .withWeight(100)
+                .withNewPodAffinityTerm()
+                .withTopologyKey("kubernetes.io/hostname")
+                .withNewLabelSelector().withMatchLabels(Labels.selector(names, Labels.ROUTER_COMPONENT)).endLabelSelector()
+                .endPodAffinityTerm()
+                .endPreferredDuringSchedulingIgnoredDuringExecution()
+                .endPodAntiAffinity()
                 .build();
     }
 

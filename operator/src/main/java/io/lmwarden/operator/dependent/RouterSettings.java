@@ -37,6 +37,12 @@ public final class RouterSettings {
                 "--session-idle-timeout", router.sessionIdleTimeout(),
                 "--affinity", Boolean.toString(router.affinity()),
                 "--config", CONFIG_DIR + "/" + CONFIG_FILE));
+        if (RouterClustered.clustered(spec)) {
+            // One cluster per ModelDeployment; the pod IP comes in LMW_CLUSTER_BIND.
+            args.addAll(List.of("--cluster", "dns:" + names.routerPeersDns(),
+                    "--cluster-port", Integer.toString(RouterPeerServiceDependent.CLUSTER_PORT),
+                    "--cluster-name", names.namespace() + "/" + names.name()));
+        }
         return List.copyOf(args);
     }
 

@@ -15,7 +15,7 @@ public class RouterSpec {
 
     @Default("1")
     @Min(1)
-    @JsonPropertyDescription("Router pods. Each keeps its own affinity table; more than one splits sessions by pod.")
+    @JsonPropertyDescription("Router pods. More than one form a cluster that shares session pins and load (a headless peer Service, a PodDisruptionBudget and pod anti-affinity come with it).")
     private Integer replicas;
 
     @JsonPropertyDescription("Router image; defaults to the image the operator was installed with.")

@@ -18,6 +18,9 @@ import io.lmwarden.operator.dependent.RouterDisruptionBudgetDependent;
 import io.lmwarden.operator.dependent.RouterRoleBindingDependent;
 import io.lmwarden.operator.dependent.RouterRoleDependent;
 import io.lmwarden.operator.dependent.RouterServiceAccountDependent;
+import io.lmwarden.operator.dependent.RouterClustered;
+import io.lmwarden.operator.dependent.RouterDisruptionBudgetDependent;
+import io.lmwarden.operator.dependent.RouterPeerServiceDependent;
 import io.lmwarden.operator.dependent.RouterServiceDependent;
 import io.lmwarden.operator.dependent.VllmStatefulSetDependent;
 import io.lmwarden.operator.model.ModelDeployment;
@@ -48,6 +51,8 @@ import java.util.logging.Logger;
         @Dependent(name = ModelDeploymentReconciler.ROUTER, type = RouterDeploymentDependent.class,
                 dependsOn = {ModelDeploymentReconciler.ROUTER_ROLE_BINDING, ModelDeploymentReconciler.ROUTER_CONFIG}),
         @Dependent(name = ModelDeploymentReconciler.ROUTER_SERVICE, type = RouterServiceDependent.class),
+        @Dependent(name = ModelDeploymentReconciler.ROUTER_PEERS, type = RouterPeerServiceDependent.class,
+                reconcilePrecondition = RouterClustered.class),
         @Dependent(name = ModelDeploymentReconciler.ROUTER_DISRUPTION_BUDGET, type = RouterDisruptionBudgetDependent.class)
 })
 @ControllerConfiguration(name = ModelDeploymentReconciler.NAME)
@@ -62,6 +67,7 @@ public class ModelDeploymentReconciler implements Reconciler<ModelDeployment> {
     static final String ROUTER = "router-deployment";
     static final String ROUTER_SERVICE = "router-service";
     static final String ROUTER_DISRUPTION_BUDGET = "router-pdb";
+    static final String ROUTER_PEERS = "router-peer-service";
 
     private static final Logger LOG = Logger.getLogger(ModelDeploymentReconciler.class.getName());
 

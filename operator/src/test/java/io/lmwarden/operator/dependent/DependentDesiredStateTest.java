@@ -222,7 +222,7 @@ class DependentDesiredStateTest {
                 assertThat(p.getPort()).isEqualTo(80);
                 assertThat(p.getTargetPort().getStrVal()).isEqualTo("http");
             });
-            assertThat(routerContainer.getPorts()).singleElement().satisfies(p -> {
+            assertThat(routerContainer.getPorts()).filteredOn(p -> p.getName().equals("http")).singleElement().satisfies(p -> {
                 assertThat(p.getName()).isEqualTo("http");
                 assertThat(p.getContainerPort()).isEqualTo(8000);
             });
@@ -249,7 +249,8 @@ class DependentDesiredStateTest {
         assertThat(container.getArgs()).containsExactly(
                 "--port", "8000", "--k8s-service", "big-replicas", "--namespace", "ns",
                 "--policy", "least-loaded", "--spill-threshold", "6", "--session-idle-timeout", "30m",
-                "--affinity", "false", "--config", "/etc/lmw/router.yaml");
+                "--affinity", "false", "--config", "/etc/lmw/router.yaml",
+                "--cluster", "dns:big-router-peers.ns.svc.cluster.local", "--cluster-port", "7800", "--cluster-name", "ns/big");
 
         String yaml = configMaps.desired(md).getData().get("router.yaml");
         assertThat(yaml).contains("k8sService: \"big-replicas\"", "policy: \"least-loaded\"", "spillThreshold: \"6\"",
@@ -357,5 +358,43 @@ class DependentDesiredStateTest {
         var several = budgets.desired(two).getSpec();
         assertThat(several.getMinAvailable().getIntVal()).isEqualTo(1);
         assertThat(several.getMaxUnavailable()).isNull();
+    }
+
+    @Test
+    void severalRoutersFormOneClusterAndOneRouterNeedsNothingExtra() {
+        ModelDeployment clustered = SampleModelDeployments.tensorParallel("ns");
+        assertThat(clustered.getSpec().getRouter().getReplicas()).isEqualTo(2);
+        var pod = routers.desired(clustered).getSpec().getTemplate().getSpec();
+        Container router = single(pod.getContainers());
+        assertThat(router.getPorts()).extracting(p -> p.getName() + ":" + p.getContainerPort())
+                .contains("cluster:7800", "cluster-fd:7801");
+        assertThat(router.getEnv()).anySatisfy(e -> {
+            assertThat(e.getName()).isEqualTo("LMW_CLUSTER_BIND");
+            assertThat(e.getValueFrom().getFieldRef().getFieldPath()).isEqualTo("status.podIP");
+        });
+        String args = String.join(" ", router.getArgs());
+        String peers = new RouterPeerServiceDependent(DEFAULTS).desired(clustered).getMetadata().getName();
+        assertThat(args).contains("--cluster dns:" + peers + ".ns.svc.cluster.local", "--cluster-port 7800",
+                "--cluster-name ns/" + clustered.getMetadata().getName());
+        var term = pod.getAffinity().getPodAntiAffinity().getPreferredDuringSchedulingIgnoredDuringExecution().get(0).getPodAffinityTerm();
+        assertThat(term.getTopologyKey()).isEqualTo("kubernetes.io/hostname");
+        assertThat(term.getLabelSelector().getMatchLabels()).isEqualTo(routers.desired(clustered).getSpec().getSelector().getMatchLabels());
+
+        var peerService = new RouterPeerServiceDependent(DEFAULTS).desired(clustered);
+        assertThat(peerService.getSpec().getClusterIP()).isEqualTo("None");
+        assertThat(peerService.getSpec().getPublishNotReadyAddresses()).isTrue();
+        assertThat(peerService.getSpec().getSelector()).isEqualTo(routers.desired(clustered).getSpec().getSelector().getMatchLabels());
+        assertThat(peerService.getSpec().getPorts()).extracting(p -> p.getPort()).containsExactly(7800, 7801);
+        var budget = new RouterDisruptionBudgetDependent(DEFAULTS).desired(clustered);
+        assertThat(budget.getSpec().getMinAvailable().getIntVal()).isEqualTo(1);
+        assertThat(RouterClustered.clustered(EffectiveSpec.of(clustered.getSpec(), DEFAULTS))).isTrue();
+
+        ModelDeployment single = SampleModelDeployments.qwenDp4("ns");
+        assertThat(RouterClustered.clustered(EffectiveSpec.of(single.getSpec(), DEFAULTS))).isFalse();
+        var singlePod = routers.desired(single).getSpec().getTemplate().getSpec();
+        assertThat(singlePod.getAffinity()).isNull();
+        Container alone = single(singlePod.getContainers());
+        assertThat(alone.getPorts()).extracting(p -> p.getName()).containsExactly("http");
+        assertThat(alone.getArgs()).doesNotContain("--cluster");
     }
 }

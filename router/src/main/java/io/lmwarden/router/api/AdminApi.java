@@ -6,7 +6,8 @@ import io.lmwarden.router.config.SpillThreshold;
 import io.lmwarden.router.diagnostics.CapacityAdvice;
 import io.lmwarden.router.diagnostics.LiveWorkingSets;
 import io.lmwarden.router.diagnostics.TokenRates;
-import io.lmwarden.router.placement.AffinityTable;
+import io.lmwarden.router.cluster.RouterCluster;
+import io.lmwarden.router.placement.SessionPins;
 import io.lmwarden.router.placement.PolicyFactory;
 import io.lmwarden.router.placement.PolicyHolder;
 import io.lmwarden.router.placement.admission.AdmissionController;
@@ -44,7 +45,7 @@ public final class AdminApi {
     private final LongFunction<PoolSnapshot> snapshot;
     private final PolicyHolder policy;
     private final AdmissionController admission;
-    private final AffinityTable affinity;
+    private final SessionPins affinity;
     private final SessionLog sessions;
     private final RequestAccounting accounting;
     private final RouterMetrics metrics;
@@ -54,11 +55,14 @@ public final class AdminApi {
     private final TokenRates tokenRates;
     private final LiveWorkingSets workingSets;
     private final Instant startedAt = Instant.now();
+    private final RouterCluster cluster;
 
     public AdminApi(ReplicaPool pool, LongFunction<PoolSnapshot> snapshot, PolicyHolder policy, AdmissionController admission,
-                    AffinityTable affinity,
+                    SessionPins affinity,
                     SessionLog sessions, RequestAccounting accounting, RouterMetrics metrics, InFlightTracker inFlight,
-                    Optional<String> adminToken, String discovery, TokenRates tokenRates, LiveWorkingSets workingSets) {
+                    Optional<String> adminToken, String discovery, TokenRates tokenRates, LiveWorkingSets workingSets,
+                    RouterCluster cluster) {
+        this.cluster = cluster;
         this.pool = pool;
         this.snapshot = snapshot;
         this.policy = policy;
@@ -111,6 +115,7 @@ public final class AdminApi {
         m.put("inFlight", inFlight.active());
         m.put("affinityEntries", affinity.size());
         m.put("discovery", discovery);
+        m.put("cluster", cluster.view());
         m.put("startedAt", startedAt.toString());
         m.put("countersSince", "router start");
         List<Map<String, Object>> rows = new ArrayList<>();

@@ -80,7 +80,9 @@ public final class ConfigResolver {
                     Durations.parse(v.get(RouterOption.STREAM_IDLE_TIMEOUT)),
                     Durations.parse(v.get(RouterOption.SHUTDOWN_GRACE)),
                     optional(v.get(RouterOption.ADMIN_TOKEN)),
-                    parseLogFormat(v.get(RouterOption.LOG_FORMAT)));
+                    parseLogFormat(v.get(RouterOption.LOG_FORMAT)),
+                    new ClusterSettings(ClusterSettings.parseDiscovery(v.get(RouterOption.CLUSTER)), v.get(RouterOption.CLUSTER_BIND),
+                            Integer.parseInt(v.get(RouterOption.CLUSTER_PORT)), v.get(RouterOption.CLUSTER_NAME)));
         } catch (NumberFormatException e) {
             throw new IllegalArgumentException("a numeric setting is not a number: " + e.getMessage(), e);
         }

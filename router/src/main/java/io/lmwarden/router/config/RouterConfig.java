@@ -1,5 +1,6 @@
 package io.lmwarden.router.config;
 
+
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
@@ -36,7 +37,8 @@ public record RouterConfig(
         Duration streamIdleTimeout,
         Duration shutdownGrace,
         Optional<String> adminToken,
-        String logFormat) {
+        String logFormat,
+        ClusterSettings cluster) {
 
     public RouterConfig {
         replicas = List.copyOf(replicas);
@@ -227,6 +229,12 @@ public record RouterConfig(
         return b.build();
     }
 
+    public RouterConfig withCluster(ClusterSettings value) {
+        Builder b = toBuilder();
+        b.cluster = value;
+        return b.build();
+    }
+
     /** A copy with some settings changed; {@link #build} validates again. */
     public static final class Builder {
         int port;
@@ -260,6 +268,7 @@ public record RouterConfig(
         Duration shutdownGrace;
         Optional<String> adminToken;
         String logFormat;
+        ClusterSettings cluster;
 
         private Builder(RouterConfig c) {
             port = c.port;
@@ -293,10 +302,11 @@ public record RouterConfig(
             shutdownGrace = c.shutdownGrace;
             adminToken = c.adminToken;
             logFormat = c.logFormat;
+            cluster = c.cluster;
         }
 
         public RouterConfig build() {
-            return new RouterConfig(port, host, replicas, k8sService, namespace, simulate, simProfile, simModel, timeScale, policy, spillThreshold, affinity, maxNumSeqs, prefillMsPerToken, admission, kvBudget, residencyIdle, residencySlice, queueMax, queueTimeout, queueKeepAlive, sessionIdleTimeout, affinityMaxEntries, scrapeInterval, metricsStaleAfter, bodyLimitBytes, connectTimeout, streamIdleTimeout, shutdownGrace, adminToken, logFormat);
+            return new RouterConfig(port, host, replicas, k8sService, namespace, simulate, simProfile, simModel, timeScale, policy, spillThreshold, affinity, maxNumSeqs, prefillMsPerToken, admission, kvBudget, residencyIdle, residencySlice, queueMax, queueTimeout, queueKeepAlive, sessionIdleTimeout, affinityMaxEntries, scrapeInterval, metricsStaleAfter, bodyLimitBytes, connectTimeout, streamIdleTimeout, shutdownGrace, adminToken, logFormat, cluster);
         }
     }
 }

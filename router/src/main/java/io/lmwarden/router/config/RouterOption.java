@@ -35,6 +35,10 @@ public enum RouterOption {
     STREAM_IDLE_TIMEOUT("streamIdleTimeout", "300s", "a replica silent for this long ends the request with 504 (idle, not total)"),
     SHUTDOWN_GRACE("shutdownGrace", "30s", "on shutdown, in-flight streams may finish for this long"),
     ADMIN_TOKEN("adminToken", "", "when set, PUT /api/policy needs 'Authorization: Bearer <token>'"),
+    CLUSTER("cluster", "", "router pods that share pins and load: empty (this router alone), dns:<headless Service name> (Kubernetes) or static:host:port,... (every member's clusterBind:clusterPort)"),
+    CLUSTER_BIND("clusterBind", "127.0.0.1", "address the cluster transport (JGroups TCP) binds; on Kubernetes the pod IP"),
+    CLUSTER_PORT("clusterPort", "7800", "cluster transport port; failure detection listens on clusterPort + 1"),
+    CLUSTER_NAME("clusterName", "lmw-router", "routers join only a cluster of this name (one per ModelDeployment)"),
     LOG_FORMAT("logFormat", "text", "log line format: text or json"),
     CONFIG("config", "", "YAML config file with any of these keys");
 

@@ -17,7 +17,7 @@ public final class AffinityPolicy implements PlacementPolicy {
 
     private final SessionHomes homes;
 
-    public AffinityPolicy(AffinityTable table, SpillThreshold spillThreshold, int maxNumSeqs) {
+    public AffinityPolicy(SessionPins table, SpillThreshold spillThreshold, int maxNumSeqs) {
         this.homes = new SessionHomes(table, spillThreshold, maxNumSeqs);
     }
 

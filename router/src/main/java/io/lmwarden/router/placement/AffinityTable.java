@@ -1,5 +1,6 @@
 package io.lmwarden.router.placement;
 
+
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.Iterator;
@@ -11,9 +12,10 @@ import java.util.Optional;
  * Maps (model, session key) to the replica that holds the session's prefix. Bounded: beyond
  * {@code maxEntries} the least recently used entry goes; an entry idle longer than the timeout is
  * forgotten. Every operation is O(1) (expiry is amortised: it walks from the oldest entry and stops
- * at the first one still in use). One lock: the table is touched once per request.
+ * at the first one still in use). One lock: the table is touched once per request. A router alone
+ * uses it as its {@link SessionPins}; in a cluster it is each pod's local copy of the shared pins.
  */
-public final class AffinityTable {
+public final class AffinityTable implements SessionPins {
 
     private static final char SEPARATOR = '\u0001';
 
@@ -44,6 +46,7 @@ public final class AffinityTable {
     }
 
     /** The session's replica if it has one and it has not gone idle; touches the entry. */
+    @Override
     public synchronized Optional<String> lookup(String model, String sessionKey, long nowNanos) {
         String k = key(model, sessionKey);
         Entry e = entries.get(k);
@@ -59,7 +62,33 @@ public final class AffinityTable {
         return Optional.of(e.replicaId);
     }
 
+    /** Alone, nobody can win a race: pins and returns {@code replicaId}. */
+    @Override
+    public synchronized String claim(String model, String sessionKey, Optional<String> previous, String replicaId, long nowNanos) {
+        pin(model, sessionKey, replicaId, nowNanos);
+        return replicaId;
+    }
+
+    /** Drops the session's entry (another router's table forgot it). */
+    public synchronized void forget(String model, String sessionKey) {
+        Entry e = entries.remove(key(model, sessionKey));
+        if (e != null) {
+            decrement(e.replicaId);
+        }
+    }
+
+    /** Points an existing entry elsewhere without counting it as used (another router moved the session). */
+    public synchronized void repoint(String model, String sessionKey, String replicaId) {
+        Entry e = entries.get(key(model, sessionKey));
+        if (e != null && !e.replicaId.equals(replicaId)) {
+            decrement(e.replicaId);
+            increment(replicaId);
+            e.replicaId = replicaId;
+        }
+    }
+
     /** Pins (or re-pins) the session to a replica. */
+    @Override
     public synchronized void pin(String model, String sessionKey, String replicaId, long nowNanos) {
         String k = key(model, sessionKey);
         Entry e = entries.get(k);
@@ -83,6 +112,7 @@ public final class AffinityTable {
     }
 
     /** Forgets entries idle longer than the timeout; returns how many. */
+    @Override
     public synchronized int expireIdle(long nowNanos) {
         int removed = 0;
         Iterator<Map.Entry<String, Entry>> it = entries.entrySet().iterator();
@@ -99,6 +129,7 @@ public final class AffinityTable {
     }
 
     /** The replica left the pool or stopped being ready: its sessions have no home any more. Returns how many. */
+    @Override
     public synchronized int release(String replicaId) {
         int removed = 0;
         Iterator<Map.Entry<String, Entry>> it = entries.entrySet().iterator();
@@ -112,20 +143,24 @@ public final class AffinityTable {
         return removed;
     }
 
+    @Override
     public synchronized Optional<String> peek(String model, String sessionKey) {
         Entry e = entries.get(key(model, sessionKey));
         return e == null ? Optional.empty() : Optional.of(e.replicaId);
     }
 
+    @Override
     public synchronized int size() {
         return entries.size();
     }
 
     /** Sessions pinned to one replica. */
+    @Override
     public synchronized int sessionsOn(String replicaId) {
         return perReplica.getOrDefault(replicaId, 0);
     }
 
+    @Override
     public synchronized Map<String, Integer> sessionsPerReplica() {
         return Map.copyOf(perReplica);
     }

@@ -47,7 +47,7 @@ public final class CostPolicy implements PlacementPolicy {
     /**
      * @param timeScale engines that run K times faster than real time (a simulator) shrink the absolute margin K times
      */
-    public CostPolicy(AffinityTable table, SpillThreshold spillThreshold, int maxNumSeqs, TtftEstimator estimator, double timeScale) {
+    public CostPolicy(SessionPins table, SpillThreshold spillThreshold, int maxNumSeqs, TtftEstimator estimator, double timeScale) {
         this.homes = new SessionHomes(table, spillThreshold, maxNumSeqs);
         this.estimator = estimator;
         this.timeScale = timeScale;

@@ -10,12 +10,12 @@ public final class PolicyFactory {
     public static final List<String> NAMES = List.of(AffinityPolicy.NAME, CostPolicy.NAME, LeastLoadedPolicy.NAME, RoundRobinPolicy.NAME,
             PassthroughPolicy.NAME);
 
-    private final AffinityTable affinity;
+    private final SessionPins affinity;
     private final int maxNumSeqs;
     private final TtftEstimator estimator;
     private final double timeScale;
 
-    public PolicyFactory(AffinityTable affinity, int maxNumSeqs, TtftEstimator estimator, double timeScale) {
+    public PolicyFactory(SessionPins affinity, int maxNumSeqs, TtftEstimator estimator, double timeScale) {
         this.affinity = affinity;
         this.maxNumSeqs = maxNumSeqs;
         this.estimator = estimator;

@@ -32,11 +32,11 @@ final class SessionHomes {
     record Step(Optional<Placement> decided, ReplicaView home, List<ReplicaView> others) {
     }
 
-    private final AffinityTable table;
+    private final SessionPins table;
     private final SpillThreshold spillThreshold;
     private final int maxNumSeqs;
 
-    SessionHomes(AffinityTable table, SpillThreshold spillThreshold, int maxNumSeqs) {
+    SessionHomes(SessionPins table, SpillThreshold spillThreshold, int maxNumSeqs) {
         this.table = table;
         this.spillThreshold = spillThreshold;
         this.maxNumSeqs = maxNumSeqs;
@@ -53,8 +53,7 @@ final class SessionHomes {
         if (homeView.isEmpty()) {
             String why = home.map(h -> "home " + h + " unavailable").orElse("new session");
             Placement p = choices.forNewSession(request.candidates(), why);
-            pin(request, p.replica());
-            return new Step(Optional.of(p), null, List.of());
+            return new Step(Optional.of(claim(request, home, p)), null, List.of());
         }
         ReplicaView h = homeView.get();
         List<ReplicaView> others = request.candidates().stream().filter(r -> r != h).toList();
@@ -75,6 +74,25 @@ final class SessionHomes {
     Placement move(PlacementRequest request, ReplicaView home, Placement p) {
         pin(request, p.replica());
         return p.movedFrom(home.id());
+    }
+
+    /**
+     * Pins a session that had no usable home. Another router may have placed the same session a
+     * moment earlier: then the pin that holds is the other's, and this step follows it there.
+     */
+    private Placement claim(PlacementRequest request, Optional<String> previous, Placement p) {
+        RequestFacts f = request.facts();
+        String winner = table.claim(f.model(), f.sessionKey().value(), previous, p.replica().id(), request.nowNanos());
+        if (winner.equals(p.replica().id())) {
+            return p;
+        }
+        Optional<ReplicaView> theirs = request.candidates().stream().filter(r -> r.id().equals(winner)).findFirst();
+        if (theirs.isEmpty()) {
+            // The other router's choice cannot take requests from here: ours stands, and is the pin from now on.
+            pin(request, p.replica());
+            return p;
+        }
+        return new Placement(theirs.get(), Decision.STICKY, "another router pinned this session to " + winner + " first");
     }
 
     private void pin(PlacementRequest request, ReplicaView r) {

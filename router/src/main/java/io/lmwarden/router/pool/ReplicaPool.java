@@ -184,11 +184,19 @@ public final class ReplicaPool {
     }
 
     public PoolSnapshot snapshot(ToIntFunction<String> stickySessions, long nowNanos) {
+        return snapshot(stickySessions, id -> 0, nowNanos);
+    }
+
+    /**
+     * {@code peerInFlight}: requests other routers of the same cluster have in flight on a replica;
+     * a view's in-flight count is this router's plus theirs, since the engine's slots are shared.
+     */
+    public PoolSnapshot snapshot(ToIntFunction<String> stickySessions, ToIntFunction<String> peerInFlight, long nowNanos) {
         List<ReplicaView> views = new ArrayList<>(replicas.size());
         for (ReplicaState s : replicas.values()) {
             EngineMetrics m = s.metrics();
             boolean fresh = m != null && nowNanos - m.scrapedAtNanos() <= staleAfterNanos;
-            views.add(new ReplicaView(s.id(), s.url(), s.discoveredReady() && s.healthy(), s.inFlight(),
+            views.add(new ReplicaView(s.id(), s.url(), s.discoveredReady() && s.healthy(), s.inFlight() + peerInFlight.applyAsInt(s.id()),
                     s.sentSinceScrape(), stickySessions.applyAsInt(s.id()), s.pendingPrefillTokens(), s.pendingRequests(),
                     s.pendingAtScrape(), m, fresh, s.endpointId(), s.dataParallelRank().orElse(-1)));
         }

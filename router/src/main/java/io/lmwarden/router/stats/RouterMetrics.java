@@ -1,7 +1,7 @@
 package io.lmwarden.router.stats;
 
-import io.lmwarden.router.placement.AffinityTable;
 import io.lmwarden.router.placement.Decision;
+import io.lmwarden.router.placement.SessionPins;
 import io.lmwarden.router.placement.admission.AdmissionController;
 import io.lmwarden.router.placement.admission.AdmissionObserver;
 import io.lmwarden.router.pool.ReplicaPool;
@@ -72,7 +72,7 @@ public final class RouterMetrics implements AutoCloseable {
 
     private final PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
     private final ReplicaPool pool;
-    private final AffinityTable affinity;
+    private final SessionPins affinity;
     private final MultiGauge inFlight;
     private final MultiGauge sticky;
     private final MultiGauge ready;
@@ -85,7 +85,7 @@ public final class RouterMetrics implements AutoCloseable {
     private AdmissionController admission;
     private Timer queueWait;
 
-    public RouterMetrics(ReplicaPool pool, AffinityTable affinity, String version) {
+    public RouterMetrics(ReplicaPool pool, SessionPins affinity, String version) {
         this.pool = pool;
         this.affinity = affinity;
         // Both break Prometheus's naming rules (promtool check metrics): an abbreviated unit, a "_count" gauge.
@@ -99,7 +99,7 @@ public final class RouterMetrics implements AutoCloseable {
                 .description("1 while the replica is discovered ready and its health checks pass, else 0").register(registry);
         this.overhead = Timer.builder("lmw_router_overhead_seconds").description("Router receive to upstream request sent")
                 .serviceLevelObjectives(OVERHEAD_BUCKETS).register(registry);
-        Gauge.builder("lmw_affinity_entries", affinity, AffinityTable::size)
+        Gauge.builder("lmw_affinity_entries", affinity, SessionPins::size)
                 .description("Entries in the affinity table").register(registry);
         // An Info metric of the Prometheus client itself: Micrometer would strip the "_info" suffix of a gauge.
         Info.builder().name("lmw_build_info").help("Always 1; the labels say which build runs")

@@ -28,14 +28,16 @@ public final class RouterUnderTest implements AutoCloseable {
     private static void waitUntilReady(LmWardenRouter router) {
         Http http = new Http();
         long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+        Http.Reply r = null;
         while (System.nanoTime() < deadline) {
-            Http.Reply r = http.get(router.url() + "/api/replicas");
+            r = http.get(router.url() + "/api/replicas");
             if (r.status() == 200 && r.body().contains("\"metricsFresh\":true") && !r.body().contains("\"metricsFresh\":false")) {
                 return;
             }
             sleep(50);
         }
-        throw new IllegalStateException("router did not see fresh metrics from every replica within 10 s");
+        throw new IllegalStateException("router did not see fresh metrics from every replica within 10 s; last /api/replicas: "
+                + (r == null ? "none" : r.status() + " " + r.body()));
     }
 
     public static void sleep(long ms) {

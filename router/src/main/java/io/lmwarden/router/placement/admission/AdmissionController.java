@@ -1,6 +1,6 @@
 package io.lmwarden.router.placement.admission;
 
-import io.lmwarden.router.placement.AffinityTable;
+import io.lmwarden.router.placement.SessionPins;
 import io.lmwarden.router.placement.Decision;
 import io.lmwarden.router.placement.LoadOrder;
 import io.lmwarden.router.placement.NoReplicaAvailableException;
@@ -27,6 +27,7 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.LongFunction;
 import java.util.function.LongSupplier;
 import java.util.function.Supplier;
+import java.util.function.ToLongFunction;
 
 /**
  * KV-budgeted session admission. A step of a resident session goes where the policy sends it (home)
@@ -85,11 +86,12 @@ public final class AdmissionController {
     private final Placer placer;
     private final LongFunction<PoolSnapshot> snapshot;
     private final Supplier<PlacementPolicy> policy;
-    private final AffinityTable affinity;
+    private final SessionPins affinity;
     private final PrefixIndexes prefixIndexes;
     private final int defaultCapacityTokens;
     private final AdmissionObserver observer;
     private final LongSupplier clock;
+    private final ToLongFunction<String> peerResidentBlocks;
     private final ResidencyTable residencies = new ResidencyTable();
     private final Map<Waiter, AdmissionQueue.Entry<Pending>> waiting = new HashMap<>();
     /** Admitted requests by their facts (one object per request), until their last attempt ends. */
@@ -105,8 +107,21 @@ public final class AdmissionController {
     private AdmissionQueue<Pending> queue;
 
     public AdmissionController(AdmissionSettings settings, Placer placer, LongFunction<PoolSnapshot> snapshot,
-                               Supplier<PlacementPolicy> policy, AffinityTable affinity, PrefixIndexes prefixIndexes,
+                               Supplier<PlacementPolicy> policy, SessionPins affinity, PrefixIndexes prefixIndexes,
                                int defaultCapacityTokens, AdmissionObserver observer, LongSupplier clock) {
+        this(settings, placer, snapshot, policy, affinity, prefixIndexes, defaultCapacityTokens, observer, clock, replica -> 0);
+    }
+
+    /**
+     * {@code peerResidentBlocks}: KV blocks the resident sessions of the other routers of the same
+     * cluster hold on a replica. They come out of this router's share of the budget, so that a
+     * replica has one budget however many routers admit to it.
+     */
+    public AdmissionController(AdmissionSettings settings, Placer placer, LongFunction<PoolSnapshot> snapshot,
+                               Supplier<PlacementPolicy> policy, SessionPins affinity, PrefixIndexes prefixIndexes,
+                               int defaultCapacityTokens, AdmissionObserver observer, LongSupplier clock,
+                               ToLongFunction<String> peerResidentBlocks) {
+        this.peerResidentBlocks = peerResidentBlocks;
         this.settings = settings;
         this.placer = placer;
         this.snapshot = snapshot;
@@ -267,7 +282,7 @@ public final class AdmissionController {
         PoolSnapshot snap = snapshot.apply(now);
         Placement chosen = placer.place(facts, snap, Set.of(), now);
         ReplicaView first = chosen.replica();
-        if (residencies.fits(first.id(), ws, budgetBlocks(first))) {
+        if (fits(first, ws)) {
             residencies.stepStarted(session, first.id(), ws, now);
             return Optional.of(chosen);
         }
@@ -275,7 +290,7 @@ public final class AdmissionController {
         others.removeIf(r -> r.id().equals(first.id()));
         others.sort(LoadOrder.FOR_NEW_SESSION);
         for (ReplicaView r : others) {
-            if (residencies.fits(r.id(), ws, budgetBlocks(r))) {
+            if (fits(r, ws)) {
                 return Optional.of(moveTo(facts, session, ws, chosen, r, now, "over its KV budget"));
             }
         }
@@ -288,9 +303,9 @@ public final class AdmissionController {
         long pausedBefore = now - settings.residencyIdleNanos() / COMPUTE_IDLE_GRACE_DIVISOR;
         for (ReplicaView r : order) {
             if (computeIdle(r)) {
-                List<String> revoked = residencies.revokeIdleUntilFits(r.id(), ws, budgetBlocks(r), pausedBefore, now);
+                List<String> revoked = residencies.revokeIdleUntilFits(r.id(), ws, availableBlocks(r), pausedBefore, now);
                 revokedUnderPressure.addAndGet(revoked.size());
-                if (residencies.fits(r.id(), ws, budgetBlocks(r))) {
+                if (fits(r, ws)) {
                     if (r == first) {
                         residencies.stepStarted(session, first.id(), ws, now);
                         return Optional.of(chosen.withDecision(chosen.decision(), chosen.reason() + "; " + revoked.size()
@@ -321,6 +336,23 @@ public final class AdmissionController {
     /** Nothing the router sent is running there, and no resident has a request on its way. */
     private boolean computeIdle(ReplicaView r) {
         return r.inFlight() == 0 && residencies.load(r.id()).inFlight() == 0;
+    }
+
+    /**
+     * Whether the working set fits what is left of the replica's budget. A replica nobody holds
+     * anything on takes any working set; one where other routers' residents hold blocks does not.
+     */
+    private boolean fits(ReplicaView r, WorkingSet ws) {
+        long peers = peerResidentBlocks.applyAsLong(r.id());
+        if (peers == 0) {
+            return residencies.fits(r.id(), ws, budgetBlocks(r));
+        }
+        return residencies.usedBlocks(r.id()) + residencies.extraBlocks(r.id(), ws) <= budgetBlocks(r) - peers;
+    }
+
+    /** The replica's budget less what the other routers' residents hold there. */
+    private long availableBlocks(ReplicaView r) {
+        return Math.max(0, budgetBlocks(r) - peerResidentBlocks.applyAsLong(r.id()));
     }
 
     private long budgetBlocks(ReplicaView r) {

@@ -1,0 +1,225 @@
+package io.lmwarden.router.cluster;
+
+import io.lmwarden.router.config.ClusterSettings;
+import io.lmwarden.router.placement.SessionPins;
+import org.infinispan.AdvancedCache;
+import org.infinispan.Cache;
+import org.infinispan.configuration.cache.CacheMode;
+import org.infinispan.configuration.cache.ConfigurationBuilder;
+import org.infinispan.configuration.global.GlobalConfigurationBuilder;
+import org.infinispan.context.Flag;
+import org.infinispan.manager.DefaultCacheManager;
+import org.infinispan.notifications.Listener;
+import org.infinispan.notifications.cachelistener.annotation.CacheEntryCreated;
+import org.infinispan.notifications.cachelistener.annotation.CacheEntryModified;
+import org.infinispan.notifications.cachelistener.annotation.CacheEntryRemoved;
+import org.infinispan.notifications.cachelistener.event.CacheEntryEvent;
+import org.infinispan.notifications.cachemanagerlistener.annotation.ViewChanged;
+import org.infinispan.notifications.cachemanagerlistener.event.ViewChangedEvent;
+import org.infinispan.partitionhandling.PartitionHandling;
+import org.infinispan.remoting.transport.Address;
+import org.infinispan.remoting.transport.jgroups.JGroupsTransport;
+import org.infinispan.conflict.MergePolicy;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
+import java.util.logging.Logger;
+import java.util.stream.Collectors;
+
+/**
+ * Router pods as one Infinispan cluster (embedded, JGroups over TCP): two replicated caches, the
+ * session pins ({@link ClusteredPins}) and one load report per member. Every member holds both in
+ * full, so the request path reads them from local memory; what each pod sees of its peers' load is
+ * kept in plain fields, recomputed when a report arrives, and placement reads those.
+ *
+ * <p>{@link #start} returns once this router has joined and received the pins that exist (Infinispan's
+ * initial state transfer), so a router is never ready before it knows the pins. In a partition both
+ * sides keep serving with what they hold (availability over consistency: a session placed on two
+ * sides meanwhile has two pins); when the sides merge, the larger side's entries win.
+ */
+public final class InfinispanCluster implements RouterCluster {
+
+    private static final Logger LOG = Logger.getLogger(InfinispanCluster.class.getName());
+    static final String PINS = "lmw-pins";
+    static final String LOADS = "lmw-loads";
+
+    private final DefaultCacheManager manager;
+    private final ClusteredPins pins;
+    private final AdvancedCache<String, String> loads;
+    private final String self;
+    private volatile Map<String, Integer> peerInFlight = Map.of();
+    private volatile Map<String, Long> peerBlocks = Map.of();
+    private volatile String lastPublished = "";
+
+    private InfinispanCluster(DefaultCacheManager manager, ClusteredPins pins, AdvancedCache<String, String> loads) {
+        this.manager = manager;
+        this.pins = pins;
+        this.loads = loads;
+        this.self = manager.getAddress().toString();
+    }
+
+    /** Joins (or forms) the cluster and learns the existing pins; blocks until then. */
+    public static InfinispanCluster start(ClusterSettings settings, int maxEntries, Duration idleTimeout) {
+        GlobalConfigurationBuilder global = new GlobalConfigurationBuilder();
+        global.transport().defaultTransport()
+                .addProperty(JGroupsTransport.CONFIGURATION_XML, JGroupsStack.xml(settings))
+                .clusterName(settings.name())
+                .nodeName(settings.bind() + ":" + settings.port());
+        global.jmx().disable();
+        global.metrics().gauges(false).histograms(false);
+        DefaultCacheManager manager = new DefaultCacheManager(global.build());
+        try {
+            manager.defineConfiguration(PINS, replicated().memory().maxCount(maxEntries).build());
+            manager.defineConfiguration(LOADS, replicated().build());
+            Cache<String, String> pinCache = manager.getCache(PINS);
+            ClusteredPins pins = new ClusteredPins(pinCache.getAdvancedCache(), maxEntries, idleTimeout);
+            pins.listen();
+            Cache<String, String> loadCache = manager.getCache(LOADS);
+            InfinispanCluster c = new InfinispanCluster(manager, pins, loadCache.getAdvancedCache());
+            loadCache.addListener(c.new Reports());
+            manager.addListener(c.new Views());
+            c.recompute();
+            LOG.info(() -> "router cluster '" + settings.name() + "' joined as " + c.self + "; members " + manager.getMembers()
+                    + "; " + pins.size() + " pins learned");
+            return c;
+        } catch (RuntimeException e) {
+            manager.stop();
+            throw e;
+        }
+    }
+
+    /**
+     * Synchronous replication: a write returns once every member applied it. Non-transactional: a
+     * conditional write is decided by the key's primary owner.
+     */
+    private static ConfigurationBuilder replicated() {
+        ConfigurationBuilder b = new ConfigurationBuilder();
+        b.clustering().cacheMode(CacheMode.REPL_SYNC).remoteTimeout(2, TimeUnit.SECONDS)
+                .stateTransfer().awaitInitialTransfer(true).timeout(2, TimeUnit.MINUTES)
+                .partitionHandling().whenSplit(PartitionHandling.ALLOW_READ_WRITES).mergePolicy(MergePolicy.PREFERRED_ALWAYS);
+        b.statistics().disable();
+        return b;
+    }
+
+    @Override
+    public SessionPins pins() {
+        return pins;
+    }
+
+    @Override
+    public int peerInFlight(String replicaId) {
+        return peerInFlight.getOrDefault(replicaId, 0);
+    }
+
+    @Override
+    public long peerResidentBlocks(String replicaId) {
+        return peerBlocks.getOrDefault(replicaId, 0L);
+    }
+
+    @Override
+    public void publish(LoadReport own) {
+        String json = own.withViewId(loads.getRpcManager().getTransport().getViewId()).toJson();
+        if (!json.equals(lastPublished)) {
+            lastPublished = json;
+            loads.withFlags(Flag.IGNORE_RETURN_VALUES).putAsync(self, json);
+        }
+    }
+
+    @Override
+    public ClusterView view() {
+        List<Address> members = manager.getMembers();
+        Map<String, LoadReport> reports = reports();
+        long myView = loads.getRpcManager().getTransport().getViewId();
+        List<ClusterView.Member> rows = new ArrayList<>();
+        boolean agree = true;
+        Integer pinsSeen = null;
+        for (Address a : members) {
+            String name = a.toString();
+            LoadReport r = reports.get(name);
+            if (r == null) {
+                agree = false;
+                rows.add(new ClusterView.Member(name, name.equals(self), false, 0, 0, -1));
+                continue;
+            }
+            int inFlight = r.inFlight().values().stream().mapToInt(Integer::intValue).sum();
+            rows.add(new ClusterView.Member(name, name.equals(self), true, r.pins(), inFlight, r.viewId()));
+            agree &= r.viewId() == myView && (pinsSeen == null || pinsSeen == r.pins());
+            pinsSeen = r.pins();
+        }
+        Address coordinator = manager.getCoordinator();
+        return new ClusterView("infinispan", self, coordinator == null ? "" : coordinator.toString(), rows, agree);
+    }
+
+    /** Races this router lost when placing a new session (it followed the winner). */
+    public long pinRacesLost() {
+        return pins.racesLost();
+    }
+
+    private Map<String, LoadReport> reports() {
+        Map<String, LoadReport> m = new HashMap<>();
+        for (Map.Entry<String, String> e : loads.withFlags(Flag.CACHE_MODE_LOCAL).entrySet()) {
+            try {
+                m.put(e.getKey(), LoadReport.fromJson(e.getValue()));
+            } catch (IllegalArgumentException ex) {
+                LOG.warning(() -> "ignoring the load report of " + e.getKey() + ": " + ex.getMessage());
+            }
+        }
+        return m;
+    }
+
+    /** Sums the reports of the other live members; a member that left counts no more, whether or not its report is gone yet. */
+    private void recompute() {
+        Set<String> live = manager.getMembers().stream().map(Address::toString).collect(Collectors.toSet());
+        Map<String, Integer> inFlight = new HashMap<>();
+        Map<String, Long> blocks = new HashMap<>();
+        reports().forEach((member, r) -> {
+            if (!member.equals(self) && live.contains(member)) {
+                r.inFlight().forEach((replica, n) -> inFlight.merge(replica, n, Integer::sum));
+                r.residentBlocks().forEach((replica, n) -> blocks.merge(replica, n, Long::sum));
+            }
+        });
+        peerInFlight = Map.copyOf(inFlight);
+        peerBlocks = Map.copyOf(blocks);
+    }
+
+    @Override
+    public void close() {
+        manager.stop();
+    }
+
+    /** A peer's report arrived (or went). */
+    @Listener
+    public final class Reports {
+        @CacheEntryCreated
+        @CacheEntryModified
+        @CacheEntryRemoved
+        public void changed(CacheEntryEvent<String, String> e) {
+            if (!e.isPre() && !self.equals(e.getKey())) {
+                recompute();
+            }
+        }
+    }
+
+    /** A member left: its in-flight requests are gone with it; the coordinator drops its report. */
+    @Listener
+    public final class Views {
+        @ViewChanged
+        public void viewChanged(ViewChangedEvent e) {
+            LOG.info(() -> "router cluster view " + e.getViewId() + ": " + e.getNewMembers());
+            recompute();
+            if (e.getLocalAddress().equals(manager.getCoordinator())) {
+                Set<String> live = e.getNewMembers().stream().map(Address::toString).collect(Collectors.toSet());
+                for (String member : Set.copyOf(loads.withFlags(Flag.CACHE_MODE_LOCAL).keySet())) {
+                    if (!live.contains(member)) {
+                        loads.withFlags(Flag.IGNORE_RETURN_VALUES).removeAsync(member);
+                    }
+                }
+            }
+        }
+    }
+}

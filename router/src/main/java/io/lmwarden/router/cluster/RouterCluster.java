@@ -1,0 +1,28 @@
+package io.lmwarden.router.cluster;
+
+import io.lmwarden.router.placement.SessionPins;
+
+/**
+ * What the routers of one deployment share, so that several pods act as one: the session pins and
+ * each pod's load per replica. Two implementations: {@link LocalCluster} for a single router and
+ * {@link InfinispanCluster} for router pods that form a cluster.
+ */
+public interface RouterCluster extends AutoCloseable {
+
+    SessionPins pins();
+
+    /** Requests the other routers have in flight on the replica (0 alone), as of their last report. */
+    int peerInFlight(String replicaId);
+
+    /** KV blocks the other routers' resident sessions hold on the replica (0 alone), as of their last report. */
+    long peerResidentBlocks(String replicaId);
+
+    /** Tells the peers this router's own load; called on a timer, must not block. */
+    void publish(LoadReport own);
+
+    /** The members and whether they agree, for /api/replicas and the UI. */
+    ClusterView view();
+
+    @Override
+    void close();
+}

@@ -1,0 +1,41 @@
+package io.lmwarden.router.placement;
+
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * Where each session lives: (model, session key) → replica id. What placement reads and writes; a
+ * single router keeps it in memory ({@code placement.AffinityTable}), several routers share it
+ * ({@code cluster.ClusteredPins}). A lookup of a pinned session must stay local (no round trip to a peer).
+ */
+public interface SessionPins {
+
+    /** The session's replica if it has one and it has not gone idle; touches the entry. */
+    Optional<String> lookup(String model, String sessionKey, long nowNanos);
+
+    /**
+     * Pins a session that has no usable home ({@code previous}: the home it had, now unavailable, or
+     * empty) to {@code replicaId}, unless another router has pinned it since; returns the pin that
+     * holds, which is the other router's when it won the race.
+     */
+    String claim(String model, String sessionKey, Optional<String> previous, String replicaId, long nowNanos);
+
+    /** Re-pins (moves) a session, whatever it was pinned to. */
+    void pin(String model, String sessionKey, String replicaId, long nowNanos);
+
+    /** Forgets entries idle longer than the timeout; returns how many. Called on a timer. */
+    int expireIdle(long nowNanos);
+
+    /** The replica left the pool or stopped being ready: its sessions have no home any more. Returns how many. */
+    int release(String replicaId);
+
+    /** The session's replica without touching it. */
+    Optional<String> peek(String model, String sessionKey);
+
+    int size();
+
+    /** Sessions pinned to one replica. */
+    int sessionsOn(String replicaId);
+
+    Map<String, Integer> sessionsPerReplica();
+}
