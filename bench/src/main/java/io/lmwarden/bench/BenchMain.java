@@ -164,7 +164,7 @@ public final class BenchMain implements Callable<Integer> {
     BenchSettings settings() {
         if (simulate > 0) {
             // fails early, with the known names, on a typo
-            io.lmwarden.bench.pool.ProfileOverrides.apply(SimProfile.named(profile), simSet);
+            io.lmwarden.sim.ProfileOverrides.apply(SimProfile.named(profile), simSet);
         }
         if (target != null && simulate == 0 && timeScale != 1 && !argsContain("--time-scale")) {
             timeScale = 1; // a real pool runs on the wall clock

@@ -7,7 +7,7 @@ import io.lmwarden.bench.report.StageResult;
 import io.lmwarden.bench.run.VariantRunner;
 import io.lmwarden.bench.pool.BenchTarget;
 import io.lmwarden.bench.pool.ModelDiscovery;
-import io.lmwarden.bench.pool.ProfileOverrides;
+import io.lmwarden.sim.ProfileOverrides;
 import io.lmwarden.bench.pool.RemoteRouterTarget;
 import io.lmwarden.bench.pool.SimulatedTarget;
 import io.lmwarden.bench.pool.VariantTarget;

@@ -1,6 +1,8 @@
 package io.lmwarden.router;
 
 import io.lmwarden.router.config.RouterConfig;
+import io.lmwarden.sim.AgentModelNames;
+import io.lmwarden.sim.OutputLength;
 import io.lmwarden.sim.SimCluster;
 import io.lmwarden.sim.SimOptions;
 import io.lmwarden.sim.SimProfile;
@@ -23,7 +25,10 @@ final class SimulatedReplicas implements ReplicaSource {
         SimCluster cluster = SimCluster.start(SimOptions.defaults()
                 .withReplicas(config.simulate())
                 .withProfile(profile)
-                .withModel(config.simModel())
+                // Claude Code's default model names too, and replies of chat-like lengths ending in "stop",
+                // so agents work against --simulate without extra settings.
+                .withServedModelNames(AgentModelNames.servedWith(config.simModel()))
+                .withOutputLength(OutputLength.REALISTIC)
                 .withTimeScale(config.timeScale()));
         return new SimulatedReplicas(cluster, profile);
     }

@@ -36,15 +36,16 @@ public final class SimCluster implements AutoCloseable {
         List<SimReplica> started = new ArrayList<>();
         try {
             for (int i = 0; i < options.replicas(); i++) {
-                Engine engine = new Engine(i, options.profile(), clock);
-                ReplicaServer server = new ReplicaServer(new ReplicaConfig(i, options.model(), options.profile(),
-                        options.seed() + i, options.randomOutputLength()), engine);
+                SimProfile profile = options.profileOf(i);
+                Engine engine = new Engine(i, profile, clock);
+                ReplicaServer server = new ReplicaServer(new ReplicaConfig(i, options.servedModelNames(), profile,
+                        options.seed() + i, options.outputLength()), engine);
                 int port = options.basePort() == 0 ? 0 : options.basePort() + i;
                 int actual = await(server.listen(vertx, options.host(), port));
                 engine.start();
                 started.add(new SimReplica("sim-" + i, options.host(), actual, engine, server));
                 LOG.info("simulated replica sim-" + i + " listening on " + options.host() + ":" + actual
-                        + " (profile " + options.profile().name() + ", time scale " + options.timeScale() + ")");
+                        + " (profile " + profile.name() + ", time scale " + options.timeScale() + ")");
             }
         } catch (RuntimeException e) {
             new SimCluster(vertx, started).close();
@@ -61,21 +62,33 @@ public final class SimCluster implements AutoCloseable {
         return replicas.stream().map(SimReplica::url).toList();
     }
 
+    /**
+     * Stops replica {@code index} as a crash would: its server closes every connection (streams in flight end
+     * without their terminator) and later connections are refused. The other replicas keep serving.
+     */
+    public void kill(int index) {
+        stop(replicas.get(index));
+    }
+
     @Override
     public void close() {
         for (SimReplica r : replicas) {
-            try {
-                await(r.server().close());
-            } catch (RuntimeException e) {
-                LOG.warning("closing " + r.id() + ": " + e.getMessage());
-            }
-            r.engine().close();
+            stop(r);
         }
         try {
             await(vertx.close());
         } catch (RuntimeException e) {
             LOG.warning("closing Vert.x: " + e.getMessage());
         }
+    }
+
+    private static void stop(SimReplica r) {
+        try {
+            await(r.server().close());
+        } catch (RuntimeException e) {
+            LOG.warning("closing " + r.id() + ": " + e.getMessage());
+        }
+        r.engine().close();
     }
 
     private static <T> T await(Future<T> future) {

@@ -4,6 +4,7 @@ import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
+import java.util.List;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 
@@ -18,8 +19,12 @@ public final class SimMain implements Callable<Integer> {
     int port = 8000;
     @Option(names = "--host", description = "Address to bind (default: ${DEFAULT-VALUE})")
     String host = "127.0.0.1";
-    @Option(names = "--model", description = "Served model name (default: ${DEFAULT-VALUE})")
+    @Option(names = "--model", description = "Model the replicas serve (default: ${DEFAULT-VALUE})")
     String model = SimOptions.DEFAULT_MODEL;
+    @Option(names = "--served-model-name", arity = "1..*", paramLabel = "NAME",
+            description = "Names the replicas answer to instead of --model, like vLLM's --served-model-name A B …;"
+                    + " the first labels the metrics")
+    List<String> servedModelNames;
     @Option(names = "--profile", description = "Hardware profile: a4000-qwen3-4b or tiny (default: ${DEFAULT-VALUE})")
     String profile = SimProfile.A4000_QWEN3_4B;
     @Option(names = "--time-scale", description = "Simulated seconds per wall second (default: ${DEFAULT-VALUE})")
@@ -32,9 +37,12 @@ public final class SimMain implements Callable<Integer> {
     Integer blockSize;
     @Option(names = "--seed", description = "Seed of output texts and lengths (default: ${DEFAULT-VALUE})")
     long seed = 42;
-    @Option(names = "--output-length", description = "fixed (= max_tokens) or random (uniform 1..max_tokens)"
-            + " (default: ${DEFAULT-VALUE})")
-    String outputLength = "fixed";
+    @Option(names = "--output-length", description = "realistic (seeded, median " + OutputLength.REALISTIC_MEDIAN_TOKENS
+            + " tokens, at most max_tokens), fixed (= max_tokens) or uniform (1..max_tokens) (default: ${DEFAULT-VALUE})")
+    String outputLength = "realistic";
+    @Option(names = "--set", paramLabel = "NAME=VALUE,...",
+            description = "Change profile constants for every replica of this process, e.g. prefillMsPerToken=0.6,stepBaseMs=30")
+    String set;
 
     public static void main(String[] args) {
         System.exit(new CommandLine(new SimMain()).execute(args));
@@ -74,12 +82,9 @@ public final class SimMain implements Callable<Integer> {
         if (maxNumSeqs != null) {
             p = p.withMaxNumSeqs(maxNumSeqs);
         }
-        boolean random = switch (outputLength) {
-            case "fixed" -> false;
-            case "random" -> true;
-            default -> throw new IllegalArgumentException("--output-length must be fixed or random");
-        };
-        return SimOptions.defaults().withReplicas(replicas).withBasePort(port).withHost(host).withModel(model)
-                .withProfile(p).withTimeScale(timeScale).withSeed(seed).withRandomOutputLength(random);
+        p = ProfileOverrides.apply(p, set);
+        return SimOptions.defaults().withReplicas(replicas).withBasePort(port).withHost(host)
+                .withServedModelNames(servedModelNames == null || servedModelNames.isEmpty() ? List.of(model) : servedModelNames)
+                .withProfile(p).withTimeScale(timeScale).withSeed(seed).withOutputLength(OutputLength.parse(outputLength));
     }
 }

@@ -1,8 +1,22 @@
 package io.lmwarden.sim;
 
-/** How to start a {@link SimCluster}. {@code basePort} 0 means any free ports. */
-public record SimOptions(String host, int basePort, int replicas, String model,
-                         SimProfile profile, double timeScale, long seed, boolean randomOutputLength) {
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+
+/**
+ * How to start a {@link SimCluster}. {@code basePort} 0 means any free ports.
+ *
+ * @param servedModelNames the names every replica answers to, like vLLM's {@code --served-model-name A B …};
+ *                         the first is the one metrics are labelled with
+ * @param replicaProfiles  per-replica profiles that replace {@code profile} for those replica indexes
+ *                         (a heterogeneous pool: one slower card)
+ */
+public record SimOptions(String host, int basePort, int replicas, List<String> servedModelNames,
+                         SimProfile profile, Map<Integer, SimProfile> replicaProfiles, double timeScale, long seed,
+                         OutputLength outputLength) {
 
     public static final String DEFAULT_MODEL = "Qwen/Qwen3-4B-Instruct-2507";
 
@@ -16,44 +30,87 @@ public record SimOptions(String host, int basePort, int replicas, String model,
         if (!(timeScale > 0) || Double.isInfinite(timeScale)) {
             throw new IllegalArgumentException("time scale must be a positive number");
         }
-        if (model == null || model.isBlank() || host == null || host.isBlank() || profile == null) {
-            throw new IllegalArgumentException("host, model and profile are required");
+        if (servedModelNames == null || servedModelNames.isEmpty()
+                || servedModelNames.stream().anyMatch(n -> n == null || n.isBlank())
+                || host == null || host.isBlank() || profile == null || outputLength == null) {
+            throw new IllegalArgumentException("host, at least one model name and a profile are required");
+        }
+        servedModelNames = List.copyOf(new LinkedHashSet<>(servedModelNames));
+        replicaProfiles = Map.copyOf(replicaProfiles == null ? Map.of() : replicaProfiles);
+        for (int i : replicaProfiles.keySet()) {
+            if (i < 0 || i >= replicas) {
+                throw new IllegalArgumentException("a profile override names replica " + i + "; replicas are 0.." + (replicas - 1));
+            }
         }
     }
 
     public static SimOptions defaults() {
-        return new SimOptions("127.0.0.1", 0, 1, DEFAULT_MODEL, SimProfile.defaultProfile(), 1.0, 42L, false);
+        return new SimOptions("127.0.0.1", 0, 1, List.of(DEFAULT_MODEL), SimProfile.defaultProfile(), Map.of(), 1.0, 42L,
+                OutputLength.FIXED);
+    }
+
+    /** The first served name: what /metrics labels carry. */
+    public String model() {
+        return servedModelNames.get(0);
+    }
+
+    /** The profile replica {@code index} runs with. */
+    public SimProfile profileOf(int index) {
+        return replicaProfiles.getOrDefault(index, profile);
     }
 
     public SimOptions withReplicas(int n) {
-        return new SimOptions(host, basePort, n, model, profile, timeScale, seed, randomOutputLength);
+        return new SimOptions(host, basePort, n, servedModelNames, profile, replicaProfiles, timeScale, seed, outputLength);
     }
 
     public SimOptions withBasePort(int p) {
-        return new SimOptions(host, p, replicas, model, profile, timeScale, seed, randomOutputLength);
+        return new SimOptions(host, p, replicas, servedModelNames, profile, replicaProfiles, timeScale, seed, outputLength);
     }
 
+    /** Serves exactly this one name. */
     public SimOptions withModel(String m) {
-        return new SimOptions(host, basePort, replicas, m, profile, timeScale, seed, randomOutputLength);
+        return withServedModelNames(List.of(m));
+    }
+
+    public SimOptions withServedModelNames(List<String> names) {
+        return new SimOptions(host, basePort, replicas, names, profile, replicaProfiles, timeScale, seed, outputLength);
+    }
+
+    /** Keeps the served names and adds {@code more} after them. */
+    public SimOptions withAdditionalModelNames(List<String> more) {
+        List<String> all = new ArrayList<>(servedModelNames);
+        all.addAll(more);
+        return withServedModelNames(all);
     }
 
     public SimOptions withProfile(SimProfile p) {
-        return new SimOptions(host, basePort, replicas, model, p, timeScale, seed, randomOutputLength);
+        return new SimOptions(host, basePort, replicas, servedModelNames, p, replicaProfiles, timeScale, seed, outputLength);
+    }
+
+    public SimOptions withReplicaProfile(int index, SimProfile p) {
+        Map<Integer, SimProfile> m = new TreeMap<>(replicaProfiles);
+        m.put(index, p);
+        return new SimOptions(host, basePort, replicas, servedModelNames, profile, m, timeScale, seed, outputLength);
     }
 
     public SimOptions withTimeScale(double k) {
-        return new SimOptions(host, basePort, replicas, model, profile, k, seed, randomOutputLength);
+        return new SimOptions(host, basePort, replicas, servedModelNames, profile, replicaProfiles, k, seed, outputLength);
     }
 
     public SimOptions withSeed(long s) {
-        return new SimOptions(host, basePort, replicas, model, profile, timeScale, s, randomOutputLength);
+        return new SimOptions(host, basePort, replicas, servedModelNames, profile, replicaProfiles, timeScale, s, outputLength);
     }
 
     public SimOptions withHost(String h) {
-        return new SimOptions(h, basePort, replicas, model, profile, timeScale, seed, randomOutputLength);
+        return new SimOptions(h, basePort, replicas, servedModelNames, profile, replicaProfiles, timeScale, seed, outputLength);
     }
 
+    public SimOptions withOutputLength(OutputLength o) {
+        return new SimOptions(host, basePort, replicas, servedModelNames, profile, replicaProfiles, timeScale, seed, o);
+    }
+
+    /** Kept for callers of the two-mode simulator: true = uniform, false = fixed. */
     public SimOptions withRandomOutputLength(boolean b) {
-        return new SimOptions(host, basePort, replicas, model, profile, timeScale, seed, b);
+        return withOutputLength(b ? OutputLength.UNIFORM : OutputLength.FIXED);
     }
 }

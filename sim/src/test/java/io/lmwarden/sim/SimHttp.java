@@ -78,7 +78,7 @@ final class SimHttp {
                         }
                         String d = line.substring(6);
                         data.add(d);
-                        if (d.equals("[DONE]") || d.contains("\"message_stop\"")) {
+                        if (d.equals("[DONE]") || d.contains("\"message_stop\"") || d.contains("\"type\":\"response.completed\"")) {
                             complete = true;
                         }
                     }

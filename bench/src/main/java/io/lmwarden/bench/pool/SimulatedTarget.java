@@ -2,6 +2,7 @@ package io.lmwarden.bench.pool;
 
 import io.lmwarden.bench.metrics.ReplicaProbe;
 import io.lmwarden.bench.metrics.SimulatedEnginesProbe;
+import io.lmwarden.sim.ProfileOverrides;
 import io.lmwarden.router.LmWardenRouter;
 import io.lmwarden.router.config.RouterConfig;
 import io.lmwarden.router.config.SpillThreshold;

@@ -6,9 +6,14 @@ public final class BlockHasher {
     }
 
     public static long[] chain(int[] tokens, int blockSize) {
+        return chain(tokens, blockSize, 0);
+    }
+
+    /** {@code salt} (0 = none) goes into the first block's hash, so it changes every hash of the chain, as vLLM's cache_salt does. */
+    public static long[] chain(int[] tokens, int blockSize, long salt) {
         int full = tokens.length / blockSize;
         long[] out = new long[full];
-        long parent = 0x5157454e33L;
+        long parent = salt == 0 ? 0x5157454e33L : mix(0x5157454e33L ^ salt);
         for (int b = 0; b < full; b++) {
             long h = parent;
             int base = b * blockSize;

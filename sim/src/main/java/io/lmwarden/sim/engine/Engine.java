@@ -79,6 +79,12 @@ public final class Engine implements AutoCloseable {
      */
     public SimRequest submit(int[] promptTokens, int[] outputTokens, boolean stopsAtMaxTokens,
                              RequestListener listener) {
+        return submit(promptTokens, outputTokens, stopsAtMaxTokens, 0, listener);
+    }
+
+    /** As {@link #submit(int[], int[], boolean, RequestListener)}, with a cache salt (0 = none) in the first block's hash. */
+    public SimRequest submit(int[] promptTokens, int[] outputTokens, boolean stopsAtMaxTokens, long cacheSalt,
+                             RequestListener listener) {
         if (promptTokens.length < 1 || outputTokens.length < 1) {
             throw new IllegalArgumentException("a request needs at least one prompt and one output token");
         }
@@ -89,7 +95,7 @@ public final class Engine implements AutoCloseable {
         lock.lock();
         try {
             SimRequest r = new SimRequest(nextId++, promptTokens, outputTokens, stopsAtMaxTokens,
-                    profile.blockSize(), listener, clock.now());
+                    profile.blockSize(), cacheSalt, listener, clock.now());
             waiting.addLast(r);
             workArrived.signal();
             return r;

@@ -29,7 +29,7 @@ public final class SimRequest {
     double firstScheduled = -1;
     long lastFlushNanos;
 
-    SimRequest(long id, int[] promptTokens, int[] outputTokens, boolean stopsAtMaxTokens, int blockSize,
+    SimRequest(long id, int[] promptTokens, int[] outputTokens, boolean stopsAtMaxTokens, int blockSize, long cacheSalt,
                RequestListener listener, double arrival) {
         this.id = id;
         this.promptLen = promptTokens.length;
@@ -39,7 +39,7 @@ public final class SimRequest {
         this.stopsAtMaxTokens = stopsAtMaxTokens;
         this.listener = listener;
         this.arrival = arrival;
-        this.blockHashes = BlockHasher.chain(tokens, blockSize);
+        this.blockHashes = BlockHasher.chain(tokens, blockSize, cacheSalt);
     }
 
     /** Tokens the engine must have computed before it can sample the next one. */

@@ -11,14 +11,13 @@ import io.vertx.ext.web.RoutingContext;
 
 import java.util.Arrays;
 import java.util.UUID;
-import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * The shared path of /v1/chat/completions, /v1/completions and /v1/messages: parse, validate like vLLM,
+ * The shared path of /v1/chat/completions, /v1/completions, /v1/messages and /v1/responses: parse, validate like vLLM,
  * apply armed faults, render and tokenize the prompt, submit to the engine and stream the reply back.
  */
 final class GenerationEndpoint {
-    enum Kind { CHAT, COMPLETION, MESSAGES }
+    enum Kind { CHAT, COMPLETION, MESSAGES, RESPONSES }
 
     /** vLLM's default would be "the rest of the context"; agents always send max_tokens, so keep it modest. */
     static final int DEFAULT_MAX_TOKENS = 256;
@@ -26,12 +25,13 @@ final class GenerationEndpoint {
     private final ReplicaConfig config;
     private final Engine engine;
     private final FaultInjector faults;
-    private final AtomicLong requestCounter = new AtomicLong();
+    private final ReplyLengths lengths;
 
     GenerationEndpoint(ReplicaConfig config, Engine engine, FaultInjector faults) {
         this.config = config;
         this.engine = engine;
         this.faults = faults;
+        this.lengths = new ReplyLengths(config.outputLength(), config.seed());
     }
 
     void handle(RoutingContext ctx, Kind kind) {
@@ -55,7 +55,12 @@ final class GenerationEndpoint {
             return;
         }
         try {
-            if (!Requests.checkModel(ctx, style, body, config.model(), kind == Kind.MESSAGES)) {
+            if (!Requests.checkModel(ctx, style, body, config.servedModelNames(), kind == Kind.MESSAGES)) {
+                return;
+            }
+            if (kind == Kind.RESPONSES && body.hasNonNull("previous_response_id")) {
+                String id = body.get("previous_response_id").asText();
+                Requests.error(ctx, style, 404, ResponsesFormat.notStoredMessage(id), "previous_response_id");
                 return;
             }
             boolean stream = body.path("stream").asBoolean(false);
@@ -63,6 +68,7 @@ final class GenerationEndpoint {
                 case CHAT -> PromptRenderer.renderChat(body);
                 case COMPLETION -> PromptRenderer.renderCompletion(body);
                 case MESSAGES -> PromptRenderer.renderMessages(body);
+                case RESPONSES -> PromptRenderer.renderResponses(body);
             };
             int[] promptIds = ChunkTokenizer.tokenize(prompt);
             int maxModelLen = config.profile().maxModelLen();
@@ -81,19 +87,19 @@ final class GenerationEndpoint {
                 return;
             }
             int maxTokens = requested != null ? requested : Math.min(DEFAULT_MAX_TOKENS, maxModelLen - promptIds.length);
-            int outputTokens = config.randomOutputLength() ? randomLength(maxTokens) : maxTokens;
+            int outputTokens = lengths.next(maxTokens);
             String text = FillerText.of(outputTokens, config.seed() ^ Arrays.hashCode(promptIds));
             int[] outputIds = ChunkTokenizer.tokenize(text);
             ReplyStream reply = new ReplyStream(ctx.vertx().getOrCreateContext(), ctx.request(),
-                    format(kind, body, stream), text, stream, promptIds.length, plan.dropAfterChunks(), plan.compactSse());
-            SimRequest request = engine.submit(promptIds, outputIds, outputTokens == maxTokens, reply);
+                    format(kind, body, stream, maxTokens), text, stream, promptIds.length, plan.dropAfterChunks(), plan.compactSse());
+            SimRequest request = engine.submit(promptIds, outputIds, outputTokens == maxTokens, cacheSalt(body), reply);
             reply.attach(engine, request);
         } catch (InvalidPromptException e) {
             Requests.error(ctx, style, 400, e.getMessage(), e.param());
         }
     }
 
-    private ReplyFormat format(Kind kind, JsonNode body, boolean stream) {
+    private ReplyFormat format(Kind kind, JsonNode body, boolean stream, int maxTokens) {
         long created = System.currentTimeMillis() / 1000;
         String hex = UUID.randomUUID().toString().replace("-", "");
         String model = body.path("model").asText(config.model());
@@ -101,16 +107,37 @@ final class GenerationEndpoint {
             case CHAT -> new OpenAiFormat(true, "chatcmpl-" + hex, created, model, includeUsage(body, stream));
             case COMPLETION -> new OpenAiFormat(false, "cmpl-" + hex, created, model, includeUsage(body, stream));
             case MESSAGES -> new AnthropicFormat("msg_" + hex.substring(0, 24), model);
+            case RESPONSES -> new ResponsesFormat("resp_" + hex, "msg_" + UUID.randomUUID().toString().replace("-", ""),
+                    created, model, body, maxTokens);
         };
+    }
+
+    /**
+     * vLLM's {@code cache_salt} (chat, completions, responses): mixed into the first block's hash, so requests with
+     * different salts share no cached blocks. 0 when absent.
+     */
+    private static long cacheSalt(JsonNode body) {
+        JsonNode salt = body.get("cache_salt");
+        if (salt == null || salt.isNull()) {
+            return 0;
+        }
+        if (!salt.isTextual() || salt.asText().isEmpty()) {
+            throw new InvalidPromptException("cache_salt: must be a non-empty string", "cache_salt");
+        }
+        long h = 0xcbf29ce484222325L;
+        for (char c : salt.asText().toCharArray()) {
+            h = (h ^ c) * 0x100000001b3L;
+        }
+        return h == 0 ? 1 : h;
     }
 
     private static boolean includeUsage(JsonNode body, boolean stream) {
         return stream && body.path("stream_options").path("include_usage").asBoolean(false);
     }
 
-    /** max_tokens (or max_completion_tokens); Anthropic requires it. Null when absent (OpenAI). */
+    /** max_tokens (max_completion_tokens, or the Responses API's max_output_tokens); Anthropic requires it. Null when absent (OpenAI). */
     private static Integer maxTokens(JsonNode body, Kind kind) {
-        String field = "max_tokens";
+        String field = kind == Kind.RESPONSES ? "max_output_tokens" : "max_tokens";
         JsonNode v = body.get(field);
         if ((v == null || v.isNull()) && kind == Kind.CHAT) {
             field = "max_completion_tokens";
@@ -126,14 +153,5 @@ final class GenerationEndpoint {
             throw new InvalidPromptException(field + ": must be an integer of at least 1", field);
         }
         return v.asInt();
-    }
-
-    private int randomLength(int maxTokens) {
-        long n = requestCounter.getAndIncrement();
-        long z = config.seed() * 0x9E3779B97F4A7C15L + n;
-        z = (z ^ (z >>> 30)) * 0xbf58476d1ce4e5b9L;
-        z = (z ^ (z >>> 27)) * 0x94d049bb133111ebL;
-        z ^= z >>> 31;
-        return 1 + (int) Math.floorMod(z, (long) maxTokens);
     }
 }

@@ -40,6 +40,9 @@ public final class ReplicaServer {
         router.post("/v1/chat/completions").handler(ctx -> generation.handle(ctx, GenerationEndpoint.Kind.CHAT));
         router.post("/v1/completions").handler(ctx -> generation.handle(ctx, GenerationEndpoint.Kind.COMPLETION));
         router.post("/v1/messages").handler(ctx -> generation.handle(ctx, GenerationEndpoint.Kind.MESSAGES));
+        router.post("/v1/responses").handler(ctx -> generation.handle(ctx, GenerationEndpoint.Kind.RESPONSES));
+        router.get("/v1/responses/:id").handler(ctx -> Requests.error(ctx, ApiStyle.OPENAI, 404,
+                ResponsesFormat.notStoredMessage(ctx.pathParam("id")), "response_id"));
         router.post("/v1/messages/count_tokens").handler(this::countTokens);
         router.get("/v1/models").handler(this::models);
         router.get("/health").handler(this::health);
@@ -80,14 +83,18 @@ public final class ReplicaServer {
     private void models(RoutingContext ctx) {
         ObjectNode root = Json.object();
         root.put("object", "list");
-        ObjectNode m = root.putArray("data").addObject();
-        m.put("id", config.model());
-        m.put("object", "model");
-        m.put("created", created);
-        m.put("owned_by", "vllm");
-        m.put("root", config.model());
-        m.putNull("parent");
-        m.put("max_model_len", config.profile().maxModelLen());
+        var data = root.putArray("data");
+        // vLLM lists every --served-model-name, each with the same root (the weights it loaded).
+        for (String name : config.servedModelNames()) {
+            ObjectNode m = data.addObject();
+            m.put("id", name);
+            m.put("object", "model");
+            m.put("created", created);
+            m.put("owned_by", "vllm");
+            m.put("root", config.model());
+            m.putNull("parent");
+            m.put("max_model_len", config.profile().maxModelLen());
+        }
         json(ctx, root.toString());
     }
 
@@ -123,7 +130,7 @@ public final class ReplicaServer {
 
     private void countTokens(RoutingContext ctx) {
         JsonNode body = Requests.parseObject(ctx, ApiStyle.ANTHROPIC);
-        if (body == null || !Requests.checkModel(ctx, ApiStyle.ANTHROPIC, body, config.model(), false)) {
+        if (body == null || !Requests.checkModel(ctx, ApiStyle.ANTHROPIC, body, config.servedModelNames(), false)) {
             return;
         }
         try {

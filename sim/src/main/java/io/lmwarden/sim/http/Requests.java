@@ -4,6 +4,8 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.vertx.ext.web.RoutingContext;
 
+import java.util.List;
+
 /** Request parsing and error replies shared by the endpoints. */
 final class Requests {
     private Requests() {
@@ -31,8 +33,8 @@ final class Requests {
         }
     }
 
-    /** False (after answering) when the body names a model this replica does not serve. */
-    static boolean checkModel(RoutingContext ctx, ApiStyle style, JsonNode body, String served, boolean required) {
+    /** False (after answering) when the body names a model this replica does not serve under any of its names. */
+    static boolean checkModel(RoutingContext ctx, ApiStyle style, JsonNode body, List<String> served, boolean required) {
         JsonNode model = body.get("model");
         if (model == null || model.isNull()) {
             if (required) {
@@ -41,7 +43,7 @@ final class Requests {
             }
             return true;
         }
-        if (!model.isTextual() || !model.asText().equals(served)) {
+        if (!model.isTextual() || !served.contains(model.asText())) {
             error(ctx, style, 404, "The model `" + model.asText() + "` does not exist.", "model");
             return false;
         }

@@ -60,12 +60,92 @@ public final class PromptRenderer {
         appendSystem(sb, systemText(body.get("system")), body.get("tools"));
         for (int i = 0; i < messages.size(); i++) {
             JsonNode m = messages.get(i);
-            String role = textField(m, "role", "messages." + i + ".role");
+            String role = anthropicRole(textField(m, "role", "messages." + i + ".role"), "messages." + i + ".role");
             sb.append("<|im_start|>").append(role).append('\n');
             appendContent(sb, m.get("content"), "messages." + i + ".content");
             sb.append("<|im_end|>\n");
         }
         return sb.append("<|im_start|>assistant\n").toString();
+    }
+
+    /**
+     * vLLM's AnthropicMessage role: user, assistant or system (mid-list system turns), with Claude Code's
+     * non-standard {@code ctx} and {@code msg} (2.1.154 and later) mapped to user; anything else is a 400.
+     */
+    private static String anthropicRole(String role, String param) {
+        return switch (role) {
+            case "user", "assistant", "system" -> role;
+            case "ctx", "msg" -> "user";
+            default -> throw new InvalidPromptException(param + ": Input should be 'user', 'assistant' or 'system', got '"
+                    + role + "'", param);
+        };
+    }
+
+    /**
+     * OpenAI Responses API {@code /v1/responses}: {@code instructions} and {@code tools} as the system turn, then
+     * {@code input} (a string, or items: messages with role user/assistant/system/developer, function calls and
+     * their outputs; reasoning items carry no prompt text here). {@code previous_response_id} is handled by the caller.
+     */
+    public static String renderResponses(JsonNode body) {
+        JsonNode input = body.get("input");
+        if (input == null || input.isNull()) {
+            throw new InvalidPromptException("input: Field required", "input");
+        }
+        JsonNode instructions = body.get("instructions");
+        if (instructions != null && !instructions.isNull() && !instructions.isTextual()) {
+            throw new InvalidPromptException("instructions: must be a string", "instructions");
+        }
+        StringBuilder sb = new StringBuilder(4096);
+        appendSystem(sb, instructions == null || instructions.isNull() ? null : instructions.asText(), body.get("tools"));
+        if (input.isTextual()) {
+            sb.append("<|im_start|>user\n").append(input.asText()).append("<|im_end|>\n");
+            return sb.append("<|im_start|>assistant\n").toString();
+        }
+        if (!input.isArray()) {
+            throw new InvalidPromptException("input: must be a string or an array of input items", "input");
+        }
+        for (int i = 0; i < input.size(); i++) {
+            appendResponsesItem(sb, input.get(i), "input[" + i + "]");
+        }
+        return sb.append("<|im_start|>assistant\n").toString();
+    }
+
+    private static void appendResponsesItem(StringBuilder sb, JsonNode item, String param) {
+        if (item == null || !item.isObject()) {
+            throw new InvalidPromptException(param + ": must be an input item object", param);
+        }
+        String type = item.path("type").asText(item.has("role") ? "message" : "");
+        switch (type) {
+            case "message" -> {
+                String role = textField(item, "role", param + ".role");
+                String rendered = switch (role) {
+                    case "user", "assistant", "system" -> role;
+                    case "developer" -> "system";
+                    default -> throw new InvalidPromptException(param + ".role: Input should be 'user', 'assistant', "
+                            + "'system' or 'developer', got '" + role + "'", param + ".role");
+                };
+                sb.append("<|im_start|>").append(rendered).append('\n');
+                appendContent(sb, item.get("content"), param + ".content");
+                sb.append("<|im_end|>\n");
+            }
+            case "function_call" -> sb.append("<|im_start|>assistant\n<tool_call>\n{\"name\": \"")
+                    .append(item.path("name").asText()).append("\", \"arguments\": ")
+                    .append(item.path("arguments").asText()).append("}\n</tool_call><|im_end|>\n");
+            case "function_call_output", "custom_tool_call_output", "local_shell_call_output" -> {
+                sb.append("<|im_start|>user\n<tool_response>\n");
+                JsonNode output = item.get("output");
+                if (output != null && output.isTextual()) {
+                    sb.append(output.asText());
+                } else {
+                    appendContent(sb, output, param + ".output");
+                }
+                sb.append("\n</tool_response><|im_end|>\n");
+            }
+            // Reasoning items come back encrypted or as summaries; a chat template renders no text for them.
+            case "reasoning" -> { }
+            case "" -> throw new InvalidPromptException(param + ": an input item needs a 'type' (or a 'role')", param);
+            default -> sb.append("<|im_start|>assistant\n").append(item.toString()).append("<|im_end|>\n");
+        }
     }
 
     /** OpenAI {@code /v1/completions}: {@code prompt} as a string or an array holding one string. */

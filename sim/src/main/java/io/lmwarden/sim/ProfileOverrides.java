@@ -1,12 +1,11 @@
-package io.lmwarden.bench.pool;
-
-import io.lmwarden.sim.SimProfile;
+package io.lmwarden.sim;
 
 import java.util.Locale;
 
 /**
- * {@code --sim-set stepBaseMs=22,prefillMsPerToken=0.3}: changes a simulator profile's constants for one
- * run, so that a calibration can be tried before it is written into the simulator's profile.
+ * {@code stepBaseMs=22,prefillMsPerToken=0.3}: changes a profile's constants (the simulator's {@code --set}, the
+ * bench's {@code --sim-set} and per-replica {@code --sim-replica-set}), to try a calibration or to make one replica
+ * of a pool slower than the others.
  */
 public final class ProfileOverrides {
 
@@ -21,14 +20,14 @@ public final class ProfileOverrides {
         for (String assignment : assignments.split(",")) {
             String[] kv = assignment.split("=", 2);
             if (kv.length != 2) {
-                throw new IllegalArgumentException("--sim-set wants name=value pairs separated by commas, got '" + assignment + "'");
+                throw new IllegalArgumentException("profile overrides want name=value pairs separated by commas, got '" + assignment + "'");
             }
             String name = kv[0].trim();
             double v;
             try {
                 v = Double.parseDouble(kv[1].trim());
             } catch (NumberFormatException e) {
-                throw new IllegalArgumentException("--sim-set " + name + ": '" + kv[1] + "' is not a number");
+                throw new IllegalArgumentException("profile override " + name + ": '" + kv[1] + "' is not a number");
             }
             p = switch (name.toLowerCase(Locale.ROOT)) {
                 case "maxnumseqs" -> p.withMaxNumSeqs((int) v);
@@ -43,7 +42,7 @@ public final class ProfileOverrides {
                         p.blockSize(), p.maxModelLen(), p.stepBaseMs(), p.prefillMsPerToken(), v, p.contextMsPerKiloToken());
                 case "contextmsperkilotoken" -> new SimProfile(p.name(), p.maxNumSeqs(), p.maxNumBatchedTokens(), p.kvBlocks(),
                         p.blockSize(), p.maxModelLen(), p.stepBaseMs(), p.prefillMsPerToken(), p.decodeMsPerSeq(), v);
-                default -> throw new IllegalArgumentException("--sim-set: unknown profile constant '" + name + "'; known: "
+                default -> throw new IllegalArgumentException("unknown profile constant '" + name + "'; known: "
                         + "maxNumSeqs, maxNumBatchedTokens, kvBlocks, maxModelLen, stepBaseMs, prefillMsPerToken, "
                         + "decodeMsPerSeq, contextMsPerKiloToken");
             };
