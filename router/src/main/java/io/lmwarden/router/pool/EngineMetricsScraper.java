@@ -26,16 +26,19 @@ public final class EngineMetricsScraper implements AutoCloseable {
     private final HttpClient client;
     private final ReplicaPool pool;
     private final Duration interval;
+    private final Duration healthTimeout;
     private final Map<String, Integer> consecutiveFailures = new ConcurrentHashMap<>();
     private final Map<String, Boolean> inProgress = new ConcurrentHashMap<>();
     private long timerId = -1;
     private volatile boolean closed;
 
-    public EngineMetricsScraper(Vertx vertx, HttpClient client, ReplicaPool pool, Duration interval) {
+    /** @param client the checks' own client, never the proxy's: a full proxy pool must not fail a health check */
+    public EngineMetricsScraper(Vertx vertx, HttpClient client, ReplicaPool pool, Duration interval, Duration healthTimeout) {
         this.vertx = vertx;
         this.client = client;
         this.pool = pool;
         this.interval = interval;
+        this.healthTimeout = healthTimeout;
     }
 
     public void start() {
@@ -61,7 +64,10 @@ public final class EngineMetricsScraper implements AutoCloseable {
      */
     private void scrape(ReplicaState r) {
         long timeoutMs = Math.max(1000, Math.min(5000, interval.toMillis() * 4));
-        get(r.url() + "/health", timeoutMs)
+        // vLLM answers /health from its API server's event loop even under full load; silence means a frozen process.
+        get(r.url() + "/health", healthTimeout.toMillis())
+                .recover(err -> Future.failedFuture(err instanceof UnhealthyReplicaException ? err
+                        : new UnhealthyReplicaException("/health did not answer within " + healthTimeout.toMillis() + " ms: " + err)))
                 .compose(health -> health.statusCode() == 200
                         ? get(r.url() + "/metrics", timeoutMs)
                         : Future.failedFuture(new UnhealthyReplicaException("/health answered " + health.statusCode())))

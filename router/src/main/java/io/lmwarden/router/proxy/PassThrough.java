@@ -41,7 +41,7 @@ public final class PassThrough {
         }
         Buffer body = rc.body() == null || rc.body().buffer() == null ? Buffer.buffer() : rc.body().buffer();
         RequestOptions opts = new RequestOptions().setMethod(rc.request().method())
-                .setAbsoluteURI(target.url() + rc.request().uri());
+                .setAbsoluteURI(target.url() + RequestTarget.originForm(rc.request()));
         ctx.client().request(opts)
                 .compose(req -> {
                     HopByHopHeaders.copy(rc.request().headers(), req.headers(), SET_HERE);
