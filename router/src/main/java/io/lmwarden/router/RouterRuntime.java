@@ -148,8 +148,7 @@ final class RouterRuntime {
             ProxyContext ctx = new ProxyContext(vertx, client, pool, snapshot, reservations, metrics,
                     config.streamIdleTimeout(), inFlight, config.maxConnectionsPerReplica(),
                     config.connectTimeout().plus(config.replicaQueueTimeout()));
-            ClientConnections connections = new ClientConnections(vertx, config.maxClientConnections(),
-                    config.headerTimeout(), config.clientIdleTimeout());
+            ClientConnections connections = new ClientConnections(vertx, config.maxClientConnections(), config.clientIdleTimeout());
             AdminAuth auth = new AdminAuth(config.adminToken());
             AdminApi admin = new AdminApi(pool, snapshot, policy, affinity, sessions, accounting, metrics, inFlight,
                     auth, discovery.describe(), tokenRates, workingSets);
@@ -209,7 +208,9 @@ final class RouterRuntime {
             vertx.setPeriodic(AFFINITY_SWEEP_MS, id -> affinity.expireIdle(System.nanoTime()));
 
             HttpServer server = vertx.createHttpServer(new HttpServerOptions()
-                            .setPort(config.port()).setHost(config.host()).setTcpNoDelay(true).setCompressionSupported(false))
+                            .setPort(config.port()).setHost(config.host()).setTcpNoDelay(true).setCompressionSupported(false)
+                            // Nothing read or written for this long closes the socket: idle or half-sent requests alike.
+                            .setIdleTimeout((int) config.clientIdleTimeout().toMillis()).setIdleTimeoutUnit(TimeUnit.MILLISECONDS))
                     .connectionHandler(connections::accepted)
                     .invalidRequestHandler(ClientErrors::invalidRequest)
                     .requestHandler(router);
@@ -217,7 +218,7 @@ final class RouterRuntime {
             HttpServer adminServer = null;
             if (ownAdminPort) {
                 adminServer = vertx.createHttpServer(new HttpServerOptions()
-                                .setPort(config.adminPort().getAsInt()).setHost(config.host()).setIdleTimeout((int) config.clientIdleTimeout().toSeconds()))
+                                .setPort(config.adminPort().getAsInt()).setHost(config.host()).setIdleTimeout((int) config.clientIdleTimeout().toMillis()).setIdleTimeoutUnit(TimeUnit.MILLISECONDS))
                         .invalidRequestHandler(ClientErrors::invalidRequest)
                         .requestHandler(adminRouter);
                 await(adminServer.listen());

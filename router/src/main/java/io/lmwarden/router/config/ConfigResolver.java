@@ -77,7 +77,6 @@ public final class ConfigResolver {
                     Durations.parse(v.get(RouterOption.REPLICA_QUEUE_TIMEOUT)),
                     Durations.parse(v.get(RouterOption.HEALTH_TIMEOUT)),
                     Integer.parseInt(v.get(RouterOption.MAX_CLIENT_CONNECTIONS)),
-                    Durations.parse(v.get(RouterOption.HEADER_TIMEOUT)),
                     Durations.parse(v.get(RouterOption.BODY_TIMEOUT)),
                     Durations.parse(v.get(RouterOption.CLIENT_IDLE_TIMEOUT)),
                     v.get(RouterOption.ADMIN_PORT).isBlank() ? OptionalInt.empty()

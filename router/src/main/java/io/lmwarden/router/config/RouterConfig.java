@@ -33,7 +33,6 @@ public record RouterConfig(
         Duration replicaQueueTimeout,
         Duration healthTimeout,
         int maxClientConnections,
-        Duration headerTimeout,
         Duration bodyTimeout,
         Duration clientIdleTimeout,
         OptionalInt adminPort,
@@ -199,9 +198,8 @@ public record RouterConfig(
         return b.build();
     }
 
-    public RouterConfig withClientTimeouts(Duration header, Duration body, Duration idle) {
+    public RouterConfig withClientTimeouts(Duration body, Duration idle) {
         Builder b = toBuilder();
-        b.headerTimeout = header;
         b.bodyTimeout = body;
         b.clientIdleTimeout = idle;
         return b.build();
@@ -254,7 +252,6 @@ public record RouterConfig(
         Duration replicaQueueTimeout;
         Duration healthTimeout;
         int maxClientConnections;
-        Duration headerTimeout;
         Duration bodyTimeout;
         Duration clientIdleTimeout;
         OptionalInt adminPort;
@@ -291,7 +288,6 @@ public record RouterConfig(
             replicaQueueTimeout = c.replicaQueueTimeout;
             healthTimeout = c.healthTimeout;
             maxClientConnections = c.maxClientConnections;
-            headerTimeout = c.headerTimeout;
             bodyTimeout = c.bodyTimeout;
             clientIdleTimeout = c.clientIdleTimeout;
             adminPort = c.adminPort;
@@ -304,7 +300,7 @@ public record RouterConfig(
         }
 
         public RouterConfig build() {
-            return new RouterConfig(port, host, replicas, k8sService, namespace, simulate, simProfile, simModel, timeScale, policy, spillThreshold, affinity, maxNumSeqs, prefillMsPerToken, sessionIdleTimeout, affinityMaxEntries, scrapeInterval, metricsStaleAfter, bodyLimitBytes, connectTimeout, streamIdleTimeout, shutdownGrace, maxConnectionsPerReplica, replicaQueueTimeout, healthTimeout, maxClientConnections, headerTimeout, bodyTimeout, clientIdleTimeout, adminPort, adminToken, tenantHeader, tenantFromApiKey, tenantSecret, logFormat);
+            return new RouterConfig(port, host, replicas, k8sService, namespace, simulate, simProfile, simModel, timeScale, policy, spillThreshold, affinity, maxNumSeqs, prefillMsPerToken, sessionIdleTimeout, affinityMaxEntries, scrapeInterval, metricsStaleAfter, bodyLimitBytes, connectTimeout, streamIdleTimeout, shutdownGrace, maxConnectionsPerReplica, replicaQueueTimeout, healthTimeout, maxClientConnections, bodyTimeout, clientIdleTimeout, adminPort, adminToken, tenantHeader, tenantFromApiKey, tenantSecret, logFormat);
         }
     }
 }

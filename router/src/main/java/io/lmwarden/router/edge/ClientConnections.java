@@ -2,6 +2,7 @@ package io.lmwarden.router.edge;
 
 import io.vertx.core.Vertx;
 import io.vertx.core.http.HttpConnection;
+import io.vertx.core.net.impl.ConnectionBase;
 
 import java.time.Duration;
 import java.util.Iterator;
@@ -10,9 +11,10 @@ import java.util.Map;
 import java.util.logging.Logger;
 
 /**
- * Keeps client connections from holding the router's file descriptors forever: a new connection
- * must send its first request's headers within the header timeout, a keep-alive connection with no
- * request in progress is closed after the idle timeout, and at most {@code max} are open. At the cap
+ * Keeps client connections from holding the router's file descriptors forever: a keep-alive
+ * connection with no request in progress is closed after the idle timeout, and at most {@code max}
+ * are open. (A connection that never completes its first request's headers is not handed over by
+ * Vert.x; the server's own idle timeout closes it when it sends nothing for as long.) At the cap
  * the longest-idle connection is closed to make room (a flood of idle sockets cannot lock working
  * clients out); only when every connection is busy is the newcomer closed.
  */
@@ -22,7 +24,6 @@ public final class ClientConnections {
 
     private final Vertx vertx;
     private final int max;
-    private final long headerTimeoutMs;
     private final long idleTimeoutMs;
     /** Idle connections first, oldest idle first: re-inserted whenever a connection becomes idle. */
     private final LinkedHashMap<HttpConnection, Conn> open = new LinkedHashMap<>();
@@ -34,10 +35,9 @@ public final class ClientConnections {
         long timer = -1;
     }
 
-    public ClientConnections(Vertx vertx, int max, Duration headerTimeout, Duration idleTimeout) {
+    public ClientConnections(Vertx vertx, int max, Duration idleTimeout) {
         this.vertx = vertx;
         this.max = max;
-        this.headerTimeoutMs = Math.max(1, headerTimeout.toMillis());
         this.idleTimeoutMs = Math.max(1, idleTimeout.toMillis());
     }
 
@@ -59,11 +59,12 @@ public final class ClientConnections {
             if (!refuse) {
                 Conn state = new Conn();
                 open.put(c, state);
-                state.timer = vertx.setTimer(headerTimeoutMs, id -> timedOut(c, "no request headers within " + headerTimeoutMs + " ms"));
+                // Vert.x hands a connection over with its first decoded request, so this is the keep-alive idle timer.
+                state.timer = vertx.setTimer(idleTimeoutMs, id -> timedOut(c, "idle for " + idleTimeoutMs + " ms"));
             }
         }
         if (evict != null) {
-            evict.close();
+            hardClose(evict);
         }
         if (refuse) {
             LOG.warning(() -> "client connection refused: all " + max + " connections busy (maxClientConnections)");
@@ -113,7 +114,19 @@ public final class ClientConnections {
             state.timer = -1;
         }
         LOG.fine(() -> "closing client connection " + c.remoteAddress() + ": " + why);
-        c.close();
+        hardClose(c);
+    }
+
+    /**
+     * Closes the socket at once. {@code HttpConnection.close()} is a graceful shutdown that waits for the
+     * request in progress, and a slow-header client's half-sent request counts as one, so it would stay.
+     */
+    private static void hardClose(HttpConnection c) {
+        if (c instanceof ConnectionBase base) {
+            base.channel().close();
+        } else {
+            c.close();
+        }
     }
 
     private synchronized void closed(HttpConnection c) {

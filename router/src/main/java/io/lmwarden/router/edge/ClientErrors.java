@@ -63,11 +63,13 @@ public final class ClientErrors {
 
     public void methodNotAllowed(RoutingContext rc) {
         String allow = allowFor(rc.request().path());
-        if (allow != null) {
-            rc.response().putHeader(HttpHeaders.ALLOW, allow);
+        if (allow == null) {
+            // Vert.x says 405 whenever some route matched the path, and the router's first handlers match every path.
+            notFound(rc);
+            return;
         }
-        send(rc, 405, rc.request().method() + " is not allowed on " + rc.request().path()
-                + (allow == null ? "" : "; use " + allow));
+        rc.response().putHeader(HttpHeaders.ALLOW, allow);
+        send(rc, 405, rc.request().method() + " is not allowed on " + rc.request().path() + "; use " + allow);
     }
 
     private String allowFor(String path) {
