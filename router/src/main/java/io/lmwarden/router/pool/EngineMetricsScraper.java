@@ -29,6 +29,8 @@ public final class EngineMetricsScraper implements AutoCloseable {
     private final Duration healthTimeout;
     private final Map<String, Integer> consecutiveFailures = new ConcurrentHashMap<>();
     private final Map<String, Boolean> inProgress = new ConcurrentHashMap<>();
+    /** When each replica last answered /health with 200, to tell a frozen replica from a stalled router. */
+    private final Map<String, Long> lastHealthyNanos = new ConcurrentHashMap<>();
     private long timerId = -1;
     private volatile boolean closed;
 
@@ -64,13 +66,20 @@ public final class EngineMetricsScraper implements AutoCloseable {
      */
     private void scrape(ReplicaState r) {
         long timeoutMs = Math.max(1000, Math.min(5000, interval.toMillis() * 4));
+        long startedAt = System.nanoTime();
         // vLLM answers /health from its API server's event loop even under full load; silence means a frozen process.
         get(r.url() + "/health", healthTimeout.toMillis())
                 .recover(err -> Future.failedFuture(err instanceof UnhealthyReplicaException ? err
-                        : new UnhealthyReplicaException("/health did not answer within " + healthTimeout.toMillis() + " ms: " + err)))
+                        : new UnhealthyReplicaException("/health did not answer within " + healthTimeout.toMillis() + " ms: " + err, true)))
+                .compose(health -> {
+                    if (health.statusCode() == 200) {
+                        lastHealthyNanos.put(r.id(), System.nanoTime());
+                    }
+                    return Future.succeededFuture(health);
+                })
                 .compose(health -> health.statusCode() == 200
                         ? get(r.url() + "/metrics", timeoutMs)
-                        : Future.failedFuture(new UnhealthyReplicaException("/health answered " + health.statusCode())))
+                        : Future.failedFuture(new UnhealthyReplicaException("/health answered " + health.statusCode(), false)))
                 .compose(resp -> resp.statusCode() == 200
                         ? Future.succeededFuture(resp.body())
                         : Future.failedFuture(new IllegalStateException("/metrics answered " + resp.statusCode())))
@@ -86,7 +95,12 @@ public final class EngineMetricsScraper implements AutoCloseable {
                     }
                     int n = consecutiveFailures.merge(r.id(), 1, Integer::sum);
                     Throwable cause = ar.cause();
-                    if (cause instanceof ConnectException || cause instanceof UnhealthyReplicaException
+                    boolean silent = cause instanceof UnhealthyReplicaException u && u.timedOut;
+                    // A silent /health is the replica's fault only if another replica answered meanwhile: when all
+                    // go quiet at once, the router itself (a pause, no CPU) is the likelier cause.
+                    boolean othersAnswered = lastHealthyNanos.entrySet().stream()
+                            .anyMatch(e -> !e.getKey().equals(r.id()) && e.getValue() > startedAt);
+                    if (cause instanceof ConnectException || cause instanceof UnhealthyReplicaException && (!silent || othersAnswered)
                             || n >= FAILURES_BEFORE_UNHEALTHY) {
                         if (r.healthy()) {
                             LOG.warning(() -> "replica check failed id=" + r.id() + " failures=" + n + " cause=" + cause);
@@ -107,8 +121,11 @@ public final class EngineMetricsScraper implements AutoCloseable {
 
     /** The engine answered its health check with something other than 200. */
     private static final class UnhealthyReplicaException extends Exception {
-        UnhealthyReplicaException(String message) {
+        final boolean timedOut;
+
+        UnhealthyReplicaException(String message, boolean timedOut) {
             super(message, null, false, false);
+            this.timedOut = timedOut;
         }
     }
 
