@@ -115,6 +115,13 @@ public final class BenchMain implements Callable<Integer> {
                     + "(default 5s with --simulate, 0 with --target).")
     String warmUp;
 
+    @Option(names = "--shared-first-message",
+            description = "Every session starts with the same first message, like agents started from one template.")
+    boolean sharedFirstMessage;
+
+    @Option(names = "--keyless", description = "Sessions send no session key header: the router must tell them apart by itself.")
+    boolean keyless;
+
     @Option(names = "--out", paramLabel = "DIR", description = "Write report.md, results.csv, results.json and PNG charts here.")
     Path out;
 
@@ -176,7 +183,7 @@ public final class BenchMain implements Callable<Integer> {
                 ApiFlavour.parse(api), model, spillThreshold, blankToNull(adminToken), Durations.parse(sampleInterval),
                 warmUp != null ? Durations.parse(warmUp) : Duration.ofSeconds(simulate > 0 ? 5 : 0),
                 Durations.parse(scrapeInterval), out,
-                "java -jar bench/target/lmw-bench.jar " + String.join(" ", args));
+                "java -jar bench/target/lmw-bench.jar " + String.join(" ", args), sharedFirstMessage, keyless);
     }
 
     private boolean argsContain(String option) {

@@ -20,6 +20,8 @@ import java.util.List;
  * @param model           model name to send, or null to ask the target's /v1/models
  * @param out             output directory, or null for stderr only
  * @param commandLine     the arguments as given, for the report
+ * @param sharedFirstMessage every session starts with the same first message (agents started from one template)
+ * @param keyless         sessions send no session key: the router must tell them apart by itself
  */
 public record BenchSettings(
         int simulate,
@@ -40,7 +42,9 @@ public record BenchSettings(
         Duration warmUp,
         Duration scrapeInterval,
         Path out,
-        String commandLine) {
+        String commandLine,
+        boolean sharedFirstMessage,
+        boolean keyless) {
 
     public BenchSettings {
         policies = List.copyOf(policies);

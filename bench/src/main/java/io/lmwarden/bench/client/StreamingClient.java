@@ -35,6 +35,8 @@ public final class StreamingClient implements AutoCloseable {
     /**
      * Posts one streaming request. The future always succeeds: failures are carried in
      * {@link StepOutcome#error()} so that the caller counts them instead of losing them.
+     *
+     * @param sessionId sent in the API's session header; null sends none
      */
     public Future<StepOutcome> send(String baseUrl, ApiFlavour api, String sessionId, byte[] body, Duration idleTimeout) {
         Promise<StepOutcome> done = Promise.promise();
@@ -44,8 +46,10 @@ public final class StreamingClient implements AutoCloseable {
                 .setAbsoluteURI(baseUrl + api.path())
                 .setIdleTimeout(Math.max(1000, idleTimeout.toMillis()))
                 .putHeader("content-type", "application/json")
-                .putHeader("accept", "text/event-stream")
-                .putHeader(api.sessionHeader(), sessionId);
+                .putHeader("accept", "text/event-stream");
+        if (sessionId != null) {
+            options.putHeader(api.sessionHeader(), sessionId);
+        }
         if (api == ApiFlavour.ANTHROPIC) {
             options.putHeader("anthropic-version", "2023-06-01");
         }

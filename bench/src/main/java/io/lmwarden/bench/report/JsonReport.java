@@ -31,6 +31,8 @@ public final class JsonReport {
         settings.put("targetUrl", s.target());
         settings.put("profile", s.profile());
         settings.put("profileOverrides", s.profileOverrides());
+        settings.put("sharedFirstMessage", s.sharedFirstMessage());
+        settings.put("keyless", s.keyless());
         settings.put("timeScale", s.timeScale());
         settings.putPOJO("policies", s.policies());
         settings.put("repeat", s.repeat());

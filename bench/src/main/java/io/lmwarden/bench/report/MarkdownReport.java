@@ -72,11 +72,13 @@ public final class MarkdownReport {
         md.append("- Target: ").append(results.target()).append('\n');
         md.append("- Engine counters: ").append(results.counterSource()).append('\n');
         md.append("- Model: ").append(results.model()).append("; API: ").append(s.api().name().toLowerCase(Locale.ROOT))
-                .append(" (").append(s.api().path()).append(", session header ").append(s.api().sessionHeader()).append(")\n");
+                .append(" (").append(s.api().path()).append(s.keyless() ? ", no session header" : ", session header " + s.api().sessionHeader())
+                .append(")\n");
         md.append("- Stages: ").append(s.sessions()).append(" concurrent sessions, ").append(seconds(s.stage().toMillis()))
                 .append(" each (workload time); time scale ").append(fmt(s.timeScale(), 1)).append('\n');
         md.append("- Workload: system prompt ").append(s.workload().systemTokens()).append(" tokens (shared), first message ")
-                .append(s.workload().firstTokens()).append(" tokens (unique), ").append(s.workload().followUpSteps())
+                .append(s.workload().firstTokens()).append(s.sharedFirstMessage() ? " tokens (the same for every session), " : " tokens (unique), ")
+                .append(s.workload().followUpSteps())
                 .append(" follow-up steps of ").append(s.workload().stepTokens()).append(" new tokens plus the previous reply, max ")
                 .append(s.workload().maxOutputTokens()).append(" output tokens, think time ")
                 .append(seconds(s.workload().thinkTime().toMillis())).append(" mean (±")

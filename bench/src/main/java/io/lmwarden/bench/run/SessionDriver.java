@@ -37,6 +37,8 @@ public final class SessionDriver {
     private final String systemPrompt;
     private final StepLog log;
 
+    private boolean sharedFirstMessage;
+    private boolean keyless;
     private int target;
     private int active;
     private int nextSession;
@@ -55,6 +57,12 @@ public final class SessionDriver {
         this.runNonce = runNonce;
         this.systemPrompt = SharedPrompt.of(spec);
         this.log = log;
+    }
+
+    /** Sessions all start with the same first message, and/or send no session key. */
+    public void identity(boolean sharedFirstMessage, boolean keyless) {
+        this.sharedFirstMessage = sharedFirstMessage;
+        this.keyless = keyless;
     }
 
     /** Runs {@code sessions} concurrent sessions from now on (new ones start at once). */
@@ -92,7 +100,7 @@ public final class SessionDriver {
             return;
         }
         s.step++;
-        s.conversation.addUser(s.script.userText(s.step));
+        s.conversation.addUser(sharedFirstMessage && s.step == 1 ? s.script.templateFirstText() : s.script.userText(s.step));
         byte[] body = api.requestBody(model, spec.maxOutputTokens(), s.conversation);
         int promptEstimate = (int) (s.conversation.promptChars() / WorkloadSpec.CHARS_PER_TOKEN);
         boolean systemSeen = systemPromptSent;
@@ -100,7 +108,7 @@ public final class SessionDriver {
             systemPromptSent = true;
         }
         Duration idle = Duration.ofNanos(clock.wallNanos(REQUEST_IDLE_TIMEOUT));
-        client.send(baseUrl, api, s.script.sessionId(), body, idle.compareTo(Duration.ofSeconds(5)) < 0 ? Duration.ofSeconds(5) : idle)
+        client.send(baseUrl, api, keyless ? null : s.script.sessionId(), body, idle.compareTo(Duration.ofSeconds(5)) < 0 ? Duration.ofSeconds(5) : idle)
                 .onComplete(done -> onStepEnded(s, done.result(), promptEstimate, systemSeen));
     }
 

@@ -44,6 +44,7 @@ public final class VariantRunner {
         SessionDriver.StepLog log = new SessionDriver.StepLog();
         SessionDriver driver = new SessionDriver(context, client, target.url(), settings.api(), model,
                 settings.workload(), clock, runNonce, log);
+        driver.identity(settings.sharedFirstMessage(), settings.keyless());
         long stageWall = clock.wallNanos(settings.stage());
         long sampleMillis = Math.max(10, clock.wallMillis(settings.sampleInterval()));
         List<StageResult> results = new ArrayList<>();

@@ -41,6 +41,11 @@ public final class SessionScript {
         return PseudoText.of(spec.seed(), "step-" + index + "-" + step, spec.stepTokens());
     }
 
+    /** The first message every session of a template starts with: the same for all, of the unique first message's size. */
+    public String templateFirstText() {
+        return PseudoText.of(spec.seed(), "first-template", spec.firstTokens());
+    }
+
     /** The pause after step {@code step} ends and before the next one starts, in workload time. */
     public Duration thinkTimeAfter(int step) {
         long meanNanos = spec.thinkTime().toNanos();

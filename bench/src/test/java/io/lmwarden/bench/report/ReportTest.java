@@ -39,7 +39,7 @@ class ReportTest {
         io.lmwarden.bench.BenchSettings settings = new io.lmwarden.bench.BenchSettings(4, null, "a4000-qwen3-4b", null, 10,
                 List.of("least-loaded", "affinity", "round-robin"), 1, List.of(4), Duration.ofMinutes(3),
                 io.lmwarden.bench.workload.WorkloadSpec.reference(), io.lmwarden.bench.client.ApiFlavour.ANTHROPIC, null, null,
-                null, Duration.ofSeconds(1), Duration.ofSeconds(5), Duration.ofMillis(100), null, "java -jar lmw-bench.jar --simulate 4");
+                null, Duration.ofSeconds(1), Duration.ofSeconds(5), Duration.ofMillis(100), null, "java -jar lmw-bench.jar --simulate 4", false, false);
         List<StageResult> rows = List.of(row("least-loaded", 4, 1, 2.05, 0), row("affinity", 4, 1, 0.38, 0),
                 row("round-robin", 4, 1, 1.5, 1));
         String md = MarkdownReport.render(new BenchResults(settings, "sim", "in-process", "m", java.time.Instant.EPOCH,

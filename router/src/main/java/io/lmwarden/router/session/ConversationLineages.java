@@ -7,10 +7,10 @@ import java.util.Map;
  * Keys conversations that carry no session key by their lineage. A follow-up step re-sends the
  * previous step's prompt (plus its reply and a new turn), so it is recognised by the longest earlier
  * prompt it begins with, cut at a message boundary: it continues that prompt's conversation. Two
- * conversations that share a start are one while they are identical and separate once they diverge:
- * when a conversation has already moved past the prompt a step re-sends, the step forks a lineage of
- * its own. A first step re-sends nothing and starts a new lineage, so sessions started from one
- * template (the same system prompt, tools and first message) are not pinned together.
+ * conversations that share a start are one while they are identical (the same prompt again is the
+ * same conversation) and separate once they diverge: when a conversation has already moved past the
+ * prompt a step re-sends, the step forks a conversation of its own. So sessions started from one
+ * template (the same system prompt, tools and first message) share a key for their first step only.
  * Bounded: beyond {@code maxPrompts} remembered prompts the least recently used go.
  */
 public final class ConversationLineages {
@@ -47,12 +47,13 @@ public final class ConversationLineages {
             throw new IllegalArgumentException("a conversation has at least one message");
         }
         long whole = turnHashes[turnHashes.length - 1];
-        for (int i = turnHashes.length - 2; i >= 0; i--) {
+        for (int i = turnHashes.length - 1; i >= 0; i--) {
             Lineage parent = byPrompt.get(turnHashes[i]);
             if (parent == null) {
                 continue;
             }
             if (parent.tip == turnHashes[i]) {
+                // The conversation's latest prompt, again (i = last) or extended by this step.
                 parent.tip = whole;
                 byPrompt.put(whole, parent);
                 return parent.key;

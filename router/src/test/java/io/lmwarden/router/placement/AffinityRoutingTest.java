@@ -21,7 +21,8 @@ class AffinityRoutingTest {
     private static final double TIME_SCALE = 20;
 
     @ParameterizedTest
-    @EnumSource(AgentSession.Identity.class)
+    // TEMPLATE sessions share their first step, so they move once after it: KeylessTemplateTest covers them.
+    @EnumSource(value = AgentSession.Identity.class, names = "TEMPLATE", mode = EnumSource.Mode.EXCLUDE)
     void keepsEverySessionOnOneReplicaAndBeatsLeastLoadedOnPrefixHits(AgentSession.Identity identity) throws Exception {
         AgentWorkload workload = new AgentWorkload(8, 6, identity);
         AgentWorkload.Result affinity;

@@ -23,11 +23,17 @@ public final class AgentWorkload {
     private final int sessions;
     private final int steps;
     private final AgentSession.Identity identity;
+    private final int firstTurnChars;
 
     public AgentWorkload(int sessions, int steps, AgentSession.Identity identity) {
+        this(sessions, steps, identity, 6000);
+    }
+
+    public AgentWorkload(int sessions, int steps, AgentSession.Identity identity, int firstTurnChars) {
         this.sessions = sessions;
         this.steps = steps;
         this.identity = identity;
+        this.firstTurnChars = firstTurnChars;
     }
 
     public Result run(RouterUnderTest router, String sessionPrefix) throws Exception {
@@ -41,7 +47,7 @@ public final class AgentWorkload {
         List<Future<?>> running = new ArrayList<>();
         for (int s = 0; s < sessions; s++) {
             String id = sessionPrefix + "-" + s + "-0a1b2c3d-4e5f";
-            AgentSession session = new AgentSession(id, identity, system, 6000, 100 + s);
+            AgentSession session = new AgentSession(id, identity, system, firstTurnChars, 100 + s);
             running.add(pool.submit(() -> {
                 List<String> where = new ArrayList<>();
                 List<String> why = new ArrayList<>();

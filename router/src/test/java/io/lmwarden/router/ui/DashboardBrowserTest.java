@@ -129,8 +129,8 @@ class DashboardBrowserTest {
             assertThat(number(steps.get("3").get("sharedPrefixTokens").replaceAll(" \\(.*", "")))
                     .as("prefix the last step shares with the one before").isPositive();
 
-            // A burst of new sessions: more context than the pool's KV cache holds, and the card says so.
-            new AgentWorkload(64, 1, AgentSession.Identity.CLAUDE_CODE_HEADER).run(router, "burst");
+            // A burst of new sessions: more distinct context (~3,000 unique tokens each) than the pool's KV cache holds.
+            new AgentWorkload(64, 1, AgentSession.Identity.CLAUDE_CODE_HEADER, 12_000).run(router, "burst");
             JsonNode capacity = JSON.readTree(http.get(router.url() + "/api/replicas").body()).path("capacity");
             assertThat(capacity.path("overCapacity").asBoolean()).as("router's capacity advice %s", capacity).isTrue();
             await(Duration.ofSeconds(3), "the capacity advisor's warning",

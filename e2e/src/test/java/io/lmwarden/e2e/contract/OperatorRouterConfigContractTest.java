@@ -1,0 +1,146 @@
+package io.lmwarden.e2e.contract;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
+import io.fabric8.kubernetes.api.model.Container;
+import io.fabric8.kubernetes.api.model.IntOrString;
+import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
+import io.lmwarden.common.Durations;
+import io.lmwarden.operator.dependent.OperatorDefaults;
+import io.lmwarden.operator.dependent.RouterConfigMapDependent;
+import io.lmwarden.operator.dependent.RouterDeploymentDependent;
+import io.lmwarden.operator.dependent.RouterSettings;
+import io.lmwarden.operator.model.ModelDeployment;
+import io.lmwarden.operator.model.ModelDeploymentSpec;
+import io.lmwarden.operator.model.RouterSpec;
+import io.lmwarden.operator.model.SecretKeySpec;
+import io.lmwarden.router.config.ConfigResolver;
+import io.lmwarden.router.config.RouterConfig;
+import io.lmwarden.router.config.RouterOption;
+import io.lmwarden.router.config.SpillThreshold;
+import io.lmwarden.router.placement.AffinityTable;
+import io.lmwarden.router.placement.PolicyFactory;
+import io.lmwarden.router.placement.PrefillRates;
+import io.lmwarden.router.placement.PrefixIndexes;
+import io.lmwarden.router.placement.TtftEstimator;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Arrays;
+import java.util.EnumMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The operator and the router agree, without Docker: what the operator renders for a router (its
+ * ConfigMap's {@code router.yaml} and its container's args) goes through the router's own
+ * {@link ConfigResolver} and comes out as the settings the ModelDeployment asked for; every policy
+ * name the CRD allows is one the router builds, and every policy the router has is allowed by the CRD.
+ * Only the router's config and placement classes are loaded here (no Vert.x), next to the operator's.
+ */
+class OperatorRouterConfigContractTest {
+
+    private static final Path CRD = Path.of("..", "crds", "modeldeployments.lmwarden.io-v1.yml");
+    private static final ObjectMapper YAML = new ObjectMapper(new YAMLFactory());
+    private static final OperatorDefaults DEFAULTS = new OperatorDefaults("registry.example/lmw/router:1", "IfNotPresent");
+
+    /** The CRD's router.properties as the API server validates them. */
+    private static JsonNode routerSchema() throws Exception {
+        JsonNode crd = YAML.readTree(Files.readAllBytes(CRD));
+        return crd.at("/spec/versions/0/schema/openAPIV3Schema/properties/spec/properties/router/properties");
+    }
+
+    /** The names an {@code ^(a|b|c)$} pattern allows. */
+    private static Set<String> alternatives(String pattern) {
+        Matcher m = Pattern.compile("^\\^\\(([^)]*)\\)\\$$").matcher(pattern);
+        assertThat(m.matches()).as("policy pattern %s is a plain list of names", pattern).isTrue();
+        return new TreeSet<>(Arrays.asList(m.group(1).split("\\|")));
+    }
+
+    private static ModelDeployment deployment(String policy, String spill, String idleTimeout, boolean affinity) {
+        ModelDeploymentSpec spec = new ModelDeploymentSpec();
+        spec.setModel("Qwen/Qwen3-4B-Instruct-2507");
+        spec.setDataParallelSize(4);
+        spec.setTensorParallelSize(1);
+        spec.setMaxNumSeqs(48);
+        spec.setHfTokenSecret(new SecretKeySpec("hf-token", null));
+        RouterSpec router = new RouterSpec();
+        router.setPolicy(policy);
+        router.setSpillThreshold(spill.equals("auto") ? new IntOrString("auto") : new IntOrString(Integer.parseInt(spill)));
+        router.setSessionIdleTimeout(idleTimeout);
+        router.setAffinity(affinity);
+        spec.setRouter(router);
+        ModelDeployment md = new ModelDeployment();
+        md.setMetadata(new ObjectMetaBuilder().withName("agents").withNamespace("team-a").withGeneration(1L).build());
+        md.setSpec(spec);
+        return md;
+    }
+
+    /** What the router's command line would give ConfigResolver: every {@code --flag value} pair of the args. */
+    private static Map<RouterOption, String> flags(List<String> args) {
+        Map<RouterOption, String> flags = new EnumMap<>(RouterOption.class);
+        for (int i = 0; i < args.size(); i += 2) {
+            String flag = args.get(i);
+            RouterOption option = Arrays.stream(RouterOption.values()).filter(o -> o.flag().equals(flag)).findFirst()
+                    .orElseThrow(() -> new AssertionError("the operator passes " + flag + ", which the router does not know"));
+            assertThat(i + 1).as("value of %s", flag).isLessThan(args.size());
+            flags.put(option, args.get(i + 1));
+        }
+        return flags;
+    }
+
+    private static RouterConfig resolve(ModelDeployment md, Path dir) throws Exception {
+        String yaml = new RouterConfigMapDependent(DEFAULTS).desired(md).getData().get(RouterSettings.CONFIG_FILE);
+        Path file = Files.writeString(dir.resolve(RouterSettings.CONFIG_FILE), yaml);
+        Container router = new RouterDeploymentDependent(DEFAULTS).desired(md).getSpec().getTemplate().getSpec().getContainers().get(0);
+        Map<RouterOption, String> flags = flags(router.getArgs());
+        assertThat(flags.get(RouterOption.CONFIG)).isEqualTo(RouterSettings.CONFIG_DIR + "/" + RouterSettings.CONFIG_FILE);
+        return ConfigResolver.resolve(flags, Map.of(), ConfigResolver.readYaml(file));
+    }
+
+    @Test
+    void everyPolicyTheCrdAllowsIsOneTheRouterBuildsAndBack() throws Exception {
+        Set<String> allowed = alternatives(routerSchema().at("/policy/pattern").asText());
+        assertThat(allowed).as("policies the CRD allows vs the router's").isEqualTo(new TreeSet<>(PolicyFactory.NAMES));
+        PolicyFactory factory = new PolicyFactory(new AffinityTable(10, Duration.ofMinutes(1)), 32,
+                new TtftEstimator(new PrefixIndexes(38_400), new PrefillRates(0.2), 32, 6400), 1);
+        for (String name : allowed) {
+            assertThat(factory.create(name, SpillThreshold.AUTO).name()).isEqualTo(name);
+        }
+    }
+
+    @Test
+    void theRenderedConfigMapAndArgsResolveToWhatTheDeploymentAskedFor(@TempDir Path dir) throws Exception {
+        String durationPattern = routerSchema().at("/sessionIdleTimeout/pattern").asText();
+        Set<String> policies = alternatives(routerSchema().at("/policy/pattern").asText());
+        for (String policy : policies) {
+            for (String idle : List.of("45m", "500ms", "2h", "90s")) {
+                assertThat(idle).as("the CRD accepts %s", idle).matches(durationPattern);
+                for (String spill : List.of("auto", "7")) {
+                    boolean affinity = !policy.equals("round-robin");
+                    RouterConfig c = resolve(deployment(policy, spill, idle, affinity), dir);
+                    String what = policy + "/" + idle + "/" + spill;
+                    assertThat(c.policy()).as(what).isEqualTo(policy);
+                    assertThat(c.spillThreshold().toString()).as(what).isEqualTo(spill);
+                    assertThat(c.sessionIdleTimeout()).as(what).isEqualTo(Durations.parse(idle));
+                    assertThat(c.affinity()).as(what).isEqualTo(affinity);
+                    assertThat(c.maxNumSeqs()).as(what).isEqualTo(48);
+                    assertThat(c.port()).isEqualTo(RouterSettings.PORT);
+                    assertThat(c.k8sService()).hasValueSatisfying(s -> assertThat(s).startsWith("agents"));
+                    assertThat(c.namespace()).contains("team-a");
+                    assertThat(c.replicas()).isEmpty();
+                }
+            }
+        }
+    }
+}
