@@ -10,13 +10,23 @@ import io.lmwarden.router.config.RouterConfig;
 public final class LmWardenRouter implements AutoCloseable {
 
     private final RouterRuntime runtime;
+    private final ReplicaSource source;
 
-    private LmWardenRouter(RouterRuntime runtime) {
+    private LmWardenRouter(RouterRuntime runtime, ReplicaSource source) {
         this.runtime = runtime;
+        this.source = source;
     }
 
+    /** With {@code simulate} set and no replicas yet, the simulated replicas are started here and closed with the router. */
     public static LmWardenRouter start(RouterConfig config) {
-        return new LmWardenRouter(RouterRuntime.start(config));
+        ReplicaSource source = config.simulate() > 0 && config.replicas().isEmpty() ? ReplicaSource.forConfig(config) : ReplicaSource.CONFIGURED;
+        try {
+            RouterConfig configured = source == ReplicaSource.CONFIGURED ? config : source.configure(config.withoutSimulate());
+            return new LmWardenRouter(RouterRuntime.start(configured), source);
+        } catch (RuntimeException e) {
+            source.close();
+            throw e;
+        }
     }
 
     /** The bound HTTP port (useful with port 0). */
@@ -37,5 +47,6 @@ public final class LmWardenRouter implements AutoCloseable {
     @Override
     public void close() {
         runtime.close();
+        source.close();
     }
 }

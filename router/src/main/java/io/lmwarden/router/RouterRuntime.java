@@ -5,7 +5,7 @@ import io.lmwarden.router.api.AdminAuth;
 import io.lmwarden.router.edge.ClientConnections;
 import io.lmwarden.router.edge.ClientErrors;
 import io.lmwarden.router.stats.RequestLog;
-import io.lmwarden.router.tenant.TenantResolver;
+import io.lmwarden.router.session.TenantResolver;
 import io.vertx.core.http.HttpConnection;
 import io.vertx.core.http.HttpMethod;
 import java.util.LinkedHashMap;

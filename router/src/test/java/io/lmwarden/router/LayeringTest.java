@@ -27,6 +27,7 @@ class LayeringTest {
 
     /** What each package may import from the router's other packages (and io.lmwarden.common). */
     private static final Map<String, Set<String>> MAY_IMPORT = Map.of(
+            "edge", Set.of("proxy", "session", "config", "common"),
             "api", Set.of("proxy", "stats", "diagnostics", "placement", "pool", "session", "config", "common"),
             "proxy", Set.of("stats", "diagnostics", "placement", "pool", "session", "config", "common"),
             "stats", Set.of("diagnostics", "placement", "pool", "session", "config", "common"),

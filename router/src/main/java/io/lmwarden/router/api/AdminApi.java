@@ -98,7 +98,7 @@ public final class AdminApi {
 
     /** Raw keys may be personal data (an e-mail in {@code user}): only an admin sees them, everyone else their hashes. */
     private List<String> shown(RoutingContext rc, List<String> keys) {
-        return auth.isAdmin(rc) ? keys : keys.stream().map(SessionKey::displayHash).toList();
+        return auth.isAdmin(rc) ? keys : keys.stream().map(SessionKey::shown).toList();
     }
 
     private void readyz(RoutingContext rc) {
@@ -219,7 +219,7 @@ public final class AdminApi {
         List<StepRecord> list = steps.get();
         String model = list.get(list.size() - 1).model();
         Map<String, Object> m = new LinkedHashMap<>();
-        m.put("key", admin ? key : SessionKey.displayHash(key));
+        m.put("key", admin ? key : SessionKey.shown(key));
         m.put("hash", SessionKey.displayHash(key));
         m.put("source", list.get(list.size() - 1).sessionKeySource());
         m.put("model", model);
@@ -228,7 +228,7 @@ public final class AdminApi {
         m.put("sideRequests", list.stream().filter(StepRecord::sideRequest).count());
         m.put("cacheMisses", list.stream().filter(StepRecord::cacheMiss).count());
         m.put("queueAteGain", list.stream().filter(StepRecord::queueAteGain).count());
-        m.put("steps", admin ? list : list.stream().map(st -> st.withSessionKey(SessionKey.displayHash(st.sessionKey()))).toList());
+        m.put("steps", admin ? list : list.stream().map(st -> st.withSessionKey(SessionKey.shown(st.sessionKey()))).toList());
         json(rc, 200, m);
     }
 

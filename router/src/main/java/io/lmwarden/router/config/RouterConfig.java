@@ -186,6 +186,13 @@ public record RouterConfig(
         return b.build();
     }
 
+    /** The same settings without {@code simulate}: for the runtime once the simulated replicas run. */
+    public RouterConfig withoutSimulate() {
+        Builder b = toBuilder();
+        b.simulate = 0;
+        return b.build();
+    }
+
     public RouterConfig withAdminPort(int value) {
         Builder b = toBuilder();
         b.adminPort = OptionalInt.of(value);

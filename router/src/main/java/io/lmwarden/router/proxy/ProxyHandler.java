@@ -4,9 +4,9 @@ import io.lmwarden.router.session.ApiFlavor;
 import io.lmwarden.router.session.MalformedRequestException;
 import io.lmwarden.router.session.RequestFacts;
 import io.lmwarden.router.session.RequestFactsReader;
-import io.lmwarden.router.tenant.CacheSaltWriter;
-import io.lmwarden.router.tenant.Tenant;
-import io.lmwarden.router.tenant.TenantResolver;
+import io.lmwarden.router.session.CacheSaltWriter;
+import io.lmwarden.router.session.Tenant;
+import io.lmwarden.router.session.TenantResolver;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.http.HttpHeaders;
 import io.vertx.ext.web.RoutingContext;
@@ -44,7 +44,7 @@ public final class ProxyHandler {
             badRequest(rc, flavor, e.getMessage());
             return;
         }
-        Buffer upstreamBody = tenant.present() ? CacheSaltWriter.apply(bytes, facts.cacheSaltSpans(), tenant.cacheSalt()) : body;
+        Buffer upstreamBody = tenant.present() ? Buffer.buffer(CacheSaltWriter.apply(bytes, facts.cacheSaltSpans(), tenant.cacheSalt())) : body;
         ctx.metrics().sessionKeySource(facts.sessionKey().source().label());
         new ProxyExchange(ctx, rc.request(), facts, upstreamBody, received).start();
     }

@@ -1,6 +1,5 @@
 package io.lmwarden.router.session;
 
-import io.lmwarden.router.tenant.Tenant;
 
 import java.util.Optional;
 

@@ -29,6 +29,16 @@ public record SessionKey(String value, SessionKeySource source) {
         return tenant.isEmpty() ? this : new SessionKey(tenant + "/" + value, source);
     }
 
+    /** Keys the router made itself (lineages, fingerprints): no client data, shown as they are. */
+    public static boolean routerMade(String value) {
+        return value.startsWith("ln-") || value.startsWith("fp-");
+    }
+
+    /** What anyone but an admin sees of a key: itself when the router made it, else its digest. */
+    public static String shown(String value) {
+        return routerMade(value) ? value : displayHash(value);
+    }
+
     /** A short stable digest to show instead of the raw key, which may be personal data (an e-mail in {@code user}). */
     public static String displayHash(String value) {
         return "h-" + sha256(value).substring(0, 16);

@@ -1,7 +1,4 @@
-package io.lmwarden.router.tenant;
-
-import io.lmwarden.router.session.JsonSpans;
-import io.vertx.core.buffer.Buffer;
+package io.lmwarden.router.session;
 
 import java.nio.charset.StandardCharsets;
 
@@ -16,26 +13,27 @@ public final class CacheSaltWriter {
     private CacheSaltWriter() {
     }
 
-    public static Buffer apply(byte[] body, JsonSpans cacheSalt, String salt) {
+    public static byte[] apply(byte[] body, JsonSpans cacheSalt, String salt) {
         byte[] value = ('"' + salt + '"').getBytes(StandardCharsets.UTF_8);
-        Buffer out = Buffer.buffer(body.length + value.length + 16);
+        java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream(body.length + value.length + 16);
         if (cacheSalt.count() == 0) {
             int brace = cacheSalt.openBrace();
-            out.appendBytes(body, 0, brace + 1);
-            out.appendString("\"cache_salt\":").appendBytes(value);
+            out.write(body, 0, brace + 1);
+            out.writeBytes("\"cache_salt\":".getBytes(StandardCharsets.UTF_8));
+            out.writeBytes(value);
             if (!cacheSalt.emptyObject()) {
-                out.appendString(",");
+                out.write(',');
             }
-            out.appendBytes(body, brace + 1, body.length - brace - 1);
-            return out;
+            out.write(body, brace + 1, body.length - brace - 1);
+            return out.toByteArray();
         }
         int at = 0;
         for (int i = 0; i < cacheSalt.count(); i++) {
-            out.appendBytes(body, at, cacheSalt.start(i) - at);
-            out.appendBytes(value);
+            out.write(body, at, cacheSalt.start(i) - at);
+            out.writeBytes(value);
             at = cacheSalt.end(i);
         }
-        out.appendBytes(body, at, body.length - at);
-        return out;
+        out.write(body, at, body.length - at);
+        return out.toByteArray();
     }
 }

@@ -1,4 +1,4 @@
-package io.lmwarden.router.tenant;
+package io.lmwarden.router.session;
 
 /**
  * Who a request belongs to, for cache isolation.

@@ -1,6 +1,5 @@
-package io.lmwarden.router.tenant;
+package io.lmwarden.router.session;
 
-import io.lmwarden.router.session.SessionKey;
 
 import javax.crypto.Mac;
 import javax.crypto.spec.SecretKeySpec;
