@@ -36,7 +36,7 @@ final class SimulatedReplicas implements ReplicaSource {
     @Override
     public RouterConfig configure(RouterConfig config) {
         // The prior is in engine time, as the profile's; the runtime scales it by the time scale.
-        return config.withReplicas(cluster.replicas().stream().map(r -> r.id() + "=" + r.url()).toList())
+        return config.withoutSimulate().withReplicas(cluster.replicas().stream().map(r -> r.id() + "=" + r.url()).toList())
                 .withPrefillMsPerToken(profile.prefillMsPerToken());
     }
 
