@@ -12,4 +12,4 @@ COPY operator/target/lmw-operator.jar /app/lmw-operator.jar
 USER 65532:65532
 # /healthz, /readyz and /metrics
 EXPOSE 8080
-ENTRYPOINT ["java", "-XX:MaxRAMPercentage=75", "-jar", "/app/lmw-operator.jar"]
+ENTRYPOINT ["java", "-XX:MaxRAMPercentage=75", "-XX:+ExitOnOutOfMemoryError", "-jar", "/app/lmw-operator.jar"]

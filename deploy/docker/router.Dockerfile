@@ -12,5 +12,5 @@ COPY sim/target/lmw-sim.jar /app/lmw-sim.jar
 
 USER 65532:65532
 EXPOSE 8000
-ENTRYPOINT ["java", "-XX:MaxRAMPercentage=75", "-jar", "/app/lmw-router.jar"]
+ENTRYPOINT ["java", "-XX:MaxRAMPercentage=75", "-XX:+ExitOnOutOfMemoryError", "-jar", "/app/lmw-router.jar"]
 CMD ["--port", "8000"]

@@ -110,8 +110,20 @@
 
   /* ---------- HTTP ---------- */
 
+  // With an admin token set, open the page as /#token=<token>: it is kept for this tab and sent as a Bearer token.
+  (function keepToken() {
+    var m = /(?:^#|&)token=([^&]+)/.exec(location.hash);
+    if (m) {
+      sessionStorage.setItem('lmwAdminToken', decodeURIComponent(m[1]));
+      history.replaceState(null, '', location.pathname);
+    }
+  })();
+
   function getJson(url, init) {
-    return fetch(url, Object.assign({ cache: 'no-store' }, init || {})).then(function (r) {
+    var options = Object.assign({ cache: 'no-store' }, init || {});
+    var token = sessionStorage.getItem('lmwAdminToken');
+    if (token) options.headers = Object.assign({ Authorization: 'Bearer ' + token }, options.headers || {});
+    return fetch(url, options).then(function (r) {
       return r.text().then(function (text) {
         var body = null;
         try { body = text ? JSON.parse(text) : null; } catch (e) { body = null; }
@@ -342,7 +354,10 @@
     var spill = $('spill-input').value.trim() || 'auto';
     var headers = { 'Content-Type': 'application/json' };
     var token = $('token-input').value.trim();
-    if (token) headers.Authorization = 'Bearer ' + token;
+    if (token) {
+      headers.Authorization = 'Bearer ' + token;
+      sessionStorage.setItem('lmwAdminToken', token);
+    }
     $('policy-apply').disabled = true;
     status.className = 'policy-status';
     status.textContent = 'applying\u2026';

@@ -47,7 +47,7 @@ class BenchTargetRouterTest {
                 assertThat(row.path("steps").asInt()).isGreaterThan(4);
                 assertThat(row.path("prefix_hit_pct").isNumber()).as("hits from the router's engine counters").isTrue();
             }
-            String policy = HttpClient.newHttpClient().send(HttpRequest.newBuilder(URI.create(router.url() + "/api/policy")).build(),
+            String policy = HttpClient.newHttpClient().send(HttpRequest.newBuilder(URI.create(router.url() + "/api/policy")).header("Authorization", "Bearer s3cret").build(),
                     HttpResponse.BodyHandlers.ofString()).body();
             assertThat(new ObjectMapper().readTree(policy).path("policy").asText()).isEqualTo("affinity");
 

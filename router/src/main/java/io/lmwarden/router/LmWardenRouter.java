@@ -24,6 +24,11 @@ public final class LmWardenRouter implements AutoCloseable {
         return runtime.port();
     }
 
+    /** Where the admin API and UI answer: {@code adminPort} when set, else the inference port. */
+    public String adminUrl() {
+        return "http://127.0.0.1:" + runtime.adminPort();
+    }
+
     /** {@code http://127.0.0.1:<port>}. */
     public String url() {
         return "http://127.0.0.1:" + port();

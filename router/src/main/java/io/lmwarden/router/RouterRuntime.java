@@ -2,6 +2,15 @@ package io.lmwarden.router;
 
 import io.lmwarden.common.logging.LogFields;
 import io.lmwarden.router.api.AdminApi;
+import io.lmwarden.router.api.AdminAuth;
+import io.lmwarden.router.edge.ClientConnections;
+import io.lmwarden.router.edge.ClientErrors;
+import io.lmwarden.router.stats.RequestLog;
+import io.lmwarden.router.session.TenantResolver;
+import io.vertx.core.http.HttpConnection;
+import io.vertx.core.http.HttpMethod;
+import java.util.LinkedHashMap;
+import java.util.Map;
 import io.lmwarden.router.api.WebUi;
 import io.lmwarden.router.config.RouterConfig;
 import io.lmwarden.router.cluster.InfinispanCluster;
@@ -78,6 +87,9 @@ final class RouterRuntime {
     private static final double TYPICAL_DECODE_ENGINE_MS = 256 * 25;
     /** Prompts of keyless conversations kept to recognise their next steps by (≈ 100 B each). */
     private static final int KEYLESS_PROMPTS_REMEMBERED = 65_536;
+    /** Session log bound: 2,000 × 50 steps of ~400 B each is at most ~40 MB, whatever clients send (keys are capped). */
+    private static final int SESSIONS_LOGGED = 2_000;
+    private static final int STEPS_LOGGED_PER_SESSION = 50;
     /** A session counts towards the KV demand while its last step is at most this old, in workload time. */
     private static final Duration ACTIVE_WINDOW_WORKLOAD = Duration.ofMinutes(1);
 
@@ -85,22 +97,24 @@ final class RouterRuntime {
     private final Vertx vertx;
     private final ReplicaDiscovery discovery;
     private final EngineMetricsScraper scraper;
-    private final HttpClient client;
+    private final List<HttpClient> clients;
     private final HttpServer server;
+    private final HttpServer adminServer;
     private final InFlightTracker inFlight;
     private final RouterMetrics metrics;
     private final RouterCluster cluster;
 
-    private RouterRuntime(RouterConfig config, Vertx vertx, ReplicaDiscovery discovery,
-                          EngineMetricsScraper scraper, HttpClient client, HttpServer server, InFlightTracker inFlight,
+    private RouterRuntime(RouterConfig config, Vertx vertx, ReplicaDiscovery discovery, EngineMetricsScraper scraper,
+                          List<HttpClient> clients, HttpServer server, HttpServer adminServer, InFlightTracker inFlight,
                           RouterMetrics metrics, RouterCluster cluster) {
         this.cluster = cluster;
         this.config = config;
         this.vertx = vertx;
         this.discovery = discovery;
         this.scraper = scraper;
-        this.client = client;
+        this.clients = clients;
         this.server = server;
+        this.adminServer = adminServer;
         this.inFlight = inFlight;
         this.metrics = metrics;
     }
@@ -119,7 +133,7 @@ final class RouterRuntime {
             SessionPins affinity = cluster.pins();
             RouterMetrics metrics = new RouterMetrics(pool, affinity, BuildVersion.of(RouterRuntime.class));
             pool.onAdded(metrics::replicaDiscovered);
-            SessionLog sessions = new SessionLog(10_000, 50);
+            SessionLog sessions = new SessionLog(SESSIONS_LOGGED, STEPS_LOGGED_PER_SESSION);
             PrefixIndexes prefixIndexes = new PrefixIndexes(DEFAULT_KV_CAPACITY_TOKENS);
             TokenRates tokenRates = new TokenRates();
             // The prior is in engine time; a simulator running K times faster prefills K times faster.
@@ -136,11 +150,19 @@ final class RouterRuntime {
             PolicyHolder policy = new PolicyHolder(new PolicyFactory(affinity, config.maxNumSeqs(), estimator, config.timeScale()),
                     config.affinity() ? config.policy() : io.lmwarden.router.placement.LeastLoadedPolicy.NAME,
                     config.spillThreshold());
+            // The proxy's connections to each replica are capped, and a request waits for one only so long.
             HttpClient client = vertx.createHttpClient(new HttpClientOptions()
                             .setConnectTimeout((int) config.connectTimeout().toMillis())
                             .setKeepAlive(true)
                             .setTcpNoDelay(true),
-                    new PoolOptions().setHttp1MaxSize(1024));
+                    new PoolOptions().setHttp1MaxSize(config.maxConnectionsPerReplica())
+                            .setMaxWaitQueueSize(config.maxConnectionsPerReplica()));
+            // Health and metric checks have their own connections: a replica busy with a full proxy pool still answers them.
+            HttpClient checks = vertx.createHttpClient(new HttpClientOptions()
+                            .setConnectTimeout((int) Math.min(config.connectTimeout().toMillis(), config.healthTimeout().toMillis()))
+                            .setKeepAlive(true)
+                            .setTcpNoDelay(true),
+                    new PoolOptions().setHttp1MaxSize(2));
             LongFunction<PoolSnapshot> snapshot = now -> pool.snapshot(affinity::sessionsOn, cluster::peerInFlight, now);
             InFlightTracker inFlight = new InFlightTracker();
             Placer placer = new Placer(policy, prefixIndexes);
@@ -154,19 +176,33 @@ final class RouterRuntime {
             reservations.listen(admission.feedback());
             metrics.gaugeAdmission(admission);
             pool.onUnavailable(admission::forgetReplica);
+            reservations.listen(RequestLog.toStderr("json".equals(config.logFormat())));
             ProxyContext ctx = new ProxyContext(vertx, client, pool, snapshot, reservations, admission, metrics,
-                    config.streamIdleTimeout(), inFlight);
+                    config.streamIdleTimeout(), inFlight, config.maxConnectionsPerReplica(),
+                    config.connectTimeout().plus(config.replicaQueueTimeout()));
+            ClientConnections connections = new ClientConnections(vertx, config.maxClientConnections(), config.clientIdleTimeout());
+            AdminAuth auth = new AdminAuth(config.adminToken());
+            AdminApi admin = new AdminApi(pool, snapshot, policy, admission, affinity, sessions, accounting, metrics, inFlight,
+                    auth, discovery.describe(), tokenRates, workingSets, cluster);
+            boolean ownAdminPort = config.adminPort().isPresent();
 
+            Map<String, String> allowed = new LinkedHashMap<>();
             Router router = Router.router(vertx);
             router.route().handler(rc -> {
                 rc.put(RouterTimestamps.RECEIVED_AT_NANOS, System.nanoTime());
-                rc.next();
+                HttpConnection conn = rc.request().connection();
+                connections.requestStarted(conn);
+                rc.addEndHandler(v -> connections.requestEnded(conn));
+                ClientErrors.bodyDeadline(rc, config.bodyTimeout());
             });
+            router.route().method(HttpMethod.POST).method(HttpMethod.PUT).handler(ClientErrors::refuseEncodedBody);
             BodyHandler body = BodyHandler.create(false).setBodyLimit(config.bodyLimitBytes());
             ProxyHandler proxy = new ProxyHandler(ctx,
-                    new RequestFactsReader(new SessionKeyResolver(new ConversationLineages(KEYLESS_PROMPTS_REMEMBERED))));
+                    new RequestFactsReader(new SessionKeyResolver(new ConversationLineages(KEYLESS_PROMPTS_REMEMBERED))),
+                    new TenantResolver(config.tenantHeader(), config.tenantFromApiKey(), config.tenantSecret()));
             PassThrough passThrough = new PassThrough(ctx);
             for (ApiFlavor flavor : ApiFlavor.values()) {
+                allowed.put(flavor.path(), "POST");
                 if (flavor.placed()) {
                     router.post(flavor.path()).handler(body).handler(rc -> proxy.handle(rc, flavor))
                             .failureHandler(rc -> failure(rc, flavor, config));
@@ -175,18 +211,31 @@ final class RouterRuntime {
                             .failureHandler(rc -> failure(rc, flavor, config));
                 }
             }
-            router.get("/v1/models").handler(passThrough::handle);
+            router.route("/v1/models").method(HttpMethod.GET).method(HttpMethod.HEAD).handler(passThrough::handle);
+            allowed.put("/v1/models", "GET, HEAD");
             router.post("/tokenize").handler(body).handler(passThrough::handle);
-            router.put("/api/policy").handler(BodyHandler.create(false).setBodyLimit(64 * 1024));
-            new AdminApi(pool, snapshot, policy, admission, affinity, sessions, accounting, metrics, inFlight,
-                    config.adminToken(), discovery.describe(), tokenRates, workingSets, cluster).mount(router);
-            WebUi.mount(router);
-            router.route().last().handler(rc -> rc.response().setStatusCode(404)
-                    .putHeader(HttpHeaders.CONTENT_TYPE, "application/json")
-                    .end(ApiErrors.body(null, 404, "no route for " + rc.request().method() + " " + rc.request().path())));
+            allowed.put("/tokenize", "POST");
+            for (String probe : List.of("/healthz", "/readyz", "/metrics")) {
+                allowed.put(probe, "GET, HEAD");
+            }
+            admin.mountProbes(router);
+            Router adminRouter = ownAdminPort ? Router.router(vertx) : router;
+            if (ownAdminPort) {
+                admin.mountProbes(adminRouter);
+            }
+            adminRouter.put("/api/policy").handler(BodyHandler.create(false).setBodyLimit(64 * 1024));
+            admin.mountAdmin(adminRouter);
+            WebUi.mount(adminRouter);
+            allowed.put("/api/policy", "GET, HEAD, PUT");
+            allowed.put("/api/", "GET, HEAD");
+            ClientErrors errors = new ClientErrors(allowed);
+            for (Router r : ownAdminPort ? List.of(router, adminRouter) : List.of(router)) {
+                r.errorHandler(404, errors::notFound);
+                r.errorHandler(405, errors::methodNotAllowed);
+            }
 
             discovery.start(pool::apply);
-            EngineMetricsScraper scraper = new EngineMetricsScraper(vertx, client, pool, config.scrapeInterval());
+            EngineMetricsScraper scraper = new EngineMetricsScraper(vertx, checks, pool, config.scrapeInterval(), config.healthTimeout());
             scraper.start();
             // Sweeps often enough that a clustered pin in use is rewritten well before it would expire.
             long sweepMs = Math.max(1, Math.min(AFFINITY_SWEEP_MS, config.sessionIdleTimeout().toMillis() / 4));
@@ -195,12 +244,27 @@ final class RouterRuntime {
             vertx.setPeriodic(pumpPeriodMillis(admissionSettings), id -> admission.pump());
 
             HttpServer server = vertx.createHttpServer(new HttpServerOptions()
-                            .setPort(config.port()).setHost(config.host()).setTcpNoDelay(true).setCompressionSupported(false))
+                            .setPort(config.port()).setHost(config.host()).setTcpNoDelay(true).setCompressionSupported(false)
+                            // Nothing read or written for this long closes the socket: idle or half-sent requests alike.
+                            .setIdleTimeout((int) config.clientIdleTimeout().toMillis()).setIdleTimeoutUnit(TimeUnit.MILLISECONDS))
+                    .connectionHandler(connections::accepted)
+                    .invalidRequestHandler(ClientErrors::invalidRequest)
                     .requestHandler(router);
             await(server.listen());
-            LogFields.info(LOG, "router listening", "port", server.actualPort(), "discovery", discovery.describe(),
+            HttpServer adminServer = null;
+            if (ownAdminPort) {
+                adminServer = vertx.createHttpServer(new HttpServerOptions()
+                                .setPort(config.adminPort().getAsInt()).setHost(config.host()).setIdleTimeout((int) config.clientIdleTimeout().toMillis()).setIdleTimeoutUnit(TimeUnit.MILLISECONDS))
+                        .invalidRequestHandler(ClientErrors::invalidRequest)
+                        .requestHandler(adminRouter);
+                await(adminServer.listen());
+            }
+            HttpServer adminListening = adminServer;
+            LogFields.info(LOG, "router listening", "port", server.actualPort(),
+                    "adminPort", adminListening == null ? "" : adminListening.actualPort(), "discovery", discovery.describe(),
                     "policy", policy.get().name(), "version", BuildVersion.of(RouterRuntime.class));
-            return new RouterRuntime(config, vertx, discovery, scraper, client, server, inFlight, metrics, cluster);
+            return new RouterRuntime(config, vertx, discovery, scraper, List.of(client, checks), server, adminServer, inFlight,
+                    metrics, cluster);
         } catch (RuntimeException e) {
             vertx.close();
             cluster.close();
@@ -238,6 +302,11 @@ final class RouterRuntime {
         return server.actualPort();
     }
 
+    /** The admin API's port: its own when {@code adminPort} is set, else the inference port. */
+    int adminPort() {
+        return adminServer == null ? server.actualPort() : adminServer.actualPort();
+    }
+
     /** Stops accepting, lets in-flight streams finish up to the grace period, then stops everything. */
     void close() {
         long graceMs = config.shutdownGrace().toMillis();
@@ -257,7 +326,10 @@ final class RouterRuntime {
         scraper.close();
         discovery.close();
         cluster.close();
-        await(client.close());
+        if (adminServer != null) {
+            await(adminServer.close());
+        }
+        clients.forEach(c -> await(c.close()));
         await(vertx.close());
         metrics.close();
     }

@@ -28,6 +28,7 @@ class LayeringTest {
 
     /** What each package may import from the router's other packages (and io.lmwarden.common). */
     private static final Map<String, Set<String>> MAY_IMPORT = Map.of(
+            "edge", Set.of("proxy", "session", "config", "common"),
             "api", Set.of("proxy", "stats", "diagnostics", "cluster", "placement", "pool", "session", "config", "common"),
             // The cluster implements placement's pin store and carries the peers' load; placement never sees it.
             "cluster", Set.of("placement", "pool", "config", "common"),

@@ -89,7 +89,9 @@ class SimulateForAgentsTest {
         assertThat(replicas).hasSize(1);
         assertThat(cached.get(1)).isGreaterThan(300);
         assertThat(cached.get(2)).isGreaterThan(cached.get(1));
-        JsonNode log = JSON.readTree(http.get(router.url() + "/api/sessions/" + session).body());
+        // The session lives in the namespace of the tenant the API key names.
+        String tenant = "key-" + io.lmwarden.router.session.SessionKey.displayHash("dummy").substring(2);
+        JsonNode log = JSON.readTree(http.get(router.url() + "/api/sessions/" + tenant + "%2F" + session).body());
         assertThat(log.path("source").asText()).isEqualTo("session-id");
         assertThat(log.path("steps")).hasSize(3);
         log.path("steps").forEach(step -> assertThat(step.path("completed").asBoolean()).isTrue());

@@ -45,4 +45,28 @@ final class PodHardening {
     static VolumeMount tmpMount() {
         return new VolumeMountBuilder().withName(TMP_VOLUME).withMountPath("/tmp").build();
     }
+
+    /**
+     * vLLM's pod: RuntimeDefault seccomp. Not forced non-root: the official vllm/vllm-openai image runs as
+     * root and writes its caches under /root (Hugging Face, Triton, torch.compile), so a fixed uid breaks it.
+     */
+    static PodSecurityContext vllmPodSecurityContext() {
+        return new PodSecurityContextBuilder()
+                .withNewSeccompProfile().withType("RuntimeDefault").endSeccompProfile()
+                .build();
+    }
+
+    /**
+     * vLLM's container: no privilege escalation, every capability dropped (the GPU comes through the device
+     * plugin, not a capability). The root filesystem stays writable: vLLM compiles kernels into caches at
+     * run time and writes the model cache's lock files, /dev/shm and /tmp.
+     */
+    static SecurityContext vllmContainerSecurityContext() {
+        return new SecurityContextBuilder()
+                .withAllowPrivilegeEscalation(false)
+                .withPrivileged(false)
+                .withNewCapabilities().withDrop("ALL").endCapabilities()
+                .withNewSeccompProfile().withType("RuntimeDefault").endSeccompProfile()
+                .build();
+    }
 }

@@ -84,7 +84,7 @@ public final class ReplicaPodTemplate {
     }
 
     static List<String> javaCommand(String jar) {
-        return List.of("java", "-XX:MaxRAMPercentage=75", "-jar", jar);
+        return List.of("java", "-XX:MaxRAMPercentage=75", "-XX:+ExitOnOutOfMemoryError", "-jar", jar);
     }
 
     private PodSpec vllmPod() {
@@ -100,6 +100,7 @@ public final class ReplicaPodTemplate {
                 .withStartupProbe(RouterDeploymentDependent.httpProbe("/health", VLLM_STARTUP_PERIOD_SECONDS, VLLM_STARTUP_FAILURES))
                 .withReadinessProbe(RouterDeploymentDependent.httpProbe("/health", 5, 3))
                 .withLivenessProbe(livenessProbe())
+                .withSecurityContext(PodHardening.vllmContainerSecurityContext())
                 .withVolumeMounts(
                         new VolumeMountBuilder().withName("dshm").withMountPath("/dev/shm").build(),
                         new VolumeMountBuilder().withName("model-cache").withMountPath(spec.modelCacheMountPath()).build())
@@ -107,6 +108,7 @@ public final class ReplicaPodTemplate {
         return new PodSpecBuilder()
                 .withEnableServiceLinks(false)
                 .withContainers(vllm)
+                .withSecurityContext(PodHardening.vllmPodSecurityContext())
                 .withNodeSelector(spec.nodeSelector())
                 .withTolerations(spec.tolerations())
                 .withTerminationGracePeriodSeconds(60L)

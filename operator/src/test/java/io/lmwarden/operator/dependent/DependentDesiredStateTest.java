@@ -79,6 +79,9 @@ class DependentDesiredStateTest {
     void vllmPodMountsSharedMemoryAndModelCache() {
         var pod = statefulSets.desired(SampleModelDeployments.qwenDp4("ns")).getSpec().getTemplate().getSpec();
         Container vllm = single(pod.getContainers());
+        assertThat(vllm.getSecurityContext().getAllowPrivilegeEscalation()).isFalse();
+        assertThat(vllm.getSecurityContext().getCapabilities().getDrop()).containsExactly("ALL");
+        assertThat(pod.getSecurityContext().getSeccompProfile().getType()).isEqualTo("RuntimeDefault");
         assertThat(vllm.getVolumeMounts()).anySatisfy(m -> {
             assertThat(m.getMountPath()).isEqualTo("/dev/shm");
             assertThat(m.getName()).isEqualTo("dshm");
@@ -168,7 +171,7 @@ class DependentDesiredStateTest {
         assertThat(sts.getSpec().getReplicas()).isEqualTo(3);
         assertThat(sim.getImage()).isEqualTo("registry.example/lmw/router:1.2.3");
         assertThat(sim.getImagePullPolicy()).isEqualTo("Always");
-        assertThat(sim.getCommand()).containsExactly("java", "-XX:MaxRAMPercentage=75", "-jar", "/app/lmw-sim.jar");
+        assertThat(sim.getCommand()).containsExactly("java", "-XX:MaxRAMPercentage=75", "-XX:+ExitOnOutOfMemoryError", "-jar", "/app/lmw-sim.jar");
         assertThat(sim.getArgs()).containsExactly("--replicas", "1", "--port", "8000", "--host", "0.0.0.0",
                 "--model", "Qwen/Qwen3-4B-Instruct-2507", "--profile", "a4000-qwen3-4b");
         md.getSpec().setMaxNumSeqs(48);
@@ -245,7 +248,7 @@ class DependentDesiredStateTest {
 
         assertThat(router.getSpec().getReplicas()).isEqualTo(2);
         assertThat(container.getImage()).isEqualTo("registry.example/lmw/router:1.2.3");
-        assertThat(container.getCommand()).containsExactly("java", "-XX:MaxRAMPercentage=75", "-jar", "/app/lmw-router.jar");
+        assertThat(container.getCommand()).containsExactly("java", "-XX:MaxRAMPercentage=75", "-XX:+ExitOnOutOfMemoryError", "-jar", "/app/lmw-router.jar");
         assertThat(container.getArgs()).containsExactly(
                 "--port", "8000", "--k8s-service", "big-replicas", "--namespace", "ns",
                 "--policy", "least-loaded", "--spill-threshold", "6", "--session-idle-timeout", "30m",

@@ -23,7 +23,9 @@ import io.lmwarden.router.stats.RequestAccounting;
 import io.lmwarden.router.stats.RouterMetrics;
 import io.lmwarden.router.stats.SessionLog;
 import io.lmwarden.router.stats.StepRecord;
+import io.lmwarden.router.session.SessionKey;
 import io.vertx.core.http.HttpHeaders;
+import io.vertx.core.http.HttpMethod;
 import io.vertx.ext.web.Router;
 import io.vertx.ext.web.RoutingContext;
 
@@ -50,7 +52,7 @@ public final class AdminApi {
     private final RequestAccounting accounting;
     private final RouterMetrics metrics;
     private final InFlightTracker inFlight;
-    private final Optional<String> adminToken;
+    private final AdminAuth auth;
     private final String discovery;
     private final TokenRates tokenRates;
     private final LiveWorkingSets workingSets;
@@ -60,7 +62,7 @@ public final class AdminApi {
     public AdminApi(ReplicaPool pool, LongFunction<PoolSnapshot> snapshot, PolicyHolder policy, AdmissionController admission,
                     SessionPins affinity,
                     SessionLog sessions, RequestAccounting accounting, RouterMetrics metrics, InFlightTracker inFlight,
-                    Optional<String> adminToken, String discovery, TokenRates tokenRates, LiveWorkingSets workingSets,
+                    AdminAuth auth, String discovery, TokenRates tokenRates, LiveWorkingSets workingSets,
                     RouterCluster cluster) {
         this.cluster = cluster;
         this.pool = pool;
@@ -72,23 +74,40 @@ public final class AdminApi {
         this.accounting = accounting;
         this.metrics = metrics;
         this.inFlight = inFlight;
-        this.adminToken = adminToken;
+        this.auth = auth;
         this.discovery = discovery;
         this.tokenRates = tokenRates;
         this.workingSets = workingSets;
     }
 
-    public void mount(Router router) {
-        router.get("/healthz").handler(rc -> json(rc, 200, Map.of("status", "ok")));
-        router.get("/readyz").handler(this::readyz);
-        router.get("/metrics").handler(rc -> rc.response()
+    /** Probes and Prometheus: open on every port, since kubelet and scrapers carry no token. GET and HEAD alike. */
+    public void mountProbes(Router router) {
+        router.route("/healthz").method(HttpMethod.GET).method(HttpMethod.HEAD).handler(rc -> json(rc, 200, Map.of("status", "ok")));
+        router.route("/readyz").method(HttpMethod.GET).method(HttpMethod.HEAD).handler(this::readyz);
+        router.route("/metrics").method(HttpMethod.GET).method(HttpMethod.HEAD).handler(rc -> rc.response()
                 .putHeader(HttpHeaders.CONTENT_TYPE, "text/plain; version=0.0.4; charset=utf-8").end(metrics.scrape()));
-        router.get("/api/replicas").handler(rc -> json(rc, 200, replicas()));
-        router.get("/api/stats").handler(rc -> json(rc, 200, stats()));
-        router.get("/api/sessions").handler(rc -> json(rc, 200, Map.of("sessions", sessions.recentSessions(100))));
-        router.get("/api/sessions/:key").handler(this::session);
-        router.get("/api/policy").handler(rc -> json(rc, 200, policyView()));
+    }
+
+    /** The admin API under {@code /api}: behind the token when one is set. */
+    public void mountAdmin(Router router) {
+        router.route("/api/*").handler(auth::require);
+        router.route("/api/replicas").method(HttpMethod.GET).method(HttpMethod.HEAD).handler(rc -> json(rc, 200, replicas()));
+        router.route("/api/stats").method(HttpMethod.GET).method(HttpMethod.HEAD).handler(rc -> json(rc, 200, stats()));
+        router.route("/api/sessions").method(HttpMethod.GET).method(HttpMethod.HEAD).handler(rc -> json(rc, 200,
+                Map.of("sessions", shown(rc, sessions.recentSessions(100)))));
+        router.route("/api/sessions/:key").method(HttpMethod.GET).method(HttpMethod.HEAD).handler(this::session);
+        router.route("/api/policy").method(HttpMethod.GET).method(HttpMethod.HEAD).handler(rc -> json(rc, 200, policyView()));
         router.put("/api/policy").handler(this::putPolicy);
+    }
+
+    public void mount(Router router) {
+        mountProbes(router);
+        mountAdmin(router);
+    }
+
+    /** Raw keys may be personal data (an e-mail in {@code user}): only an admin sees them, everyone else their hashes. */
+    private List<String> shown(RoutingContext rc, List<String> keys) {
+        return auth.isAdmin(rc) ? keys : keys.stream().map(SessionKey::shown).toList();
     }
 
     private void readyz(RoutingContext rc) {
@@ -214,17 +233,27 @@ public final class AdminApi {
     }
 
     private void session(RoutingContext rc) {
-        String key = rc.pathParam("key");
-        Optional<List<StepRecord>> steps = sessions.steps(key);
+        String asked = rc.pathParam("key");
+        boolean admin = auth.isAdmin(rc);
+        // A hash names a session for anyone who may read the API; a raw key is looked up as given (the caller
+        // knows it), but the answer shows it only to an admin.
+        Optional<String> found = sessions.keyForHash(asked);
+        if (found.isEmpty()) {
+            found = Optional.of(asked);
+        }
+        Optional<List<StepRecord>> steps = found.flatMap(sessions::steps);
         if (steps.isEmpty()) {
-            json(rc, 404, Map.of("error", Map.of("message", "no recent session with key '" + key
-                    + "'; the router keeps the most recent sessions only", "code", 404)));
+            rc.response().setStatusCode(404).putHeader(HttpHeaders.CONTENT_TYPE, "application/json")
+                    .end(ApiErrors.body(null, 404, "no recent session '" + SessionKey.displayHash(asked).substring(0, 8)
+                            + "…' (ask by the hash GET /api/sessions lists; the router keeps the most recent sessions only)"));
             return;
         }
+        String key = found.get();
         List<StepRecord> list = steps.get();
         String model = list.get(list.size() - 1).model();
         Map<String, Object> m = new LinkedHashMap<>();
-        m.put("key", key);
+        m.put("key", admin ? key : SessionKey.shown(key));
+        m.put("hash", SessionKey.displayHash(key));
         m.put("source", list.get(list.size() - 1).sessionKeySource());
         m.put("model", model);
         m.put("replica", affinity.peek(model, key).orElse(list.get(list.size() - 1).replica()));
@@ -232,19 +261,11 @@ public final class AdminApi {
         m.put("sideRequests", list.stream().filter(StepRecord::sideRequest).count());
         m.put("cacheMisses", list.stream().filter(StepRecord::cacheMiss).count());
         m.put("queueAteGain", list.stream().filter(StepRecord::queueAteGain).count());
-        m.put("steps", list);
+        m.put("steps", admin ? list : list.stream().map(st -> st.withSessionKey(SessionKey.shown(st.sessionKey()))).toList());
         json(rc, 200, m);
     }
 
     private void putPolicy(RoutingContext rc) {
-        if (adminToken.isPresent()) {
-            String auth = rc.request().getHeader(HttpHeaders.AUTHORIZATION);
-            if (auth == null || !auth.equals("Bearer " + adminToken.get())) {
-                rc.response().setStatusCode(401).putHeader(HttpHeaders.CONTENT_TYPE, "application/json")
-                        .end(ApiErrors.body(null, 401, "PUT /api/policy needs 'Authorization: Bearer <admin token>'"));
-                return;
-            }
-        }
         try {
             JsonNode body = rc.body() == null || rc.body().buffer() == null ? null : JSON.readTree(rc.body().buffer().getBytes());
             if (body == null || !body.isObject() || !body.hasNonNull("policy")) {

@@ -16,6 +16,7 @@ import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalInt;
 import java.util.Set;
 import java.util.stream.Collectors;
 
@@ -79,7 +80,18 @@ public final class ConfigResolver {
                     Durations.parse(v.get(RouterOption.CONNECT_TIMEOUT)),
                     Durations.parse(v.get(RouterOption.STREAM_IDLE_TIMEOUT)),
                     Durations.parse(v.get(RouterOption.SHUTDOWN_GRACE)),
+                    Integer.parseInt(v.get(RouterOption.MAX_CONNECTIONS_PER_REPLICA)),
+                    Durations.parse(v.get(RouterOption.REPLICA_QUEUE_TIMEOUT)),
+                    Durations.parse(v.get(RouterOption.HEALTH_TIMEOUT)),
+                    Integer.parseInt(v.get(RouterOption.MAX_CLIENT_CONNECTIONS)),
+                    Durations.parse(v.get(RouterOption.BODY_TIMEOUT)),
+                    Durations.parse(v.get(RouterOption.CLIENT_IDLE_TIMEOUT)),
+                    v.get(RouterOption.ADMIN_PORT).isBlank() ? OptionalInt.empty()
+                            : OptionalInt.of(Integer.parseInt(v.get(RouterOption.ADMIN_PORT))),
                     optional(v.get(RouterOption.ADMIN_TOKEN)),
+                    optional(v.get(RouterOption.TENANT_HEADER)),
+                    parseBoolean(RouterOption.TENANT_FROM_API_KEY, v.get(RouterOption.TENANT_FROM_API_KEY)),
+                    optional(v.get(RouterOption.TENANT_SECRET)),
                     parseLogFormat(v.get(RouterOption.LOG_FORMAT)),
                     new ClusterSettings(ClusterSettings.parseDiscovery(v.get(RouterOption.CLUSTER)), v.get(RouterOption.CLUSTER_BIND),
                             Integer.parseInt(v.get(RouterOption.CLUSTER_PORT)), v.get(RouterOption.CLUSTER_NAME)));

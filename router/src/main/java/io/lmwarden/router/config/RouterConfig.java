@@ -4,6 +4,7 @@ package io.lmwarden.router.config;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
+import java.util.OptionalInt;
 
 /** The router's settings, resolved from flags, environment, YAML file and defaults (in that order). */
 public record RouterConfig(
@@ -36,7 +37,17 @@ public record RouterConfig(
         Duration connectTimeout,
         Duration streamIdleTimeout,
         Duration shutdownGrace,
+        int maxConnectionsPerReplica,
+        Duration replicaQueueTimeout,
+        Duration healthTimeout,
+        int maxClientConnections,
+        Duration bodyTimeout,
+        Duration clientIdleTimeout,
+        OptionalInt adminPort,
         Optional<String> adminToken,
+        Optional<String> tenantHeader,
+        boolean tenantFromApiKey,
+        Optional<String> tenantSecret,
         String logFormat,
         ClusterSettings cluster) {
 
@@ -70,6 +81,15 @@ public record RouterConfig(
         }
         if (affinityMaxEntries < 1) {
             throw new IllegalArgumentException("affinityMaxEntries must be >= 1, got " + affinityMaxEntries);
+        }
+        if (maxConnectionsPerReplica < 1) {
+            throw new IllegalArgumentException("maxConnectionsPerReplica must be >= 1, got " + maxConnectionsPerReplica);
+        }
+        if (maxClientConnections < 1) {
+            throw new IllegalArgumentException("maxClientConnections must be >= 1, got " + maxClientConnections);
+        }
+        if (adminPort.isPresent() && (adminPort.getAsInt() < 0 || adminPort.getAsInt() > 65535)) {
+            throw new IllegalArgumentException("adminPort must be 0..65535, got " + adminPort.getAsInt());
         }
         int sources = (replicas.isEmpty() ? 0 : 1) + (k8sService.isPresent() ? 1 : 0) + (simulate > 0 ? 1 : 0);
         if (sources > 1) {
@@ -235,6 +255,44 @@ public record RouterConfig(
         return b.build();
     }
 
+    public RouterConfig withAdminPort(int value) {
+        Builder b = toBuilder();
+        b.adminPort = OptionalInt.of(value);
+        return b.build();
+    }
+
+    public RouterConfig withTenantHeader(String value) {
+        Builder b = toBuilder();
+        b.tenantHeader = Optional.ofNullable(value).filter(t -> !t.isBlank());
+        return b.build();
+    }
+
+    public RouterConfig withClientTimeouts(Duration body, Duration idle) {
+        Builder b = toBuilder();
+        b.bodyTimeout = body;
+        b.clientIdleTimeout = idle;
+        return b.build();
+    }
+
+    public RouterConfig withMaxClientConnections(int value) {
+        Builder b = toBuilder();
+        b.maxClientConnections = value;
+        return b.build();
+    }
+
+    public RouterConfig withReplicaConnectionCap(int max, Duration queueTimeout) {
+        Builder b = toBuilder();
+        b.maxConnectionsPerReplica = max;
+        b.replicaQueueTimeout = queueTimeout;
+        return b.build();
+    }
+
+    public RouterConfig withLogFormat(String value) {
+        Builder b = toBuilder();
+        b.logFormat = value;
+        return b.build();
+    }
+
     /** A copy with some settings changed; {@link #build} validates again. */
     public static final class Builder {
         int port;
@@ -266,7 +324,17 @@ public record RouterConfig(
         Duration connectTimeout;
         Duration streamIdleTimeout;
         Duration shutdownGrace;
+        int maxConnectionsPerReplica;
+        Duration replicaQueueTimeout;
+        Duration healthTimeout;
+        int maxClientConnections;
+        Duration bodyTimeout;
+        Duration clientIdleTimeout;
+        OptionalInt adminPort;
         Optional<String> adminToken;
+        Optional<String> tenantHeader;
+        boolean tenantFromApiKey;
+        Optional<String> tenantSecret;
         String logFormat;
         ClusterSettings cluster;
 
@@ -300,13 +368,24 @@ public record RouterConfig(
             connectTimeout = c.connectTimeout;
             streamIdleTimeout = c.streamIdleTimeout;
             shutdownGrace = c.shutdownGrace;
+            maxConnectionsPerReplica = c.maxConnectionsPerReplica;
+            replicaQueueTimeout = c.replicaQueueTimeout;
+            healthTimeout = c.healthTimeout;
+            maxClientConnections = c.maxClientConnections;
+            bodyTimeout = c.bodyTimeout;
+            clientIdleTimeout = c.clientIdleTimeout;
+            adminPort = c.adminPort;
             adminToken = c.adminToken;
+            tenantHeader = c.tenantHeader;
+            tenantFromApiKey = c.tenantFromApiKey;
+            tenantSecret = c.tenantSecret;
+
             logFormat = c.logFormat;
             cluster = c.cluster;
         }
 
         public RouterConfig build() {
-            return new RouterConfig(port, host, replicas, k8sService, namespace, simulate, simProfile, simModel, timeScale, policy, spillThreshold, affinity, maxNumSeqs, prefillMsPerToken, admission, kvBudget, residencyIdle, residencySlice, queueMax, queueTimeout, queueKeepAlive, sessionIdleTimeout, affinityMaxEntries, scrapeInterval, metricsStaleAfter, bodyLimitBytes, connectTimeout, streamIdleTimeout, shutdownGrace, adminToken, logFormat, cluster);
+            return new RouterConfig(port, host, replicas, k8sService, namespace, simulate, simProfile, simModel, timeScale, policy, spillThreshold, affinity, maxNumSeqs, prefillMsPerToken, admission, kvBudget, residencyIdle, residencySlice, queueMax, queueTimeout, queueKeepAlive, sessionIdleTimeout, affinityMaxEntries, scrapeInterval, metricsStaleAfter, bodyLimitBytes, connectTimeout, streamIdleTimeout, shutdownGrace, maxConnectionsPerReplica, replicaQueueTimeout, healthTimeout, maxClientConnections, bodyTimeout, clientIdleTimeout, adminPort, adminToken, tenantHeader, tenantFromApiKey, tenantSecret, logFormat, cluster);
         }
     }
 }

@@ -28,16 +28,21 @@ public final class EngineMetricsScraper implements AutoCloseable {
     private final HttpClient client;
     private final ReplicaPool pool;
     private final Duration interval;
+    private final Duration healthTimeout;
     private final Map<String, Integer> consecutiveFailures = new ConcurrentHashMap<>();
     private final Map<String, Boolean> inProgress = new ConcurrentHashMap<>();
+    /** When each replica last answered /health with 200, to tell a frozen replica from a stalled router. */
+    private final Map<String, Long> lastHealthyNanos = new ConcurrentHashMap<>();
     private long timerId = -1;
     private volatile boolean closed;
 
-    public EngineMetricsScraper(Vertx vertx, HttpClient client, ReplicaPool pool, Duration interval) {
+    /** @param client the checks' own client, never the proxy's: a full proxy pool must not fail a health check */
+    public EngineMetricsScraper(Vertx vertx, HttpClient client, ReplicaPool pool, Duration interval, Duration healthTimeout) {
         this.vertx = vertx;
         this.client = client;
         this.pool = pool;
         this.interval = interval;
+        this.healthTimeout = healthTimeout;
     }
 
     public void start() {
@@ -63,10 +68,20 @@ public final class EngineMetricsScraper implements AutoCloseable {
      */
     private void scrape(EndpointState r) {
         long timeoutMs = Math.max(1000, Math.min(5000, interval.toMillis() * 4));
-        get(r.url() + "/health", timeoutMs)
+        long startedAt = System.nanoTime();
+        // vLLM answers /health from its API server's event loop even under full load; silence means a frozen process.
+        get(r.url() + "/health", healthTimeout.toMillis())
+                .recover(err -> Future.failedFuture(err instanceof UnhealthyReplicaException ? err
+                        : new UnhealthyReplicaException("/health did not answer within " + healthTimeout.toMillis() + " ms: " + err, true)))
+                .compose(health -> {
+                    if (health.statusCode() == 200) {
+                        lastHealthyNanos.put(r.id(), System.nanoTime());
+                    }
+                    return Future.succeededFuture(health);
+                })
                 .compose(health -> health.statusCode() == 200
                         ? get(r.url() + "/metrics", timeoutMs)
-                        : Future.failedFuture(new UnhealthyReplicaException("/health answered " + health.statusCode())))
+                        : Future.failedFuture(new UnhealthyReplicaException("/health answered " + health.statusCode(), false)))
                 .compose(resp -> resp.statusCode() == 200
                         ? Future.succeededFuture(resp.body())
                         : Future.failedFuture(new IllegalStateException("/metrics answered " + resp.statusCode())))
@@ -82,7 +97,12 @@ public final class EngineMetricsScraper implements AutoCloseable {
                     }
                     int n = consecutiveFailures.merge(r.id(), 1, Integer::sum);
                     Throwable cause = ar.cause();
-                    if (cause instanceof ConnectException || cause instanceof UnhealthyReplicaException
+                    boolean silent = cause instanceof UnhealthyReplicaException u && u.timedOut;
+                    // A silent /health is the replica's fault only if another replica answered meanwhile: when all
+                    // go quiet at once, the router itself (a pause, no CPU) is the likelier cause.
+                    boolean othersAnswered = lastHealthyNanos.entrySet().stream()
+                            .anyMatch(e -> !e.getKey().equals(r.id()) && e.getValue() > startedAt);
+                    if (cause instanceof ConnectException || cause instanceof UnhealthyReplicaException && (!silent || othersAnswered)
                             || n >= FAILURES_BEFORE_UNHEALTHY) {
                         if (pool.anyHealthy(r.id())) {
                             LogFields.warn(LOG, "endpoint check failed", "endpoint", r.id(), "failures", n, "cause", cause);
@@ -103,8 +123,11 @@ public final class EngineMetricsScraper implements AutoCloseable {
 
     /** The engine answered its health check with something other than 200. */
     private static final class UnhealthyReplicaException extends Exception {
-        UnhealthyReplicaException(String message) {
+        final boolean timedOut;
+
+        UnhealthyReplicaException(String message, boolean timedOut) {
             super(message, null, false, false);
+            this.timedOut = timedOut;
         }
     }
 

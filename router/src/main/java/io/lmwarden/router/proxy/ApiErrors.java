@@ -76,7 +76,7 @@ public final class ApiErrors {
             case 429 -> "rate_limit_error";
             case 503, 529 -> "overloaded_error";
             case 504 -> "timeout_error";
-            default -> "api_error";
+            default -> status >= 500 ? "api_error" : "invalid_request_error";
         };
     }
 }

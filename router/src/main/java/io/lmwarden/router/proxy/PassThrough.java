@@ -4,6 +4,7 @@ import io.lmwarden.router.pool.ReplicaView;
 import io.lmwarden.router.session.ApiFlavor;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.http.HttpHeaders;
+import io.vertx.core.http.HttpMethod;
 import io.vertx.core.http.RequestOptions;
 import io.vertx.ext.web.RoutingContext;
 
@@ -40,8 +41,10 @@ public final class PassThrough {
             return;
         }
         Buffer body = rc.body() == null || rc.body().buffer() == null ? Buffer.buffer() : rc.body().buffer();
-        RequestOptions opts = new RequestOptions().setMethod(rc.request().method())
-                .setAbsoluteURI(target.url() + rc.request().uri());
+        // HEAD is answered as GET without its body (the engine may not serve HEAD; Vert.x drops a HEAD response's body).
+        HttpMethod method = rc.request().method() == HttpMethod.HEAD ? HttpMethod.GET : rc.request().method();
+        RequestOptions opts = new RequestOptions().setMethod(method)
+                .setAbsoluteURI(target.url() + RequestTarget.originForm(rc.request()));
         ctx.client().request(opts)
                 .compose(req -> {
                     HopByHopHeaders.copy(rc.request().headers(), req.headers(), SET_HERE);

@@ -11,7 +11,12 @@ import io.vertx.core.http.HttpClient;
 import java.time.Duration;
 import java.util.function.LongFunction;
 
-/** What every proxied exchange shares. */
+/**
+ * What every proxied exchange shares.
+ *
+ * @param maxConnectionsPerReplica the connection pool's cap per replica, so a full pool is told apart from a dead replica
+ * @param acquireTimeout           how long a request may wait for a pooled connection (queue wait plus TCP connect)
+ */
 public record ProxyContext(
         Vertx vertx,
         HttpClient client,
@@ -21,5 +26,7 @@ public record ProxyContext(
         AdmissionController admission,
         RouterMetrics metrics,
         Duration streamIdleTimeout,
-        InFlightTracker inFlight) {
+        InFlightTracker inFlight,
+        int maxConnectionsPerReplica,
+        Duration acquireTimeout) {
 }

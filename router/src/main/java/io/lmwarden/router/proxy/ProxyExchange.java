@@ -177,8 +177,16 @@ final class ProxyExchange {
         reservation = r;
         upstream = null;
         armIdleTimer();
-        forward(r).onComplete(ar -> {
-            if (done) {
+        Future<HttpClientResponse> sent;
+        try {
+            sent = forward(r);
+        } catch (RuntimeException e) {
+            // Whatever went wrong, the exchange must end and give its in-flight slot back.
+            sent = Future.failedFuture(new UpstreamFailure("send", e.toString(), false));
+        }
+        sent.onComplete(ar -> {
+            if (done || reservation != r) {
+                // Over, or superseded by a retry: this attempt's answer goes nowhere.
                 if (ar.succeeded()) {
                     ar.result().request().reset();
                 }
@@ -196,11 +204,13 @@ final class ProxyExchange {
 
     /** Connect, copy the headers, send the body, read the status: each step a future, each failure named. */
     private Future<HttpClientResponse> forward(Reservation r) {
-        RequestOptions opts = new RequestOptions().setMethod(HttpMethod.POST).setAbsoluteURI(r.replicaUrl() + request.uri());
+        RequestOptions opts = new RequestOptions().setMethod(HttpMethod.POST)
+                .setAbsoluteURI(r.replicaUrl() + RequestTarget.originForm(request))
+                .setConnectTimeout(ctx.acquireTimeout().toMillis());
         return ctx.client().request(opts)
-                .recover(err -> Future.failedFuture(new UpstreamFailure("connect", err.toString(), true)))
+                .recover(err -> Future.failedFuture(connectFailure(r, err)))
                 .compose(req -> {
-                    if (done) {
+                    if (done || reservation != r) {
                         req.reset();
                         return Future.failedFuture(new UpstreamFailure("client_cancelled", "client left before the request was sent", false));
                     }
@@ -221,6 +231,23 @@ final class ProxyExchange {
                     }
                     return Future.succeededFuture(up);
                 });
+    }
+
+    /**
+     * A connection that could not be had: the replica's fault only when the router had sockets to spare
+     * and the replica's pool was not at its cap.
+     */
+    private UpstreamFailure connectFailure(Reservation r, Throwable err) {
+        if (UpstreamErrors.outOfLocalSockets(err)) {
+            return new UpstreamFailure("router_sockets", "the router is out of sockets (" + err.getMessage() + ")", false);
+        }
+        int open = ctx.pool().get(r.replicaId()).map(s -> s.inFlight()).orElse(0);
+        if (open > ctx.maxConnectionsPerReplica() || UpstreamErrors.poolBusy(err) && open >= ctx.maxConnectionsPerReplica()) {
+            return new UpstreamFailure("connection_cap", "replica " + r.replicaId() + " has all its "
+                    + ctx.maxConnectionsPerReplica() + " connections in use (maxConnectionsPerReplica) and none came free within "
+                    + ctx.acquireTimeout().toMillis() + " ms", false);
+        }
+        return new UpstreamFailure("connect", err.toString(), true);
     }
 
     private void relay(Reservation r, HttpClientResponse up) {
@@ -248,7 +275,7 @@ final class ProxyExchange {
             }
         }
         up.handler(chunk -> {
-            if (done) {
+            if (done || reservation != r) {
                 return;
             }
             r.firstByte(System.nanoTime(), status);
@@ -260,10 +287,14 @@ final class ProxyExchange {
                 response.drainHandler(v -> up.resume());
             }
         });
-        up.exceptionHandler(err -> midStreamFailure("midstream_drop", "the replica " + r.replicaId()
-                + " dropped the response mid-stream (" + err.getMessage() + "); the output is incomplete, retry the request"));
+        up.exceptionHandler(err -> {
+            if (reservation == r) {
+                midStreamFailure("midstream_drop", "the replica " + r.replicaId()
+                + " dropped the response mid-stream (" + err.getMessage() + "); the output is incomplete, retry the request");
+            }
+        });
         up.endHandler(v -> {
-            if (done) {
+            if (done || reservation != r) {
                 return;
             }
             observer.end();
@@ -280,15 +311,22 @@ final class ProxyExchange {
             ctx.pool().markUnhealthy(failed);
         }
         LogFields.warn(LOG, "upstream failure before response", "replica", failed, "kind", f.kind, "detail", f.getMessage());
-        int status = f.kind.equals("upstream_503") ? 503 : 502;
+        boolean ours = f.kind.equals("router_sockets");
+        int status = f.kind.equals("upstream_503") || f.kind.equals("connection_cap") || ours ? 503 : 502;
+        if (ours) {
+            // Another replica would not help: the router itself has no socket to give.
+            ctx.metrics().error(f.kind);
+            failBeforeResponse(status, f.getMessage() + "; retry the request later", f.kind);
+            return;
+        }
         if (tried.size() < MAX_ATTEMPTS && !headCommitted()) {
             ctx.metrics().retry(failed);
             attempt(previous -> previous.fail(status, f.kind, true));
             return;
         }
         ctx.metrics().error(f.kind);
-        failBeforeResponse(status, "replica " + failed + " failed before answering (" + f.kind
-                + "), and no retry was possible; retry the request", f.kind);
+        failBeforeResponse(status, f.kind.equals("connection_cap") ? f.getMessage() + "; retry the request later"
+                : "replica " + failed + " failed before answering (" + f.kind + "), and no retry was possible; retry the request", f.kind);
     }
 
     private void midStreamFailure(String kind, String message) {
@@ -360,11 +398,34 @@ final class ProxyExchange {
         }
         long ms = ctx.streamIdleTimeout().toMillis();
         String replica = reservation.replicaId();
+        Reservation current = reservation;
         idleTimer = ctx.vertx().setTimer(ms, id -> {
             idleTimer = -1;
+            if (done || reservation != current) {
+                return;
+            }
+            if (!response.headWritten() && tried.size() < MAX_ATTEMPTS) {
+                stalledBeforeResponse(current);
+                return;
+            }
             midStreamFailure("idle_timeout", "replica " + replica + " sent nothing for " + ms
                     + " ms (stream idle timeout); the request was cancelled");
         });
+    }
+
+    /** Nothing reached the client yet, so a replica that stalls past the idle timeout is left for another. */
+    private void stalledBeforeResponse(Reservation r) {
+        HttpClientRequest toCancel = upstream;
+        LOG.warning(() -> "replica " + r.replicaId() + " silent for " + ctx.streamIdleTimeout().toMillis()
+                + " ms before answering; retrying elsewhere");
+        ctx.metrics().retry(r.replicaId());
+        // Headers a stalled relay already copied must not leak into the retry's answer.
+        response.headers().clear();
+        response.setChunked(false);
+        attempt(previous -> previous.fail(504, "idle_timeout", true));
+        if (toCancel != null) {
+            toCancel.reset();
+        }
     }
 
     /** The exchange is over: the open reservation, if any, is closed the given way. */

@@ -4,22 +4,28 @@ import io.lmwarden.router.session.ApiFlavor;
 import io.lmwarden.router.session.MalformedRequestException;
 import io.lmwarden.router.session.RequestFacts;
 import io.lmwarden.router.session.RequestFactsReader;
+import io.lmwarden.router.session.CacheSaltWriter;
+import io.lmwarden.router.session.Tenant;
+import io.lmwarden.router.session.TenantResolver;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.http.HttpHeaders;
 import io.vertx.ext.web.RoutingContext;
 
 /**
- * Entry of every inference request: reads the facts placement needs from the buffered body, answers
- * malformed input in the API's own shape, and starts the exchange.
+ * Entry of every inference request: names its tenant, reads the facts placement needs from the
+ * buffered body, answers malformed input in the API's own shape, sets the tenant's
+ * {@code cache_salt}, and starts the exchange.
  */
 public final class ProxyHandler {
 
     private final ProxyContext ctx;
     private final RequestFactsReader reader;
+    private final TenantResolver tenants;
 
-    public ProxyHandler(ProxyContext ctx, RequestFactsReader reader) {
+    public ProxyHandler(ProxyContext ctx, RequestFactsReader reader, TenantResolver tenants) {
         this.ctx = ctx;
         this.reader = reader;
+        this.tenants = tenants;
     }
 
     public void handle(RoutingContext rc, ApiFlavor flavor) {
@@ -29,15 +35,18 @@ public final class ProxyHandler {
             badRequest(rc, flavor, "request body is empty; send a JSON object");
             return;
         }
+        Tenant tenant = tenants.resolve(name -> rc.request().getHeader(name));
+        byte[] bytes = body.getBytes();
         RequestFacts facts;
         try {
-            facts = reader.read(flavor, body.getBytes(), name -> rc.request().getHeader(name));
+            facts = reader.read(flavor, bytes, name -> rc.request().getHeader(name), tenant);
         } catch (MalformedRequestException e) {
             badRequest(rc, flavor, e.getMessage());
             return;
         }
+        Buffer upstreamBody = tenant.present() ? Buffer.buffer(CacheSaltWriter.apply(bytes, facts.cacheSaltSpans(), tenant.cacheSalt())) : body;
         ctx.metrics().sessionKeySource(facts.sessionKey().source().label());
-        new ProxyExchange(ctx, rc.request(), facts, body, received).start();
+        new ProxyExchange(ctx, rc.request(), facts, upstreamBody, received).start();
     }
 
     private void badRequest(RoutingContext rc, ApiFlavor flavor, String message) {

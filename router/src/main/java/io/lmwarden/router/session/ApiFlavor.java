@@ -26,4 +26,14 @@ public enum ApiFlavor {
     public boolean anthropic() {
         return this == ANTHROPIC_MESSAGES || this == ANTHROPIC_COUNT_TOKENS;
     }
+
+    /** The API served at a path, by exact match; null for the router's and the engine's own endpoints. */
+    public static ApiFlavor forPath(String path) {
+        for (ApiFlavor f : values()) {
+            if (f.path.equals(path)) {
+                return f;
+            }
+        }
+        return null;
+    }
 }

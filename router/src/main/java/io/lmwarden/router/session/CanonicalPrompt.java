@@ -12,6 +12,16 @@ public final class CanonicalPrompt {
 
     private final StringBuilder text = new StringBuilder(4096);
     private final List<PromptSegment> segments = new ArrayList<>();
+    /** Mixed into every hash: a tenant's prompts hash apart from the same text of another tenant. */
+    private final long seed;
+
+    public CanonicalPrompt() {
+        this(0);
+    }
+
+    public CanonicalPrompt(long seed) {
+        this.seed = seed;
+    }
 
     /** Starts a named segment; its text follows with {@link #append}. */
     public CanonicalPrompt segment(String name, String role) {
@@ -36,7 +46,7 @@ public final class CanonicalPrompt {
     public PromptShape shape() {
         int blocks = text.length() / PromptShape.BLOCK_CHARS;
         long[] hashes = new long[blocks];
-        long parent = 0x9E3779B97F4A7C15L;
+        long parent = 0x9E3779B97F4A7C15L ^ seed;
         for (int b = 0; b < blocks; b++) {
             parent = hashBlock(parent, text, b * PromptShape.BLOCK_CHARS, PromptShape.BLOCK_CHARS);
             hashes[b] = parent;
@@ -46,7 +56,7 @@ public final class CanonicalPrompt {
 
     /** A 64-bit hash of the characters [0, endChar), for fingerprints of a conversation's fixed start. */
     public long hashOfPrefix(int endChar) {
-        return hashBlock(0xC2B2AE3D27D4EB4FL, text, 0, Math.min(endChar, text.length()));
+        return hashBlock(0xC2B2AE3D27D4EB4FL ^ seed, text, 0, Math.min(endChar, text.length()));
     }
 
     /**
@@ -55,7 +65,7 @@ public final class CanonicalPrompt {
      */
     public long[] hashesOfPrefixes(int[] ends) {
         long[] out = new long[ends.length];
-        long h = 0xC2B2AE3D27D4EB4FL ^ 0xcbf29ce484222325L;
+        long h = 0xC2B2AE3D27D4EB4FL ^ 0xcbf29ce484222325L ^ seed;
         int at = 0;
         for (int k = 0; k < ends.length; k++) {
             int end = Math.min(ends[k], text.length());

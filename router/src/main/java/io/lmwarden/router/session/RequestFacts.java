@@ -1,5 +1,6 @@
 package io.lmwarden.router.session;
 
+
 import java.util.Optional;
 
 /**
@@ -14,5 +15,13 @@ public record RequestFacts(
         PromptShape shape,
         int maxTokens,
         Optional<String> pinnedReplica,
-        Optional<Integer> dataParallelRank) {
+        Optional<Integer> dataParallelRank,
+        Tenant tenant,
+        JsonSpans cacheSaltSpans) {
+
+    /** Without a tenant and without a body to edit: what placement-only tests build. */
+    public RequestFacts(ApiFlavor flavor, String model, boolean stream, SessionKey sessionKey, PromptShape shape,
+                        int maxTokens, Optional<String> pinnedReplica, Optional<Integer> dataParallelRank) {
+        this(flavor, model, stream, sessionKey, shape, maxTokens, pinnedReplica, dataParallelRank, Tenant.NONE, new JsonSpans());
+    }
 }

@@ -2,10 +2,12 @@ package io.lmwarden.router.session;
 
 import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonGenerator;
+import com.fasterxml.jackson.core.JsonLocation;
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.core.JsonToken;
 import com.fasterxml.jackson.core.StreamReadConstraints;
+import com.fasterxml.jackson.core.exc.StreamConstraintsException;
 
 import java.io.IOException;
 import java.io.StringWriter;
@@ -24,6 +26,8 @@ public final class RequestFactsReader {
     /** Claude Code's first system block changes on every request and is not part of the prompt. */
     static final String BILLING_HEADER_PREFIX = "x-anthropic-billing-header";
     private static final int COMPLETIONS_FINGERPRINT_CHARS = 4096;
+    /** Hugging Face ids are at most 96 characters; a served name of a few hundred is already odd. */
+    static final int MAX_MODEL_CHARS = 512;
 
     private final JsonFactory json;
     private final SessionKeyResolver keys;
@@ -39,12 +43,21 @@ public final class RequestFactsReader {
      * @param header case-insensitive header lookup, null when absent
      */
     public RequestFacts read(ApiFlavor flavor, byte[] body, Function<String, String> header) throws MalformedRequestException {
+        return read(flavor, body, header, Tenant.NONE);
+    }
+
+    /**
+     * @param tenant whose namespace the session key and the prompt's block hashes are in: another tenant's
+     *               identical prompt or session id never matches them
+     */
+    public RequestFacts read(ApiFlavor flavor, byte[] body, Function<String, String> header, Tenant tenant)
+            throws MalformedRequestException {
         Body b = parse(body);
-        CanonicalPrompt prompt = new CanonicalPrompt();
+        CanonicalPrompt prompt = new CanonicalPrompt(tenant.present() ? CanonicalPrompt.hashBlock(0, tenant.id(), 0, tenant.id().length()) : 0);
         Rendered r = render(b, prompt);
         PromptShape shape = prompt.shape();
         SessionKey key = keys.resolve(new SessionKeyFields(b.metadataUserId, b.promptCacheKey, b.conversation, b.user,
-                prompt.hashOfPrefix(r.fixedStartEnd()), prompt.hashesOfPrefixes(r.messageEnds())), header);
+                prompt.hashOfPrefix(r.fixedStartEnd()), prompt.hashesOfPrefixes(r.messageEnds())), header).inTenant(tenant.id());
         Optional<String> pinned = Optional.ofNullable(header.apply("x-lmw-replica")).map(String::trim).filter(s -> !s.isEmpty());
         Optional<Integer> rank = Optional.empty();
         String rankHeader = header.apply("x-data-parallel-rank");
@@ -59,7 +72,7 @@ public final class RequestFactsReader {
             }
         }
         return new RequestFacts(flavor, b.model == null ? "" : b.model, b.stream, key, shape,
-                b.maxTokens, pinned, rank);
+                b.maxTokens, pinned, rank, tenant, b.cacheSalt);
     }
 
     // ---- parsing -------------------------------------------------------------------------------
@@ -78,6 +91,7 @@ public final class RequestFactsReader {
         final List<Message> messages = new ArrayList<>();
         String instructions;
         String prompt;
+        final JsonSpans cacheSalt = new JsonSpans();
     }
 
     private record Message(String role, String text) {
@@ -93,16 +107,24 @@ public final class RequestFactsReader {
             if (first != JsonToken.START_OBJECT) {
                 throw new MalformedRequestException("request body must be a JSON object, got " + describe(first));
             }
+            int openBrace = (int) p.currentTokenLocation().getByteOffset();
+            boolean empty = true;
             while (p.nextToken() == JsonToken.FIELD_NAME) {
+                empty = false;
                 String name = p.currentName();
                 JsonToken t = p.nextToken();
                 switch (name) {
-                    case "model" -> b.model = stringOrNull(p, t, "model");
-                    case "stream" -> b.stream = t == JsonToken.VALUE_TRUE;
-                    case "max_tokens", "max_completion_tokens", "max_output_tokens" -> {
-                        if (t == JsonToken.VALUE_NUMBER_INT) {
-                            b.maxTokens = p.getIntValue();
+                    case "model" -> b.model = model(p, t);
+                    case "stream" -> b.stream = stream(t);
+                    case "max_tokens", "max_completion_tokens", "max_output_tokens" -> b.maxTokens = maxTokens(p, t, name);
+                    case "cache_salt" -> {
+                        int start = (int) p.currentTokenLocation().getByteOffset();
+                        if (t == JsonToken.VALUE_STRING) {
+                            p.getText();
+                        } else {
+                            p.skipChildren();
                         }
+                        b.cacheSalt.add(start, (int) p.currentLocation().getByteOffset());
                     }
                     case "user" -> b.user = t == JsonToken.VALUE_STRING ? p.getText() : skip(p);
                     case "prompt_cache_key" -> b.promptCacheKey = t == JsonToken.VALUE_STRING ? p.getText() : skip(p);
@@ -121,12 +143,17 @@ public final class RequestFactsReader {
             if (p.currentToken() != JsonToken.END_OBJECT) {
                 throw new MalformedRequestException("request body is not a complete JSON object");
             }
+            b.cacheSalt.object(openBrace, empty);
             if (p.nextToken() != null) {
                 throw new MalformedRequestException("request body has content after the JSON object");
             }
+        } catch (StreamConstraintsException e) {
+            // Nesting, number or name beyond the parser's limits: valid JSON perhaps, but no request needs it.
+            throw new MalformedRequestException("request body exceeds the router's JSON limits: " + e.getOriginalMessage());
         } catch (JsonProcessingException e) {
+            JsonLocation at = e.getLocation();
             throw new MalformedRequestException("request body is not valid JSON: " + e.getOriginalMessage()
-                    + " (line " + e.getLocation().getLineNr() + ", column " + e.getLocation().getColumnNr() + ")");
+                    + (at == null ? "" : " (line " + at.getLineNr() + ", column " + at.getColumnNr() + ")"));
         } catch (IOException e) {
             throw new MalformedRequestException("request body cannot be read: " + e.getMessage());
         }
@@ -140,6 +167,7 @@ public final class RequestFactsReader {
             case VALUE_NUMBER_INT, VALUE_NUMBER_FLOAT -> "a number";
             case VALUE_TRUE, VALUE_FALSE -> "a boolean";
             case VALUE_NULL -> "null";
+            case START_OBJECT -> "an object";
             default -> t.toString();
         };
     }
@@ -152,6 +180,42 @@ public final class RequestFactsReader {
             throw new MalformedRequestException("field '" + field + "' must be a string, got " + describe(t));
         }
         return p.getText();
+    }
+
+    private static String model(JsonParser p, JsonToken t) throws IOException, MalformedRequestException {
+        String m = stringOrNull(p, t, "model");
+        if (m != null && m.length() > MAX_MODEL_CHARS) {
+            throw new MalformedRequestException("field 'model' is " + m.length() + " characters long; a model name has at most "
+                    + MAX_MODEL_CHARS + " (see GET /v1/models)");
+        }
+        return m;
+    }
+
+    /** A string "true" would be read as false here while the engine's lax parser streams: reject it instead. */
+    private static boolean stream(JsonToken t) throws MalformedRequestException {
+        return switch (t) {
+            case VALUE_TRUE -> true;
+            case VALUE_FALSE, VALUE_NULL -> false;
+            default -> throw new MalformedRequestException("field 'stream' must be a boolean (true or false), got " + describe(t));
+        };
+    }
+
+    private static int maxTokens(JsonParser p, JsonToken t, String field) throws IOException, MalformedRequestException {
+        if (t == JsonToken.VALUE_NULL) {
+            return -1;
+        }
+        if (t != JsonToken.VALUE_NUMBER_INT) {
+            throw new MalformedRequestException("field '" + field + "' must be an integer, got " + describe(t));
+        }
+        if (p.getNumberType() != JsonParser.NumberType.INT || p.getIntValue() < 1) {
+            throw new MalformedRequestException("field '" + field + "' must be between 1 and " + Integer.MAX_VALUE
+                    + ", got " + abbreviate(p.getText()));
+        }
+        return p.getIntValue();
+    }
+
+    private static String abbreviate(String s) {
+        return s.length() <= 40 ? s : s.substring(0, 20) + "…(" + s.length() + " digits)";
     }
 
     private static String skip(JsonParser p) throws IOException {

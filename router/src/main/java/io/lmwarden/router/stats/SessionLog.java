@@ -1,5 +1,7 @@
 package io.lmwarden.router.stats;
 
+import io.lmwarden.router.session.SessionKey;
+
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Deque;
@@ -46,6 +48,19 @@ public final class SessionLog {
         while (steps.size() > stepsPerSession) {
             steps.removeFirst();
         }
+    }
+
+    /** The raw key of a recent session by its {@link SessionKey#displayHash}, if one is that. */
+    public synchronized Optional<String> keyForHash(String hash) {
+        if (!hash.startsWith("h-")) {
+            return Optional.empty();
+        }
+        for (String key : sessions.keySet()) {
+            if (SessionKey.displayHash(key).equals(hash)) {
+                return Optional.of(key);
+            }
+        }
+        return Optional.empty();
     }
 
     public synchronized Optional<List<StepRecord>> steps(String sessionKey) {

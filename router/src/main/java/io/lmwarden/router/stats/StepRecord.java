@@ -46,4 +46,11 @@ public record StepRecord(
         int status,
         boolean completed,
         String outcome) {
+
+    /** The same step under another name for its session: a hash shown instead of a raw key. */
+    public StepRecord withSessionKey(String key) {
+        return new StepRecord(epochMillis, key, sessionKeySource, model, api, replica, decision, reason, sideRequest,
+                promptTokens, sharedPrefixTokens, prefixBreak, expectedCachedTokens, cachedTokens, cacheMiss, outputTokens,
+                ttfbMillis, routerMillis, ttfbSplit, queueAteGain, status, completed, outcome);
+    }
 }

@@ -17,7 +17,8 @@ class PolicyApiTest {
         try (RouterUnderTest router = RouterUnderTest.start(SimPool.start(2, SimProfile.named("tiny"), 5),
                 c -> c.withAdminToken("s3cret"))) {
             Http http = new Http();
-            assertThat(http.get(router.url() + "/api/policy").body()).contains("\"policy\":\"affinity\"").contains("\"affinity\":true");
+            assertThat(http.get(router.url() + "/api/policy").status()).as("the whole admin API is behind the token").isEqualTo(401);
+            assertThat(http.get(router.url() + "/api/policy", Map.of("Authorization", "bearer s3cret")).body()).contains("\"policy\":\"affinity\"").contains("\"affinity\":true");
 
             Http.Reply noToken = http.put(router.url() + "/api/policy", "{\"policy\":\"least-loaded\"}", Map.of());
             assertThat(noToken.status()).isEqualTo(401);
@@ -33,21 +34,24 @@ class PolicyApiTest {
             assertThat(http.post(router.url() + "/v1/chat/completions", chat, Map.of("X-Session-Id", "p1")).decision()).isEqualTo("NEW");
 
             http.put(router.url() + "/api/policy", "{\"policy\":\"affinity\",\"spillThreshold\":\"3\"}", Map.of("Authorization", "Bearer s3cret"));
-            assertThat(http.get(router.url() + "/api/replicas").body()).contains("\"spillThreshold\":\"3\"").contains("\"spillThresholdValue\":3");
+            Map<String, String> admin = Map.of("Authorization", "Bearer s3cret");
+            assertThat(http.get(router.url() + "/api/replicas", admin).body()).contains("\"spillThreshold\":\"3\"").contains("\"spillThresholdValue\":3");
             assertThat(http.post(router.url() + "/v1/chat/completions", chat, Map.of("X-Session-Id", "p1")).decision()).isEqualTo("NEW");
             assertThat(http.post(router.url() + "/v1/chat/completions", chat, Map.of("X-Session-Id", "p1")).decision()).isEqualTo("STICKY");
-            assertThat(http.get(router.url() + "/api/sessions/p1").body()).contains("\"steps\"").contains("\"decision\":\"STICKY\"");
-            assertThat(http.get(router.url() + "/api/sessions/unknown").status()).isEqualTo(404);
+            assertThat(http.get(router.url() + "/api/sessions/p1", admin).body()).contains("\"steps\"").contains("\"decision\":\"STICKY\"");
+            assertThat(http.get(router.url() + "/api/sessions/unknown", admin).status()).isEqualTo(404);
+            assertThat(http.get(router.url() + "/api/sessions/p1", Map.of("Authorization", "Bearer s3cre")).status())
+                    .as("a token one character short").isEqualTo(401);
 
             // Admission is on by default and switches at run time with the policy.
-            assertThat(http.get(router.url() + "/api/policy").body()).contains("\"admission\":true");
+            assertThat(http.get(router.url() + "/api/policy", admin).body()).contains("\"admission\":true");
             Http.Reply badAdmission = http.put(router.url() + "/api/policy", "{\"policy\":\"affinity\",\"admission\":\"maybe\"}",
                     Map.of("Authorization", "Bearer s3cret"));
             assertThat(badAdmission.status()).isEqualTo(400);
             assertThat(badAdmission.body()).contains("admission must be true or false");
             assertThat(http.put(router.url() + "/api/policy", "{\"policy\":\"affinity\",\"admission\":false}",
                     Map.of("Authorization", "Bearer s3cret")).body()).contains("\"admission\":false");
-            assertThat(http.get(router.url() + "/api/replicas").body()).contains("\"queue\":{\"admission\":false");
+            assertThat(http.get(router.url() + "/api/replicas", admin).body()).contains("\"queue\":{\"admission\":false");
         }
     }
 }

@@ -83,11 +83,27 @@ class FailureHandlingTest {
     }
 
     @Test
-    void aSilentReplicaEndsInA504AfterTheIdleTimeout() {
-        fault(2, "{\"stallNext\":1,\"stallMs\":4000}");
-        Http.Reply r = HTTP.post(router.url() + "/v1/chat/completions", chat(false), Map.of("X-LMW-Replica", "sim-2"));
+    void aReplicaSilentPastTheIdleTimeoutBeforeAnyByteIsLeftForAnother() {
+        Map<String, String> session = Map.of("X-Session-Id", "stall-once");
+        String home = HTTP.post(router.url() + "/v1/chat/completions", chat(false), session).replica();
+        fault(Integer.parseInt(home.substring(4)), "{\"stallNext\":1,\"stallMs\":4000}");
+        Http.Reply r = HTTP.post(router.url() + "/v1/chat/completions", chat(false), session);
+        assertThat(r.status()).isEqualTo(200);
+        assertThat(r.replica()).isNotEqualTo(home);
+        assertThat(r.header("content-type")).contains("json");
+    }
+
+    @Test
+    void aRequestStalledOnEveryAttemptEndsInA504() {
+        for (int i = 0; i < 3; i++) {
+            fault(i, "{\"stallNext\":1,\"stallMs\":4000}");
+        }
+        Http.Reply r = HTTP.post(router.url() + "/v1/chat/completions", chat(false), Map.of("X-Session-Id", "stall-all"));
         assertThat(r.status()).isEqualTo(504);
         assertThat(r.body()).contains("\"type\":\"TimeoutError\"").contains("stream idle timeout");
+        for (int i = 0; i < 3; i++) {
+            HTTP.delete(router.sims().url(i) + "/sim/faults");
+        }
     }
 
     @Test

@@ -65,7 +65,9 @@ class SdkThroughRouterTest {
         assertThat(text).isNotEmpty();
         assertThat(chunks.get(chunks.size() - 1).usage().orElseThrow().completionTokens()).isEqualTo(20);
         // The session key came from the body's "user" field.
-        assertThat(new Http().get(router.url() + "/api/sessions/sdk-openai-user").body())
+        // In the namespace of the tenant its API key names.
+        String tenant = "key-" + io.lmwarden.router.session.SessionKey.displayHash("sk-test").substring(2);
+        assertThat(new Http().get(router.url() + "/api/sessions/" + tenant + "%2Fsdk-openai-user").body())
                 .contains("\"source\":\"user\"").contains("\"completed\":true");
     }
 

@@ -44,7 +44,25 @@ public final class Http {
     }
 
     public Reply get(String url) {
-        return send(HttpRequest.newBuilder(URI.create(url)).timeout(Duration.ofSeconds(30)).GET().build());
+        return get(url, Map.of());
+    }
+
+    public Reply get(String url, Map<String, String> headers) {
+        HttpRequest.Builder b = HttpRequest.newBuilder(URI.create(url)).timeout(Duration.ofSeconds(30)).GET();
+        headers.forEach(b::header);
+        return send(b.build());
+    }
+
+    public Reply delete(String url) {
+        return send(HttpRequest.newBuilder(URI.create(url)).timeout(Duration.ofSeconds(30)).DELETE().build());
+    }
+
+    /** Any method, any body, any headers: what a hostile client would send. */
+    public Reply send(String method, String url, String body, Map<String, String> headers) {
+        HttpRequest.Builder b = HttpRequest.newBuilder(URI.create(url)).timeout(Duration.ofSeconds(30))
+                .method(method, body == null ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofString(body));
+        headers.forEach(b::header);
+        return send(b.build());
     }
 
     public Reply put(String url, String json, Map<String, String> headers) {

@@ -4,6 +4,7 @@ import io.lmwarden.router.LmWardenRouter;
 import io.lmwarden.router.config.RouterConfig;
 
 import java.time.Duration;
+import java.util.Map;
 import java.util.function.UnaryOperator;
 
 /** A router on a free port in front of a {@link SimPool}, closed together. */
@@ -20,17 +21,18 @@ public final class RouterUnderTest implements AutoCloseable {
     public static RouterUnderTest start(SimPool sims, UnaryOperator<RouterConfig> tweak) {
         RouterConfig config = RouterConfig.forReplicas(sims.routerEntries()).withHost("127.0.0.1")
                 .withScrapeInterval(Duration.ofMillis(100));
-        LmWardenRouter router = LmWardenRouter.start(tweak.apply(config));
-        waitUntilReady(router);
+        RouterConfig tweaked = tweak.apply(config);
+        LmWardenRouter router = LmWardenRouter.start(tweaked);
+        waitUntilReady(router, tweaked.adminToken().map(t -> Map.of("Authorization", "Bearer " + t)).orElse(Map.of()));
         return new RouterUnderTest(sims, router);
     }
 
-    private static void waitUntilReady(LmWardenRouter router) {
+    private static void waitUntilReady(LmWardenRouter router, Map<String, String> adminHeaders) {
         Http http = new Http();
         long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
         Http.Reply r = null;
         while (System.nanoTime() < deadline) {
-            r = http.get(router.url() + "/api/replicas");
+            r = http.get(router.adminUrl() + "/api/replicas", adminHeaders);
             if (r.status() == 200 && r.body().contains("\"metricsFresh\":true") && !r.body().contains("\"metricsFresh\":false")) {
                 return;
             }
@@ -50,6 +52,10 @@ public final class RouterUnderTest implements AutoCloseable {
 
     public String url() {
         return router.url();
+    }
+
+    public String adminUrl() {
+        return router.adminUrl();
     }
 
     public SimPool sims() {

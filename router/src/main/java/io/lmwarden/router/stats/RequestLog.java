@@ -1,0 +1,110 @@
+package io.lmwarden.router.stats;
+
+import com.fasterxml.jackson.core.JsonFactory;
+import com.fasterxml.jackson.core.JsonGenerator;
+import io.lmwarden.router.placement.AttemptEnd;
+import io.lmwarden.router.placement.PlacementFeedback;
+import io.lmwarden.router.placement.Reservation;
+import io.lmwarden.router.session.RequestFacts;
+import io.lmwarden.router.session.SessionKey;
+
+import java.io.IOException;
+import java.io.StringWriter;
+import java.io.UncheckedIOException;
+import java.time.Instant;
+import java.util.function.Consumer;
+import java.util.logging.ConsoleHandler;
+import java.util.logging.Formatter;
+import java.util.logging.Level;
+import java.util.logging.LogRecord;
+import java.util.logging.Logger;
+
+/**
+ * One line per request when it ends (its last attempt): time, API, model, session hash, tenant,
+ * replica, decision, attempt, status, TTFB, tokens and outcome. Never prompt text, never a raw
+ * session key (which may be an e-mail in {@code user}). A JSON object per line with
+ * {@code --log-format json}, {@code key=value} pairs otherwise.
+ */
+public final class RequestLog implements PlacementFeedback {
+
+    public static final String LOGGER = "io.lmwarden.router.requests";
+    private static final JsonFactory JSON = new JsonFactory();
+
+    private final boolean json;
+    private final Consumer<String> sink;
+
+    public RequestLog(boolean json, Consumer<String> sink) {
+        this.json = json;
+        this.sink = sink;
+    }
+
+    /** Lines on stderr through their own logger, written as they are (not wrapped in another log line's message). */
+    public static RequestLog toStderr(boolean json) {
+        Logger log = Logger.getLogger(LOGGER);
+        log.setUseParentHandlers(false);
+        for (var h : log.getHandlers()) {
+            log.removeHandler(h);
+        }
+        ConsoleHandler handler = new ConsoleHandler();
+        handler.setFormatter(new Formatter() {
+            @Override
+            public String format(LogRecord r) {
+                return r.getMessage() + System.lineSeparator();
+            }
+        });
+        handler.setLevel(Level.INFO);
+        log.addHandler(handler);
+        return new RequestLog(json, line -> log.info(line));
+    }
+
+    @Override
+    public void ended(Reservation r, AttemptEnd end) {
+        if (!end.retried()) {
+            sink.accept(line(r, end, System.currentTimeMillis()));
+        }
+    }
+
+    String line(Reservation r, AttemptEnd end, long epochMillis) {
+        RequestFacts f = r.facts();
+        double ttfbMs = r.firstByteNanos() < 0 ? -1 : Math.round((r.firstByteNanos() - r.receivedAtNanos()) / 1e4) / 100.0;
+        String ts = Instant.ofEpochMilli(epochMillis).toString();
+        String session = SessionKey.displayHash(f.sessionKey().value());
+        if (!json) {
+            return ts + " INFO requests api=" + f.flavor().path() + " model=" + f.model() + " session=" + session
+                    + " tenant=" + (f.tenant().present() ? f.tenant().id() : "-") + " replica=" + r.replicaId()
+                    + " decision=" + r.placement().decision() + " attempt=" + r.attempt() + " status=" + end.status()
+                    + " ttfb_ms=" + ttfbMs + " cached_tokens=" + end.cachedTokens() + " prompt_tokens=" + end.promptTokens()
+                    + " output_tokens=" + end.outputTokens() + " outcome=" + end.outcome();
+        }
+        StringWriter w = new StringWriter(320);
+        try (JsonGenerator g = JSON.createGenerator(w)) {
+            g.writeStartObject();
+            g.writeStringField("ts", ts);
+            g.writeStringField("level", "INFO");
+            g.writeStringField("logger", "requests");
+            g.writeStringField("api", f.flavor().path());
+            g.writeStringField("model", f.model());
+            g.writeStringField("session", session);
+            g.writeStringField("sessionKeySource", f.sessionKey().source().label());
+            if (f.tenant().present()) {
+                g.writeStringField("tenant", f.tenant().id());
+            } else {
+                g.writeNullField("tenant");
+            }
+            g.writeStringField("replica", r.replicaId());
+            g.writeStringField("decision", r.placement().decision().name());
+            g.writeNumberField("attempt", r.attempt());
+            g.writeBooleanField("stream", f.stream());
+            g.writeNumberField("status", end.status());
+            g.writeNumberField("ttfbMs", ttfbMs);
+            g.writeNumberField("cachedTokens", end.cachedTokens());
+            g.writeNumberField("promptTokens", end.promptTokens());
+            g.writeNumberField("outputTokens", end.outputTokens());
+            g.writeStringField("outcome", end.outcome());
+            g.writeEndObject();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        return w.toString();
+    }
+}
