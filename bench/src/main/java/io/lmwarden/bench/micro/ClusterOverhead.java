@@ -37,7 +37,7 @@ public final class ClusterOverhead {
         try (SimCluster sim = SimCluster.start(SimOptions.defaults().withReplicas(1).withProfile(SimProfile.named("tiny"))
                 .withTimeScale(1000))) {
             RouterConfig base = RouterConfig.forReplicas(List.of("sim-0=" + sim.urls().get(0))).withHost("127.0.0.1");
-            List<Integer> ports = freePortPairs(3);
+            List<Integer> ports = io.lmwarden.router.cluster.LoopbackPorts.freePairs(3);
             List<String> members = ports.stream().map(p -> "127.0.0.1:" + p).toList();
             List<LmWardenRouter> routers = new ArrayList<>();
             routers.add(LmWardenRouter.start(base));
@@ -116,21 +116,4 @@ public final class ClusterOverhead {
         return micros;
     }
 
-    /** Loopback ports p with p + 1 free too (JGroups failure detection). */
-    static List<Integer> freePortPairs(int n) throws IOException {
-        List<Integer> out = new ArrayList<>();
-        while (out.size() < n) {
-            try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-                int p = s.getLocalPort();
-                if (p < 65534 && !out.contains(p) && !out.contains(p + 1) && !out.contains(p - 1)) {
-                    try (ServerSocket next = new ServerSocket(p + 1, 1, InetAddress.getLoopbackAddress())) {
-                        out.add(p);
-                    } catch (IOException taken) {
-                        // another one
-                    }
-                }
-            }
-        }
-        return out;
-    }
 }

@@ -46,7 +46,7 @@ class RouterClusterIT {
     @Test
     void killingOneRouterLosesOnlyItsInFlightRequestsAndPinsSurvive() throws Exception {
         int simBase = JarProcess.freePort();
-        List<Integer> clusterPorts = portPairs(4);
+        List<Integer> clusterPorts = io.lmwarden.router.cluster.LoopbackPorts.freePairs(4);
         String members = clusterPorts.stream().map(p -> "127.0.0.1:" + p).collect(Collectors.joining(","));
         List<JarProcess> routers = new ArrayList<>();
         List<String> urls = new ArrayList<>();
@@ -172,20 +172,4 @@ class RouterClusterIT {
         throw new AssertionError(router + " did not see " + n + " agreeing members: " + view);
     }
 
-    private static List<Integer> portPairs(int n) throws IOException {
-        List<Integer> out = new ArrayList<>();
-        while (out.size() < n) {
-            try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-                int p = s.getLocalPort();
-                if (p < 65534 && !out.contains(p) && !out.contains(p + 1) && !out.contains(p - 1)) {
-                    try (ServerSocket next = new ServerSocket(p + 1, 1, InetAddress.getLoopbackAddress())) {
-                        out.add(p);
-                    } catch (IOException taken) {
-                        // another one
-                    }
-                }
-            }
-        }
-        return out;
-    }
 }

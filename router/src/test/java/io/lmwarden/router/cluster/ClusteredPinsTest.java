@@ -26,7 +26,7 @@ class ClusteredPinsTest {
 
     @Test
     void racingClaimsEndWithOnePinAndTheLoserFollowsTheWinner() throws Exception {
-        List<Integer> ports = ports(2);
+        List<Integer> ports = LoopbackPorts.freePairs(2);
         try (InfinispanCluster a = member(ports, 0); InfinispanCluster b = member(ports, 1)) {
             awaitMembers(b, 2);
             SessionPins pa = a.pins();
@@ -86,7 +86,7 @@ class ClusteredPinsTest {
 
     @Test
     void aJoiningMemberKnowsThePinsBeforeItIsUsableAndEveryMemberSeesPeersLoad() throws Exception {
-        List<Integer> ports = ports(2);
+        List<Integer> ports = LoopbackPorts.freePairs(2);
         try (InfinispanCluster a = member(ports, 0)) {
             for (int i = 0; i < 1000; i++) {
                 a.pins().claim(MODEL, "old-" + i, Optional.empty(), "sim-" + (i % 4), System.nanoTime());
@@ -141,21 +141,4 @@ class ClusteredPinsTest {
         }
     }
 
-    /** Free loopback ports p with p + 1 free too (failure detection). */
-    static List<Integer> ports(int n) throws IOException {
-        List<Integer> out = new ArrayList<>();
-        while (out.size() < n) {
-            try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-                int p = s.getLocalPort();
-                if (p < 65534 && !out.contains(p) && !out.contains(p + 1) && !out.contains(p - 1)) {
-                    try (ServerSocket next = new ServerSocket(p + 1, 1, InetAddress.getLoopbackAddress())) {
-                        out.add(p);
-                    } catch (IOException taken) {
-                        // another one
-                    }
-                }
-            }
-        }
-        return out;
-    }
 }
