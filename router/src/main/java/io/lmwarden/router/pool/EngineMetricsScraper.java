@@ -12,6 +12,7 @@ import java.net.ConnectException;
 import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
 import java.util.logging.Logger;
 
 /**
@@ -30,7 +31,8 @@ public final class EngineMetricsScraper implements AutoCloseable {
     private final Duration interval;
     private final Duration healthTimeout;
     private final Map<String, Integer> consecutiveFailures = new ConcurrentHashMap<>();
-    private final Map<String, Boolean> inProgress = new ConcurrentHashMap<>();
+    /** When each endpoint's check in flight started (System.nanoTime). */
+    private final Map<String, Long> inProgress = new ConcurrentHashMap<>();
     /** When each replica last answered /health with 200, to tell a frozen replica from a stalled router. */
     private final Map<String, Long> lastHealthyNanos = new ConcurrentHashMap<>();
     private long timerId = -1;
@@ -55,9 +57,21 @@ public final class EngineMetricsScraper implements AutoCloseable {
         if (closed) {
             return;
         }
+        long now = System.nanoTime();
+        // A check that outlived every timeout it has is lost (its request never completed): one lost
+        // answer must not freeze a replica's figures, so a new check replaces it.
+        long lostAfterNanos = TimeUnit.MILLISECONDS.toNanos(2 * (scrapeTimeoutMs() + healthTimeout.toMillis()));
         for (EndpointState e : pool.endpoints()) {
-            if (e.discoveredReady() && inProgress.putIfAbsent(e.id(), Boolean.TRUE) == null) {
-                scrape(e);
+            if (!e.discoveredReady()) {
+                continue;
+            }
+            Long started = inProgress.putIfAbsent(e.id(), now);
+            if (started == null) {
+                scrape(e, now);
+            } else if (now - started > lostAfterNanos && inProgress.replace(e.id(), started, now)) {
+                LogFields.warn(LOG, "endpoint check lost; checking again", "endpoint", e.id(),
+                        "startedMsAgo", TimeUnit.NANOSECONDS.toMillis(now - started));
+                scrape(e, now);
             }
         }
     }
@@ -66,8 +80,12 @@ public final class EngineMetricsScraper implements AutoCloseable {
      * {@code /health} first: an engine that says it is unhealthy stops getting new requests at once,
      * even while its metrics endpoint still answers. Then {@code /metrics}.
      */
-    private void scrape(EndpointState r) {
-        long timeoutMs = Math.max(1000, Math.min(5000, interval.toMillis() * 4));
+    private long scrapeTimeoutMs() {
+        return Math.max(1000, Math.min(5000, interval.toMillis() * 4));
+    }
+
+    private void scrape(EndpointState r, long checkStartedNanos) {
+        long timeoutMs = scrapeTimeoutMs();
         long startedAt = System.nanoTime();
         // vLLM answers /health from its API server's event loop even under full load; silence means a frozen process.
         get(r.url() + "/health", healthTimeout.toMillis())
@@ -86,7 +104,8 @@ public final class EngineMetricsScraper implements AutoCloseable {
                         ? Future.succeededFuture(resp.body())
                         : Future.failedFuture(new IllegalStateException("/metrics answered " + resp.statusCode())))
                 .onComplete(ar -> {
-                    inProgress.remove(r.id());
+                    // Only this check's own entry: a lost one's late answer must not end its replacement's.
+                    inProgress.remove(r.id(), checkStartedNanos);
                     if (closed) {
                         return;
                     }
@@ -116,7 +135,9 @@ public final class EngineMetricsScraper implements AutoCloseable {
     }
 
     private Future<BufferedResponse> get(String uri, long timeoutMs) {
-        RequestOptions opts = new RequestOptions().setMethod(HttpMethod.GET).setAbsoluteURI(uri).setTimeout(timeoutMs);
+        // The connect timeout also bounds the wait for a pooled connection; the idle timeout bounds the answer.
+        RequestOptions opts = new RequestOptions().setMethod(HttpMethod.GET).setAbsoluteURI(uri)
+                .setConnectTimeout(timeoutMs).setIdleTimeout(timeoutMs);
         return client.request(opts).compose(req -> req.send())
                 .compose(resp -> resp.body().map(b -> new BufferedResponse(resp.statusCode(), b)));
     }
