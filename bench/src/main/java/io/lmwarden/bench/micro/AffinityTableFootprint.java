@@ -19,7 +19,7 @@ public final class AffinityTableFootprint {
         int n = args.length > 0 ? Integer.parseInt(args[0]) : 1_000_000;
         String[] replicas = {"qwen-vllm-0", "qwen-vllm-1", "qwen-vllm-2", "qwen-vllm-3"};
         String model = "Qwen/Qwen3-4B-Instruct-2507";
-        long before = liveHeap();
+        long before = LiveHeap.bytes();
         AffinityTable table = new AffinityTable(n, Duration.ofHours(2));
         long t0 = System.nanoTime();
         for (int i = 0; i < n; i++) {
@@ -27,23 +27,11 @@ public final class AffinityTableFootprint {
             table.pin(model, UUID.randomUUID().toString(), replicas[i & 3], System.nanoTime());
         }
         long fillNanos = System.nanoTime() - t0;
-        long after = liveHeap();
+        long after = LiveHeap.bytes();
         System.out.printf("entries=%d  heap delta=%,d bytes  bytes/entry=%.1f  fill=%.0f ns/entry%n",
                 table.size(), after - before, (double) (after - before) / table.size(), (double) fillNanos / n);
         System.out.printf("(JVM %s, compressed oops %s)%n", System.getProperty("java.vm.version"),
                 java.lang.management.ManagementFactory.getRuntimeMXBean().getInputArguments());
     }
 
-    private static long liveHeap() {
-        Runtime rt = Runtime.getRuntime();
-        for (int i = 0; i < 4; i++) {
-            System.gc();
-            try {
-                Thread.sleep(100);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
-        }
-        return rt.totalMemory() - rt.freeMemory();
-    }
 }

@@ -29,13 +29,13 @@ public final class ClusteredPinsFootprint {
         try (InfinispanCluster member = InfinispanCluster.start(
                 ClusterSettings.single().withStatic(List.of("127.0.0.1:" + port), port), n, Duration.ofHours(2))) {
             SessionPins pins = member.pins();
-            long before = liveHeap();
+            long before = LiveHeap.bytes();
             long t0 = System.nanoTime();
             for (int i = 0; i < n; i++) {
                 pins.claim(model, UUID.randomUUID().toString(), Optional.empty(), replicas[i & 3], System.nanoTime());
             }
             long fillNanos = System.nanoTime() - t0;
-            long after = liveHeap();
+            long after = LiveHeap.bytes();
             System.out.printf("pins=%d  heap delta=%,d bytes  bytes/pin=%.1f  claim=%.0f ns/pin%n",
                     pins.size(), after - before, (double) (after - before) / n, (double) fillNanos / n);
             System.out.printf("(JVM %s, %s)%n", System.getProperty("java.vm.version"),
@@ -43,16 +43,4 @@ public final class ClusteredPinsFootprint {
         }
     }
 
-    private static long liveHeap() {
-        Runtime rt = Runtime.getRuntime();
-        for (int i = 0; i < 4; i++) {
-            System.gc();
-            try {
-                Thread.sleep(100);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
-        }
-        return rt.totalMemory() - rt.freeMemory();
-    }
 }

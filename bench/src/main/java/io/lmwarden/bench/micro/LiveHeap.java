@@ -1,0 +1,21 @@
+package io.lmwarden.bench.micro;
+
+/** The heap in use after a few collections: what the footprint tools compare before and after filling a table. */
+final class LiveHeap {
+
+    private LiveHeap() {
+    }
+
+    static long bytes() {
+        Runtime rt = Runtime.getRuntime();
+        for (int i = 0; i < 4; i++) {
+            System.gc();
+            try {
+                Thread.sleep(100);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+        return rt.totalMemory() - rt.freeMemory();
+    }
+}
