@@ -42,7 +42,8 @@ public final class BenchMain implements Callable<Integer> {
     int simulate;
 
     @Option(names = "--target", paramLabel = "URL",
-            description = "A running LM Warden router; variants switch its policy with PUT /api/policy.")
+            description = "A running LM Warden router, or the routers of one cluster separated by commas (steps go to them in turn);"
+                    + " variants switch their policy with PUT /api/policy.")
     String target;
 
     @Option(names = "--profile", defaultValue = SimProfile.A4000_QWEN3_4B,
@@ -146,6 +147,11 @@ public final class BenchMain implements Callable<Integer> {
                     + "the refresh period of vLLM's own data-parallel balancer).")
     String scrapeInterval;
 
+    @Option(names = "--routers", paramLabel = "K",
+            description = "With --simulate: K routers per variant, clustered over loopback; each step of a session goes to the next"
+                    + " router in turn (default ${DEFAULT-VALUE}). A variant written POLICY*K overrides it, e.g. --policies 'default,default*3'.")
+    int routers = 1;
+
     @Option(names = "--router-set", paramLabel = "KEY=VALUE,...",
             description = "With --simulate: router settings (YAML keys, e.g. residencyIdle=5s,kvBudget=0.9) for every variant's router.")
     String routerSet;
@@ -226,7 +232,7 @@ public final class BenchMain implements Callable<Integer> {
             // fails early, with the known names, on a typo
             io.lmwarden.sim.ProfileOverrides.apply(SimProfile.named(profile), simSet);
             io.lmwarden.sim.dp.BalancerEra.named(dpBalancer);
-            policies.forEach(p -> io.lmwarden.bench.pool.SimulatedVariant.parse(p, io.lmwarden.sim.dp.BalancerEra.CURRENT));
+            policies.forEach(p -> io.lmwarden.bench.pool.SimulatedVariant.parse(p, io.lmwarden.sim.dp.BalancerEra.CURRENT, routers));
         }
         if (target != null && simulate == 0 && timeScale != 1 && !argsContain("--time-scale")) {
             timeScale = 1; // a real pool runs on the wall clock
@@ -249,7 +255,7 @@ public final class BenchMain implements Callable<Integer> {
                 Durations.parse(sampleInterval),
                 warmUp != null ? Durations.parse(warmUp) : Duration.ofSeconds(simulate > 0 ? 5 : 0),
                 Durations.parse(scrapeInterval), routerSettings(routerSet), out,
-                "java -jar bench/target/lmw-bench.jar " + String.join(" ", args), plan, workloadFile, engines, dpBalancer);
+                "java -jar bench/target/lmw-bench.jar " + String.join(" ", args), plan, workloadFile, engines, dpBalancer, routers);
     }
 
     private java.util.Map<Integer, String> replicaOverrides() {

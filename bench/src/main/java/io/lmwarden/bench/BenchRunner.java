@@ -70,7 +70,8 @@ public final class BenchRunner {
                 for (String policy : settings.policyOrder(r)) {
                     progress.println("[" + policy + ", repeat " + (r + 1) + "] starting on " + target.describe());
                     try (VariantTarget variant = target.open(policy)) {
-                        progress.println("  router at " + variant.url());
+                        progress.println(variant.urls().size() == 1 ? "  router at " + variant.url()
+                                : "  " + variant.urls().size() + " clustered routers at " + String.join(", ", variant.urls()));
                         if (model == null) {
                             model = ModelDiscovery.firstModel(control, variant.url());
                         }
@@ -99,12 +100,12 @@ public final class BenchRunner {
 
     private BenchTarget target(HttpClient control) {
         if (settings.target() != null) {
-            return new RemoteRouterTarget(control, settings.target(), settings.adminToken(), settings.spillThreshold());
+            return new RemoteRouterTarget(control, settings.targets(), settings.adminToken(), settings.spillThreshold());
         }
         SimProfile profile = ProfileOverrides.apply(SimProfile.named(settings.profile()), settings.profileOverrides());
         return new SimulatedTarget(settings.simulate(), settings.engines(), BalancerEra.named(settings.dpBalancer()), profile,
                 settings.plan().replicaOverrides(), settings.timeScale(), settings.workload().seed(), settings.spillThreshold(),
-                settings.scrapeInterval(), settings.routerSettings());
+                settings.scrapeInterval(), settings.routerSettings(), settings.routers());
     }
 
     /** The 1/5/15-minute load averages, so that a report says whether the machine was busy. */

@@ -28,6 +28,8 @@ import java.util.List;
  * @param workloadFile    the workload file, or null for the flag shorthand
  * @param engines         engines behind each simulated replica's port (> 1: a data-parallel server)
  * @param dpBalancer      the internal balancer era of such servers, unless a policy says {@code policy@era}
+ * @param routers         {@code --simulate}: in-process routers per variant (more than one: clustered over loopback),
+ *                        unless a policy says {@code policy*K}; agents' steps go to the routers in turn
  */
 public record BenchSettings(
         int simulate,
@@ -54,7 +56,8 @@ public record BenchSettings(
         Workload plan,
         Path workloadFile,
         int engines,
-        String dpBalancer) {
+        String dpBalancer,
+        int routers) {
 
     public BenchSettings {
         policies = List.copyOf(policies);
@@ -75,6 +78,17 @@ public record BenchSettings(
         if (target != null && (engines != 1 || policies.stream().anyMatch(p -> p.contains("@")))) {
             throw new IllegalArgumentException("--engines and policy@balancer apply to --simulate only; a running pool"
                     + " has its own servers");
+        }
+        if (routers < 1) {
+            throw new IllegalArgumentException("--routers must be >= 1, got " + routers);
+        }
+        if (target != null && (routers != 1 || policies.stream().anyMatch(p -> p.contains("*")))) {
+            throw new IllegalArgumentException("--routers and policy*K start routers with --simulate; with --target list the"
+                    + " running routers: --target URL1,URL2,URL3");
+        }
+        if (target != null && targets().stream().anyMatch(u -> !u.startsWith("http://") && !u.startsWith("https://"))) {
+            throw new IllegalArgumentException("--target takes router URLs separated by commas (http://host:port,...), got '"
+                    + target + "'");
         }
         if (repeat < 1) {
             throw new IllegalArgumentException("--repeat must be >= 1, got " + repeat);
@@ -97,6 +111,26 @@ public record BenchSettings(
         if (sampleInterval.isNegative() || sampleInterval.isZero()) {
             throw new IllegalArgumentException("--sample-interval must be > 0");
         }
+    }
+
+    /** One invocation without --routers: one router per variant. */
+    public BenchSettings(int simulate, String target, String profile, String profileOverrides, double timeScale,
+                         List<String> policies, int repeat, List<Integer> sessions, Duration stage, Duration settle,
+                         WorkloadSpec workload, ApiFlavour api, String model, String spillThreshold, String adminToken,
+                         Duration sampleInterval, Duration warmUp, Duration scrapeInterval,
+                         java.util.Map<String, String> routerSettings, Path out, String commandLine, Workload plan,
+                         Path workloadFile, int engines, String dpBalancer) {
+        this(simulate, target, profile, profileOverrides, timeScale, policies, repeat, sessions, stage, settle, workload, api,
+                model, spillThreshold, adminToken, sampleInterval, warmUp, scrapeInterval, routerSettings, out, commandLine, plan,
+                workloadFile, engines, dpBalancer, 1);
+    }
+
+    /** The --target routers (one, or the members of a cluster), empty with --simulate. */
+    public List<String> targets() {
+        if (target == null) {
+            return List.of();
+        }
+        return java.util.Arrays.stream(target.split(",")).map(String::trim).filter(u -> !u.isEmpty()).toList();
     }
 
     /** The order of variants in repeat {@code r} (0-based): alternated, so that neither always runs first. */

@@ -77,7 +77,7 @@ final class RouterRuntime {
 
     private static final Logger LOG = Logger.getLogger(RouterRuntime.class.getName());
     private static final long AFFINITY_SWEEP_MS = 30_000;
-    /** How often a router tells its peers its load; new-session placement sees theirs at most this late. */
+    /** How often a router tells its peers its load (engine time; divided by the time scale): new-session placement sees theirs at most this late. */
     private static final long LOAD_REPORT_MS = 100;
     /** Until an engine publishes cache_config_info: the reference replica's ~38k tokens. */
     private static final int DEFAULT_KV_CAPACITY_TOKENS = 38_400;
@@ -240,7 +240,7 @@ final class RouterRuntime {
             // Sweeps often enough that a clustered pin in use is rewritten well before it would expire.
             long sweepMs = Math.max(1, Math.min(AFFINITY_SWEEP_MS, config.sessionIdleTimeout().toMillis() / 4));
             vertx.setPeriodic(sweepMs, id -> affinity.expireIdle(System.nanoTime()));
-            vertx.setPeriodic(LOAD_REPORT_MS, id -> cluster.publish(ownLoad(pool, admission, affinity)));
+            vertx.setPeriodic(loadReportPeriodMillis(config.timeScale()), id -> cluster.publish(ownLoad(pool, admission, affinity)));
             vertx.setPeriodic(pumpPeriodMillis(admissionSettings), id -> admission.pump());
 
             HttpServer server = vertx.createHttpServer(new HttpServerOptions()
@@ -279,6 +279,11 @@ final class RouterRuntime {
         Map<String, Long> blocks = new HashMap<>();
         admission.residentLoads().forEach((replica, load) -> blocks.put(replica, load.usedBlocks()));
         return new LoadReport(inFlight, blocks, pins.size(), 0);
+    }
+
+    /** The load report period on the wall clock: as stale, in engine time, at every time scale (like the scrape). */
+    static long loadReportPeriodMillis(double timeScale) {
+        return Math.max(5, Math.round(LOAD_REPORT_MS / timeScale));
     }
 
     /** Often enough that residency expiry and queue timeouts are late by at most a twentieth of their length. */

@@ -11,22 +11,34 @@ import io.vertx.core.http.HttpMethod;
 import io.vertx.core.http.RequestOptions;
 
 import java.time.Duration;
+import java.util.List;
 
 /**
- * A running LM Warden router (in a cluster, say): each variant switches its policy with
- * {@code PUT /api/policy}; engine counters come from its {@code /api/replicas}. Caches stay warm
- * between variants, as in the published run.
+ * A running LM Warden router, or several routers of one cluster: each variant switches the policy of
+ * every one with {@code PUT /api/policy}; engine counters come from the first one's {@code /api/replicas}.
+ * With several routers, agents' steps go to them in turn. Caches stay warm between variants, as in the
+ * published run.
  */
 public final class RemoteRouterTarget implements BenchTarget {
 
     private final HttpClient http;
+    private final List<String> routerUrls;
     private final String routerUrl;
     private final String adminToken;
     private final String spillThreshold;
 
     public RemoteRouterTarget(HttpClient http, String routerUrl, String adminToken, String spillThreshold) {
+        this(http, List.of(routerUrl), adminToken, spillThreshold);
+    }
+
+    /** {@code routerUrls}: the routers of one cluster (or one router); steps go to them in turn. */
+    public RemoteRouterTarget(HttpClient http, List<String> routerUrls, String adminToken, String spillThreshold) {
+        if (routerUrls.isEmpty()) {
+            throw new IllegalArgumentException("--target needs at least one router URL");
+        }
         this.http = http;
-        this.routerUrl = routerUrl.endsWith("/") ? routerUrl.substring(0, routerUrl.length() - 1) : routerUrl;
+        this.routerUrls = routerUrls.stream().map(u -> u.endsWith("/") ? u.substring(0, u.length() - 1) : u).toList();
+        this.routerUrl = this.routerUrls.get(0);
         this.adminToken = adminToken;
         this.spillThreshold = spillThreshold;
     }
@@ -39,34 +51,20 @@ public final class RemoteRouterTarget implements BenchTarget {
         if (spillThreshold != null) {
             body.put("spillThreshold", spillThreshold);
         }
-        RequestOptions options = new RequestOptions().setMethod(HttpMethod.PUT)
-                .setAbsoluteURI(routerUrl + "/api/policy").setIdleTimeout(30_000)
-                .putHeader("content-type", "application/json");
-        if (adminToken != null) {
-            options.putHeader("Authorization", "Bearer " + adminToken);
-        }
-        String answer = null;
-        // A router that does not answer within 30 s (restarting, busy) is asked again before the run fails.
-        for (int attempt = 1; answer == null; attempt++) {
-            try {
-                answer = Await.result(http.request(options)
-                        .compose(req -> req.send(Buffer.buffer(body.toString())))
-                        .compose(resp -> resp.body().map(b -> resp.statusCode() + " " + b)), Duration.ofSeconds(30));
-            } catch (IllegalStateException e) {
-                if (attempt == 3) {
-                    throw new IllegalStateException("PUT " + routerUrl + "/api/policy: " + e.getMessage() + " (3 attempts)", e);
-                }
-            }
-        }
-        if (!answer.startsWith("2")) {
-            throw new IllegalStateException("PUT " + routerUrl + "/api/policy " + body + " answered HTTP " + answer
-                    + (answer.startsWith("401") || answer.startsWith("403") ? " (pass --admin-token)" : ""));
+        // The policy is each router's own setting: every member of a cluster is switched.
+        for (String url : routerUrls) {
+            putPolicy(url, body);
         }
         ReplicaProbe probe = new RouterReplicasProbe(http, routerUrl, adminToken);
         return new VariantTarget() {
             @Override
             public String url() {
                 return routerUrl;
+            }
+
+            @Override
+            public List<String> urls() {
+                return routerUrls;
             }
 
             @Override
@@ -91,6 +89,32 @@ public final class RemoteRouterTarget implements BenchTarget {
         };
     }
 
+    private void putPolicy(String url, ObjectNode body) {
+        RequestOptions options = new RequestOptions().setMethod(HttpMethod.PUT)
+                .setAbsoluteURI(url + "/api/policy").setIdleTimeout(30_000)
+                .putHeader("content-type", "application/json");
+        if (adminToken != null) {
+            options.putHeader("Authorization", "Bearer " + adminToken);
+        }
+        String answer = null;
+        // A router that does not answer within 30 s (restarting, busy) is asked again before the run fails.
+        for (int attempt = 1; answer == null; attempt++) {
+            try {
+                answer = Await.result(http.request(options)
+                        .compose(req -> req.send(Buffer.buffer(body.toString())))
+                        .compose(resp -> resp.body().map(b -> resp.statusCode() + " " + b)), Duration.ofSeconds(30));
+            } catch (IllegalStateException e) {
+                if (attempt == 3) {
+                    throw new IllegalStateException("PUT " + url + "/api/policy: " + e.getMessage() + " (3 attempts)", e);
+                }
+            }
+        }
+        if (!answer.startsWith("2")) {
+            throw new IllegalStateException("PUT " + url + "/api/policy " + body + " answered HTTP " + answer
+                    + (answer.startsWith("401") || answer.startsWith("403") ? " (pass --admin-token)" : ""));
+        }
+    }
+
     /** URL of the index-th replica of /api/replicas (in the router's order), or null. */
     private String replicaUrl(int index) {
         RequestOptions options = new RequestOptions().setMethod(HttpMethod.GET).setAbsoluteURI(routerUrl + "/api/replicas")
@@ -110,6 +134,8 @@ public final class RemoteRouterTarget implements BenchTarget {
 
     @Override
     public String describe() {
-        return "running router " + routerUrl + " (policy switched via PUT /api/policy; caches stay warm between variants)";
+        return (routerUrls.size() == 1 ? "running router " + routerUrl
+                : routerUrls.size() + " running routers " + String.join(", ", routerUrls) + " (steps sent to them in turn)")
+                + " (policy switched via PUT /api/policy; caches stay warm between variants)";
     }
 }

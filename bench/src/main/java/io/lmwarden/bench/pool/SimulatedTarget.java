@@ -4,7 +4,6 @@ import io.lmwarden.bench.metrics.ReplicaProbe;
 import io.lmwarden.bench.metrics.SimulatedEnginesProbe;
 import io.lmwarden.bench.workload.ScheduledFault;
 import io.lmwarden.sim.ProfileOverrides;
-import io.lmwarden.router.LmWardenRouter;
 import io.lmwarden.router.config.RouterConfig;
 import io.lmwarden.router.config.SpillThreshold;
 import io.lmwarden.sim.SimCluster;
@@ -32,6 +31,7 @@ public final class SimulatedTarget implements BenchTarget {
     private final String spillThreshold;
     private final Duration scrapeInterval;
     private final java.util.Map<String, String> routerSettings;
+    private final int defaultRouters;
 
     /**
      * @param scrapeInterval how often the router reads the engines' load, in workload time; it is divided by
@@ -52,6 +52,20 @@ public final class SimulatedTarget implements BenchTarget {
     public SimulatedTarget(int replicas, int engines, BalancerEra defaultEra, SimProfile profile,
                            Map<Integer, String> replicaOverrides, double timeScale, long seed,
                            String spillThreshold, Duration scrapeInterval, Map<String, String> routerSettings) {
+        this(replicas, engines, defaultEra, profile, replicaOverrides, timeScale, seed, spillThreshold, scrapeInterval, routerSettings, 1);
+    }
+
+    /**
+     * @param defaultRouters routers in front of the replicas (--routers), unless a variant says {@code policy*K};
+     *                       more than one are clustered over loopback and agents' steps go to them in turn
+     */
+    public SimulatedTarget(int replicas, int engines, BalancerEra defaultEra, SimProfile profile,
+                           Map<Integer, String> replicaOverrides, double timeScale, long seed,
+                           String spillThreshold, Duration scrapeInterval, Map<String, String> routerSettings, int defaultRouters) {
+        if (defaultRouters < 1) {
+            throw new IllegalArgumentException("--routers must be >= 1, got " + defaultRouters);
+        }
+        this.defaultRouters = defaultRouters;
         this.routerSettings = Map.copyOf(routerSettings);
         this.replicas = replicas;
         this.engines = engines;
@@ -76,7 +90,7 @@ public final class SimulatedTarget implements BenchTarget {
 
     @Override
     public VariantTarget open(String variantSpec) {
-        SimulatedVariant variant = SimulatedVariant.parse(variantSpec, defaultEra);
+        SimulatedVariant variant = SimulatedVariant.parse(variantSpec, defaultEra, defaultRouters);
         String policy = variant.policy();
         SimOptions options = SimOptions.defaults().withReplicas(replicas).withProfile(profile).withTimeScale(timeScale).withSeed(seed)
                 .withEngines(engines).withDpBalancer(variant.era());
@@ -84,7 +98,7 @@ public final class SimulatedTarget implements BenchTarget {
             options = options.withReplicaProfile(e.getKey(), ProfileOverrides.apply(profile, e.getValue()));
         }
         SimCluster cluster = SimCluster.start(options);
-        LmWardenRouter router;
+        LoopbackRouters routers;
         try {
             // The cost policy's prefill-rate prior is the simulated engine's own, as with --simulate.
             // Named like the engines' probe ("sim-i"), so X-LMW-Replica and the per-replica counters line up.
@@ -100,7 +114,8 @@ public final class SimulatedTarget implements BenchTarget {
             if (spillThreshold != null) {
                 config = config.withSpillThreshold(SpillThreshold.parse(spillThreshold));
             }
-            router = LmWardenRouter.start(config);
+            // A cluster name of this variant's own: no other bench or test on the machine can join it.
+            routers = LoopbackRouters.start(config, variant.routers(), "lmw-bench-" + ProcessHandle.current().pid() + "-" + System.nanoTime());
         } catch (RuntimeException e) {
             cluster.close();
             throw e;
@@ -109,7 +124,12 @@ public final class SimulatedTarget implements BenchTarget {
         return new VariantTarget() {
             @Override
             public String url() {
-                return router.url();
+                return routers.urls().get(0);
+            }
+
+            @Override
+            public List<String> urls() {
+                return routers.urls();
             }
 
             @Override
@@ -132,7 +152,7 @@ public final class SimulatedTarget implements BenchTarget {
 
             @Override
             public void close() {
-                router.close();
+                routers.close();
                 cluster.close();
             }
         };
@@ -147,7 +167,9 @@ public final class SimulatedTarget implements BenchTarget {
                 : replicas + " simulated data-parallel server" + (replicas == 1 ? "" : "s") + " of " + engines
                 + " engines each (internal balancer " + defaultEra.flag() + " unless the variant names one)";
         return servers + " (profile " + ProfileOverrides.describe(profile) + overrides
-                + "; fresh for every variant) behind an in-process router"
+                + "; fresh for every variant) behind " + (defaultRouters == 1 ? "an in-process router"
+                : defaultRouters + " in-process routers clustered over loopback (steps sent to them in turn)")
+                + " (a variant policy*K: K clustered routers)"
                 + " scraping engine load every " + scrapeInterval.toMillis() + " ms of workload time"
                 + (routerSettings.isEmpty() ? "" : "; router settings " + new java.util.TreeMap<>(routerSettings));
     }

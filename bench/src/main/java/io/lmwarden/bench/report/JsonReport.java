@@ -104,6 +104,13 @@ public final class JsonReport {
             o.put("admitted", r.admitted());
             o.put("queued", r.queued());
             o.put("rejected", r.rejected());
+            if (r.routerSpread().routers() > 0) {
+                ObjectNode spread = o.putObject("routers");
+                spread.putPOJO("steps_per_router", r.routerSpread().stepsPerRouter());
+                spread.put("sessions", r.routerSpread().sessions());
+                spread.put("sessions_on_several_replicas", r.routerSpread().onSeveralReplicas());
+                spread.put("unannounced_moves", r.routerSpread().unannouncedMoves());
+            }
             if (!r.replicas().isEmpty()) {
                 ArrayNode replicas = o.putArray("replicas");
                 for (ReplicaFigures f : r.replicas()) {

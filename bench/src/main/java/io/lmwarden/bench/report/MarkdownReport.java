@@ -76,6 +76,10 @@ public final class MarkdownReport {
             md.append(row(cells));
         }
 
+        if (rows.stream().anyMatch(r -> r.routerSpread().routers() > 1)) {
+            md.append(RouterSpreadTable.render(rows));
+        }
+
         md.append("\n## Command and settings\n\n```\n").append(s.commandLine()).append("\n```\n\n");
         md.append("- Target: ").append(results.target()).append('\n');
         md.append("- Engine counters: ").append(results.counterSource()).append('\n');

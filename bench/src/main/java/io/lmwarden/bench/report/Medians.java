@@ -48,7 +48,7 @@ public final class Medians {
                     (int) Math.round(median(g, StageResult::queued)),
                     g.stream().mapToInt(StageResult::rejected).sum(),
                     summedCauses(g),
-                    List.of()));
+                    List.of()).withRouterSpread(RouterSpread.sum(g.stream().map(StageResult::routerSpread).toList())));
         }
         return out;
     }

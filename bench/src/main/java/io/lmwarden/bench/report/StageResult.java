@@ -25,6 +25,7 @@ package io.lmwarden.bench.report;
  * @param rejected            steps the router turned away as overloaded (429 / 529)
  * @param errorCauses         failed steps by cause ("HTTP 503", "connection refused", "stream cut", …); summed over repeats in medians
  * @param replicas            per-replica figures of this repeat; empty in medians
+ * @param routerSpread        steps per router and sessions that left their replica; totals over repeats in medians
  */
 public record StageResult(
         String policy,
@@ -54,10 +55,33 @@ public record StageResult(
         int queued,
         int rejected,
         java.util.Map<String, Integer> errorCauses,
-        java.util.List<ReplicaFigures> replicas) {
+        java.util.List<ReplicaFigures> replicas,
+        RouterSpread routerSpread) {
 
     public StageResult {
         errorCauses = java.util.Map.copyOf(errorCauses);
         replicas = java.util.List.copyOf(replicas);
+        java.util.Objects.requireNonNull(routerSpread, "routerSpread");
+    }
+
+    /** A stage without router figures ({@link RouterSpread#NONE}); {@link #withRouterSpread} adds them. */
+    public StageResult(String policy, int sessions, int repeat, double stageSeconds, double sessionsPerHour,
+                       double outputTokensPerMin, double ttfbP50, double ttfbP95, double replicasBusy, double prefixHitPct,
+                       double stayedPct, double oracleHitPct, int errors, int steps, int sessionsCompleted,
+                       double clientCachedPct, double engineOutputTokensPerMin, double benchCpuCores,
+                       double sessionTimeP50, double sessionTimeP95, double queueWaitP50, double queueWaitP95,
+                       double queueWaitMax, int admitted, int queued, int rejected,
+                       java.util.Map<String, Integer> errorCauses, java.util.List<ReplicaFigures> replicas) {
+        this(policy, sessions, repeat, stageSeconds, sessionsPerHour, outputTokensPerMin, ttfbP50, ttfbP95, replicasBusy,
+                prefixHitPct, stayedPct, oracleHitPct, errors, steps, sessionsCompleted, clientCachedPct,
+                engineOutputTokensPerMin, benchCpuCores, sessionTimeP50, sessionTimeP95, queueWaitP50, queueWaitP95,
+                queueWaitMax, admitted, queued, rejected, errorCauses, replicas, RouterSpread.NONE);
+    }
+
+    public StageResult withRouterSpread(RouterSpread spread) {
+        return new StageResult(policy, sessions, repeat, stageSeconds, sessionsPerHour, outputTokensPerMin, ttfbP50, ttfbP95,
+                replicasBusy, prefixHitPct, stayedPct, oracleHitPct, errors, steps, sessionsCompleted, clientCachedPct,
+                engineOutputTokensPerMin, benchCpuCores, sessionTimeP50, sessionTimeP95, queueWaitP50, queueWaitP95,
+                queueWaitMax, admitted, queued, rejected, errorCauses, replicas, spread);
     }
 }

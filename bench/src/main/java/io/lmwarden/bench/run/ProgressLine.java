@@ -17,6 +17,9 @@ public final class ProgressLine {
                 r.policy(), r.repeat(), r.sessions(), r.sessionsPerHour(), r.outputTokensPerMin(), r.ttfbP50(), r.ttfbP95(),
                 r.replicasBusy(), r.prefixHitPct(), r.oracleHitPct(), r.stayedPct(), r.errors(), r.steps(), r.sessionTimeP50(), r.sessionTimeP95(), r.queued(), r.queueWaitP50(), r.queueWaitP95(),
                 r.queueWaitMax(), r.rejected(), wallSeconds, r.benchCpuCores())
-                + (r.errorCauses().isEmpty() ? "" : "; errors by cause " + r.errorCauses());
+                + (r.errorCauses().isEmpty() ? "" : "; errors by cause " + r.errorCauses())
+                + (r.routerSpread().routers() < 1 ? "" : String.format(Locale.ROOT,
+                "; steps per router %s, sessions on 2+ replicas %d of %d, unannounced moves %d", r.routerSpread().describeSteps(),
+                r.routerSpread().onSeveralReplicas(), r.routerSpread().sessions(), r.routerSpread().unannouncedMoves()));
     }
 }

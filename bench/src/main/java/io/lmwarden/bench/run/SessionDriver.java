@@ -33,7 +33,7 @@ public final class SessionDriver {
 
     private final Context context;
     private final StreamingClient client;
-    private final String baseUrl;
+    private final List<String> routerUrls;
     private final String model;
     private final Workload workload;
     private final ClassSchedule schedule;
@@ -51,9 +51,22 @@ public final class SessionDriver {
 
     public SessionDriver(Context context, StreamingClient client, String baseUrl, String model,
                          Workload workload, TimeScale clock, long runNonce, StepLog log) {
+        this(context, client, List.of(baseUrl), model, workload, clock, runNonce, log);
+    }
+
+    /**
+     * {@code routerUrls}: the routers of one cluster (or one router). Step k of session n goes to router
+     * (n + k) mod their number, so consecutive steps of a session always reach different routers and
+     * first steps are spread over all of them.
+     */
+    public SessionDriver(Context context, StreamingClient client, List<String> routerUrls, String model,
+                         Workload workload, TimeScale clock, long runNonce, StepLog log) {
+        if (routerUrls.isEmpty()) {
+            throw new IllegalArgumentException("no router to send steps to");
+        }
         this.context = context;
         this.client = client;
-        this.baseUrl = baseUrl;
+        this.routerUrls = List.copyOf(routerUrls);
         this.model = model;
         this.workload = workload;
         this.schedule = new ClassSchedule(workload.classes());
@@ -126,12 +139,18 @@ public final class SessionDriver {
         }
         int cacheableStart = seenTokens;
         Duration idle = Duration.ofNanos(clock.wallNanos(REQUEST_IDLE_TIMEOUT));
-        client.send(baseUrl, cls.api(), keying.header(), s.script.sessionId(), body,
+        int router = routerFor(s.script.index(), s.step, routerUrls.size());
+        client.send(routerUrls.get(router), cls.api(), keying.header(), s.script.sessionId(), body,
                         idle.compareTo(Duration.ofSeconds(5)) < 0 ? Duration.ofSeconds(5) : idle)
-                .onComplete(done -> onStepEnded(s, done.result(), promptEstimate, cacheableStart));
+                .onComplete(done -> onStepEnded(s, done.result(), promptEstimate, cacheableStart, router));
     }
 
-    private void onStepEnded(SessionState s, StepOutcome outcome, int promptEstimate, int cacheableStart) {
+    /** The client-side round robin: the router of step {@code step} (1-based) of session {@code session}. */
+    static int routerFor(int session, int step, int routers) {
+        return Math.floorMod(session + step - 1, routers);
+    }
+
+    private void onStepEnded(SessionState s, StepOutcome outcome, int promptEstimate, int cacheableStart, int router) {
         int prompt = outcome.promptTokens() > 0 ? outcome.promptTokens() : promptEstimate;
         int oracle = s.step == 1
                 ? OracleBound.firstStep(prompt, cacheableStart, cacheableStart > 0)
@@ -142,7 +161,7 @@ public final class SessionDriver {
         boolean last = outcome.ok() && s.step == s.script.steps();
         log.add(new StepRecord(s.script.index(), s.step, outcome.sentNanos(), outcome.firstTokenNanos(), outcome.endNanos(),
                 outcome.replica(), outcome.decision(), outcome.outputTokens(), prompt, outcome.cachedTokens(), oracle,
-                stayed, last, outcome.error(), s.startedNanos, outcome.queueWaitNanos(), outcome.rejected()));
+                stayed, last, outcome.error(), s.startedNanos, outcome.queueWaitNanos(), outcome.rejected(), router));
         if (!outcome.ok()) {
             endSession(ERROR_BACKOFF);
             return;

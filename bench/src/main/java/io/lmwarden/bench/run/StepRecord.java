@@ -12,6 +12,7 @@ package io.lmwarden.bench.run;
  * @param sessionStartNanos when the session's first step was sent (wall clock)
  * @param queueWaitNanos  time the router's admission queue held this step (0 when it was not queued)
  * @param rejected        the router turned the step away as overloaded (429 / 529)
+ * @param router          which of the target's routers the step was sent to (0-based; 0 with one router)
  */
 public record StepRecord(
         int session,
@@ -30,7 +31,16 @@ public record StepRecord(
         String error,
         long sessionStartNanos,
         long queueWaitNanos,
-        boolean rejected) {
+        boolean rejected,
+        int router) {
+
+    /** A step sent to the target's only (or first) router. */
+    public StepRecord(int session, int step, long sentNanos, long firstTokenNanos, long endNanos, String replica, String decision,
+                      int outputTokens, int promptTokens, int cachedTokens, int oracleTokens, Boolean stayed, boolean lastOfSession,
+                      String error, long sessionStartNanos, long queueWaitNanos, boolean rejected) {
+        this(session, step, sentNanos, firstTokenNanos, endNanos, replica, decision, outputTokens, promptTokens, cachedTokens,
+                oracleTokens, stayed, lastOfSession, error, sessionStartNanos, queueWaitNanos, rejected, 0);
+    }
 
     public boolean ok() {
         return error == null;

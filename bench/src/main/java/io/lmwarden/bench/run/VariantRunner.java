@@ -43,7 +43,7 @@ public final class VariantRunner {
         TimeScale clock = new TimeScale(settings.timeScale());
         Context context = vertx.getOrCreateContext();
         SessionDriver.StepLog log = new SessionDriver.StepLog();
-        SessionDriver driver = new SessionDriver(context, client, target.url(), model, settings.plan(), clock, runNonce, log);
+        SessionDriver driver = new SessionDriver(context, client, target.urls(), model, settings.plan(), clock, runNonce, log);
         FaultScheduler faults = new FaultScheduler(target, settings.plan().faults(), clock, progress);
         long stageWall = clock.wallNanos(settings.stage());
         long sampleMillis = Math.max(10, clock.wallMillis(settings.sampleInterval()));
@@ -65,8 +65,10 @@ public final class VariantRunner {
                 double cpuCores = (ProcessCpu.nanos() - cpuStart) / (double) (end - start);
                 List<Integer> busy = sampler.stop();
                 List<ReplicaReading> after = readWithRetry(target);
+                List<StepRecord> steps = log.endedWithin(start, end);
                 StageResult r = StageMeter.measure(policy, sessions, repeat, clock.workloadSeconds(end - start), clock,
-                        log.endedWithin(start, end), before, after, busy, sampler.busyShare(), cpuCores);
+                        steps, before, after, busy, sampler.busyShare(), cpuCores)
+                        .withRouterSpread(RouterSpreadMeter.measure(steps, target.urls().size()));
                 results.add(r);
                 progress.println(ProgressLine.of(r, (end - start) / 1e9));
             }
@@ -89,7 +91,7 @@ public final class VariantRunner {
      */
     public void warmUp(VariantTarget target, String model, Duration wall, int sessions) {
         TimeScale clock = new TimeScale(settings.timeScale());
-        SessionDriver driver = new SessionDriver(vertx.getOrCreateContext(), client, target.url(), model,
+        SessionDriver driver = new SessionDriver(vertx.getOrCreateContext(), client, target.urls(), model,
                 settings.plan().reseeded(7919), clock, -1, new SessionDriver.StepLog());
         driver.setConcurrency(sessions);
         sleepUntil(System.nanoTime() + wall.toNanos());

@@ -7,6 +7,7 @@ import org.infinispan.Cache;
 import org.infinispan.configuration.cache.CacheMode;
 import org.infinispan.configuration.cache.ConfigurationBuilder;
 import org.infinispan.configuration.global.GlobalConfigurationBuilder;
+import org.infinispan.commons.IllegalLifecycleStateException;
 import org.infinispan.context.Flag;
 import org.infinispan.manager.DefaultCacheManager;
 import org.infinispan.notifications.Listener;
@@ -123,10 +124,17 @@ public final class InfinispanCluster implements RouterCluster {
 
     @Override
     public void publish(LoadReport own) {
-        String json = own.withViewId(loads.getRpcManager().getTransport().getViewId()).toJson();
-        if (!json.equals(lastPublished)) {
-            lastPublished = json;
-            loads.withFlags(Flag.IGNORE_RETURN_VALUES).putAsync(self, json);
+        if (!loads.getStatus().allowInvocations()) {
+            return; // stopping: the timer may fire once more after the cluster left
+        }
+        try {
+            String json = own.withViewId(loads.getRpcManager().getTransport().getViewId()).toJson();
+            if (!json.equals(lastPublished)) {
+                lastPublished = json;
+                loads.withFlags(Flag.IGNORE_RETURN_VALUES).putAsync(self, json);
+            }
+        } catch (IllegalLifecycleStateException stopping) {
+            LOG.fine("load report not published: the cluster is stopping");
         }
     }
 

@@ -1,0 +1,54 @@
+package io.lmwarden.bench.report;
+
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * How one stage's steps spread over the target's routers, and whether each session kept one home while
+ * its steps went from router to router.
+ *
+ * @param stepsPerRouter    steps sent to each router, by the router's index in the target (one entry per router)
+ * @param sessions          sessions with at least two successful steps that ended in the stage
+ * @param onSeveralReplicas of those, sessions whose steps in the stage ran on two or more replicas: "split" in the
+ *                          widest sense; one router moves sessions too (spill, admission), and says so
+ * @param unannouncedMoves  follow-up steps that ran on another replica than the session's previous step while the
+ *                          router called them STICKY or NEW: a router that did not know (or disagreed on) the
+ *                          session's home; 0 when the routers agree
+ */
+public record RouterSpread(List<Integer> stepsPerRouter, int sessions, int onSeveralReplicas, int unannouncedMoves) {
+
+    public static final RouterSpread NONE = new RouterSpread(List.of(), 0, 0, 0);
+
+    public RouterSpread {
+        stepsPerRouter = List.copyOf(stepsPerRouter);
+    }
+
+    public int routers() {
+        return stepsPerRouter.size();
+    }
+
+    /** Totals over repeats: a split in one repeat must not vanish in a median. */
+    public static RouterSpread sum(List<RouterSpread> spreads) {
+        List<Integer> steps = new ArrayList<>();
+        int sessions = 0;
+        int several = 0;
+        int unannounced = 0;
+        for (RouterSpread s : spreads) {
+            for (int i = 0; i < s.stepsPerRouter.size(); i++) {
+                if (steps.size() <= i) {
+                    steps.add(0);
+                }
+                steps.set(i, steps.get(i) + s.stepsPerRouter.get(i));
+            }
+            sessions += s.sessions;
+            several += s.onSeveralReplicas;
+            unannounced += s.unannouncedMoves;
+        }
+        return new RouterSpread(steps, sessions, several, unannounced);
+    }
+
+    /** "120 / 118 / 121" */
+    public String describeSteps() {
+        return stepsPerRouter.isEmpty() ? "–" : String.join(" / ", stepsPerRouter.stream().map(String::valueOf).toList());
+    }
+}
