@@ -191,6 +191,38 @@ class BenchSimulatedRunTest {
         assertThat(run(List.of("--simulate", "2", "--stage", "soon"), 2)).contains("not a duration");
     }
 
+    @Test
+    void stepsThroughThreeClusteredRoutersReachEveryRouterAndSessionsKeepTheirReplica(@TempDir Path out) throws Exception {
+        List<String> args = new ArrayList<>(List.of("--simulate", "2", "--sessions", "4",
+                "--policies", "affinity,affinity*3", "--out", out.toString()));
+        args.addAll(SMALL_WORKLOAD);
+        String progress = run(args, 0);
+
+        assertThat(progress).contains("3 clustered routers at http://");
+        JsonNode json = new ObjectMapper().readTree(out.resolve("results.json").toFile());
+        JsonNode one = null;
+        JsonNode three = null;
+        for (JsonNode row : json.path("perRepeat")) {
+            if (row.path("policy").asText().equals("affinity")) {
+                one = row;
+            } else if (row.path("policy").asText().equals("affinity*3")) {
+                three = row;
+            }
+        }
+        assertThat(one.path("routers").path("steps_per_router")).hasSize(1);
+        JsonNode steps = three.path("routers").path("steps_per_router");
+        assertThat(steps).hasSize(3);
+        // Consecutive steps of a session go to different routers, so every router serves some.
+        steps.forEach(n -> assertThat(n.asInt()).isPositive());
+        assertThat(three.path("errors").asInt()).isZero();
+        // The routers agree on every session's home: affinity without admission never moves a session here.
+        assertThat(three.path("routers").path("sessions").asInt()).isPositive();
+        assertThat(three.path("routers").path("sessions_on_several_replicas").asInt()).isZero();
+        assertThat(three.path("routers").path("unannounced_moves").asInt()).isZero();
+        assertThat(three.path("stayed_pct").asDouble()).isEqualTo(100.0);
+        assertThat(Files.readString(out.resolve("report.md"))).contains("## Routers and splits").contains("| affinity*3 | 4 | 3 |");
+    }
+
     private static String run(List<String> args, int expectedExit) {
         ByteArrayOutputStream captured = new ByteArrayOutputStream();
         PrintStream progress = new PrintStream(captured, true, StandardCharsets.UTF_8);

@@ -171,7 +171,7 @@ final class RouterRuntime {
             AdmissionSettings admissionSettings = AdmissionSettings.of(config.admission(), config.kvBudget(), config.residencyIdle(),
                     config.residencySlice(), config.queueMax(), config.queueTimeout(), config.queueKeepAlive(), config.timeScale());
             AdmissionController admission = new AdmissionController(admissionSettings, placer, snapshot, policy, affinity, prefixIndexes,
-                    DEFAULT_KV_CAPACITY_TOKENS, metrics.admissionObserver(), System::nanoTime, cluster::peerResidentBlocks);
+                    DEFAULT_KV_CAPACITY_TOKENS, metrics.admissionObserver(), System::nanoTime, cluster.peerResidents());
             // Admission hears how each attempt ended after placement's own learning and the accounting.
             reservations.listen(admission.feedback());
             metrics.gaugeAdmission(admission);
@@ -278,7 +278,7 @@ final class RouterRuntime {
         pool.all().forEach(r -> inFlight.put(r.id(), r.inFlight()));
         Map<String, Long> blocks = new HashMap<>();
         admission.residentLoads().forEach((replica, load) -> blocks.put(replica, load.usedBlocks()));
-        return new LoadReport(inFlight, blocks, pins.size(), 0);
+        return new LoadReport(inFlight, blocks, pins.size(), 0, admission.residents());
     }
 
     /** The load report period on the wall clock: as stale, in engine time, at every time scale (like the scrape). */

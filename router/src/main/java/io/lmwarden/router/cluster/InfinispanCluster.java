@@ -2,6 +2,8 @@ package io.lmwarden.router.cluster;
 
 import io.lmwarden.router.config.ClusterSettings;
 import io.lmwarden.router.placement.SessionPins;
+import io.lmwarden.router.placement.admission.PeerResident;
+import io.lmwarden.router.placement.admission.PeerResidents;
 import org.infinispan.AdvancedCache;
 import org.infinispan.Cache;
 import org.infinispan.configuration.cache.CacheMode;
@@ -55,6 +57,7 @@ public final class InfinispanCluster implements RouterCluster {
     private final String self;
     private volatile Map<String, Integer> peerInFlight = Map.of();
     private volatile Map<String, Long> peerBlocks = Map.of();
+    private volatile PeerResidency peerResidency = PeerResidency.EMPTY;
     private volatile String lastPublished = "";
 
     private InfinispanCluster(DefaultCacheManager manager, ClusteredPins pins, AdvancedCache<String, String> loads) {
@@ -123,6 +126,21 @@ public final class InfinispanCluster implements RouterCluster {
     }
 
     @Override
+    public PeerResidents peerResidents() {
+        return new PeerResidents() {
+            @Override
+            public List<PeerResident> on(String replicaId) {
+                return peerResidency.byReplica().getOrDefault(replicaId, List.of());
+            }
+
+            @Override
+            public boolean holds(String session) {
+                return peerResidency.sessions().contains(session);
+            }
+        };
+    }
+
+    @Override
     public void publish(LoadReport own) {
         if (!loads.getStatus().allowInvocations()) {
             return; // stopping: the timer may fire once more after the cluster left
@@ -185,14 +203,17 @@ public final class InfinispanCluster implements RouterCluster {
         Set<String> live = manager.getMembers().stream().map(Address::toString).collect(Collectors.toSet());
         Map<String, Integer> inFlight = new HashMap<>();
         Map<String, Long> blocks = new HashMap<>();
+        List<LoadReport> peers = new ArrayList<>();
         reports().forEach((member, r) -> {
             if (!member.equals(self) && live.contains(member)) {
                 r.inFlight().forEach((replica, n) -> inFlight.merge(replica, n, Integer::sum));
                 r.residentBlocks().forEach((replica, n) -> blocks.merge(replica, n, Long::sum));
+                peers.add(r);
             }
         });
         peerInFlight = Map.copyOf(inFlight);
         peerBlocks = Map.copyOf(blocks);
+        peerResidency = PeerResidency.of(peers);
     }
 
     @Override

@@ -1,8 +1,12 @@
 package io.lmwarden.router.cluster;
 
+import com.fasterxml.jackson.annotation.JsonCreator;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
 
+import io.lmwarden.router.placement.admission.PeerResident;
+
+import java.util.List;
 import java.util.Map;
 
 /**
@@ -10,19 +14,30 @@ import java.util.Map;
  * its resident sessions hold per replica (admission), and how many pins it sees (to tell whether
  * the members agree). Travels as JSON text, so the clustered caches hold only strings.
  *
- * @param viewId the cluster view the router was in when it reported
+ * @param viewId    the cluster view the router was in when it reported
+ * @param residents its resident sessions, each with its working set's size and prefix checkpoints, so that
+ *                  peers count a session resident through two routers, and a prefix two sessions share, once;
+ *                  empty from a router that predates them (its {@code residentBlocks} then count as they are)
  */
-public record LoadReport(Map<String, Integer> inFlight, Map<String, Long> residentBlocks, int pins, long viewId) {
+public record LoadReport(Map<String, Integer> inFlight, Map<String, Long> residentBlocks, int pins, long viewId,
+                         List<PeerResident> residents) {
 
     private static final ObjectMapper JSON = new ObjectMapper();
 
+    @JsonCreator
     public LoadReport {
-        inFlight = Map.copyOf(inFlight);
-        residentBlocks = Map.copyOf(residentBlocks);
+        inFlight = inFlight == null ? Map.of() : Map.copyOf(inFlight);
+        residentBlocks = residentBlocks == null ? Map.of() : Map.copyOf(residentBlocks);
+        residents = residents == null ? List.of() : List.copyOf(residents);
+    }
+
+    /** A report without per-session residents. */
+    public LoadReport(Map<String, Integer> inFlight, Map<String, Long> residentBlocks, int pins, long viewId) {
+        this(inFlight, residentBlocks, pins, viewId, List.of());
     }
 
     public LoadReport withViewId(long id) {
-        return new LoadReport(inFlight, residentBlocks, pins, id);
+        return new LoadReport(inFlight, residentBlocks, pins, id, residents);
     }
 
     String toJson() {

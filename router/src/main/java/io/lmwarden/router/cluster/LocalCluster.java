@@ -1,6 +1,7 @@
 package io.lmwarden.router.cluster;
 
 import io.lmwarden.router.placement.SessionPins;
+import io.lmwarden.router.placement.admission.PeerResidents;
 
 import java.util.List;
 
@@ -27,6 +28,11 @@ public final class LocalCluster implements RouterCluster {
     @Override
     public long peerResidentBlocks(String replicaId) {
         return 0;
+    }
+
+    @Override
+    public PeerResidents peerResidents() {
+        return PeerResidents.NONE;
     }
 
     @Override

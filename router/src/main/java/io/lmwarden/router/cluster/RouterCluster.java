@@ -1,6 +1,7 @@
 package io.lmwarden.router.cluster;
 
 import io.lmwarden.router.placement.SessionPins;
+import io.lmwarden.router.placement.admission.PeerResidents;
 
 /**
  * What the routers of one deployment share, so that several pods act as one: the session pins and
@@ -16,6 +17,9 @@ public interface RouterCluster extends AutoCloseable {
 
     /** KV blocks the other routers' resident sessions hold on the replica (0 alone), as of their last report. */
     long peerResidentBlocks(String replicaId);
+
+    /** The sessions the other routers hold resident (none alone), as of their last reports: admission's shared budget. */
+    PeerResidents peerResidents();
 
     /** Tells the peers this router's own load; called on a timer, must not block. */
     void publish(LoadReport own);

@@ -27,7 +27,6 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.LongFunction;
 import java.util.function.LongSupplier;
 import java.util.function.Supplier;
-import java.util.function.ToLongFunction;
 
 /**
  * KV-budgeted session admission. A step of a resident session goes where the policy sends it (home)
@@ -91,7 +90,7 @@ public final class AdmissionController {
     private final int defaultCapacityTokens;
     private final AdmissionObserver observer;
     private final LongSupplier clock;
-    private final ToLongFunction<String> peerResidentBlocks;
+    private final PeerResidents peers;
     private final ResidencyTable residencies = new ResidencyTable();
     private final Map<Waiter, AdmissionQueue.Entry<Pending>> waiting = new HashMap<>();
     /** Admitted requests by their facts (one object per request), until their last attempt ends. */
@@ -109,19 +108,20 @@ public final class AdmissionController {
     public AdmissionController(AdmissionSettings settings, Placer placer, LongFunction<PoolSnapshot> snapshot,
                                Supplier<PlacementPolicy> policy, SessionPins affinity, PrefixIndexes prefixIndexes,
                                int defaultCapacityTokens, AdmissionObserver observer, LongSupplier clock) {
-        this(settings, placer, snapshot, policy, affinity, prefixIndexes, defaultCapacityTokens, observer, clock, replica -> 0);
+        this(settings, placer, snapshot, policy, affinity, prefixIndexes, defaultCapacityTokens, observer, clock, PeerResidents.NONE);
     }
 
     /**
-     * {@code peerResidentBlocks}: KV blocks the resident sessions of the other routers of the same
-     * cluster hold on a replica. They come out of this router's share of the budget, so that a
-     * replica has one budget however many routers admit to it.
+     * {@code peers}: the sessions the other routers of the same cluster hold resident. Their blocks come
+     * out of this router's share of each replica's budget (each session and each shared prefix once), so
+     * that a replica has one budget however many routers admit to it; and a session resident through
+     * another router is resident here too, since its steps reach the routers in any order.
      */
     public AdmissionController(AdmissionSettings settings, Placer placer, LongFunction<PoolSnapshot> snapshot,
                                Supplier<PlacementPolicy> policy, SessionPins affinity, PrefixIndexes prefixIndexes,
                                int defaultCapacityTokens, AdmissionObserver observer, LongSupplier clock,
-                               ToLongFunction<String> peerResidentBlocks) {
-        this.peerResidentBlocks = peerResidentBlocks;
+                               PeerResidents peers) {
+        this.peers = peers;
         this.settings = settings;
         this.placer = placer;
         this.snapshot = snapshot;
@@ -166,7 +166,7 @@ public final class AdmissionController {
             }
             String session = sessionOf(facts);
             WorkingSet ws = WorkingSet.of(facts);
-            if (residencies.isResident(session)) {
+            if (residencies.isResident(session) || peers.holds(session)) {
                 Placement p = placer.place(facts, snapshot.apply(now), alreadyTried, now);
                 residencies.stepStarted(session, p.replica().id(), ws, now);
                 admittedNow.incrementAndGet();
@@ -241,7 +241,7 @@ public final class AdmissionController {
                 Pending pending = e.waiter();
                 Optional<Placement> placed;
                 try {
-                    if (!s.enabled() || residencies.isResident(pending.session())) {
+                    if (!s.enabled() || residencies.isResident(pending.session()) || peers.holds(pending.session())) {
                         Placement p = placer.place(pending.facts(), snapshot.apply(now), Set.of(), now);
                         if (s.enabled()) {
                             residencies.stepStarted(pending.session(), p.replica().id(), pending.workingSet(), now);
@@ -343,16 +343,18 @@ public final class AdmissionController {
      * anything on takes any working set; one where other routers' residents hold blocks does not.
      */
     private boolean fits(ReplicaView r, WorkingSet ws) {
-        long peers = peerResidentBlocks.applyAsLong(r.id());
-        if (peers == 0) {
+        List<PeerResident> others = peers.on(r.id());
+        long peerBlocks = others.isEmpty() ? 0 : residencies.peerBlocks(r.id(), others);
+        if (peerBlocks == 0) {
             return residencies.fits(r.id(), ws, budgetBlocks(r));
         }
-        return residencies.usedBlocks(r.id()) + residencies.extraBlocks(r.id(), ws) <= budgetBlocks(r) - peers;
+        return residencies.usedBlocks(r.id()) + residencies.extraBlocks(r.id(), ws, others) <= budgetBlocks(r) - peerBlocks;
     }
 
-    /** The replica's budget less what the other routers' residents hold there. */
+    /** The replica's budget less what the other routers' residents hold there (beyond this router's). */
     private long availableBlocks(ReplicaView r) {
-        return Math.max(0, budgetBlocks(r) - peerResidentBlocks.applyAsLong(r.id()));
+        List<PeerResident> others = peers.on(r.id());
+        return Math.max(0, budgetBlocks(r) - (others.isEmpty() ? 0 : residencies.peerBlocks(r.id(), others)));
     }
 
     private long budgetBlocks(ReplicaView r) {
@@ -452,6 +454,11 @@ public final class AdmissionController {
 
     public synchronized double oldestWaitSeconds() {
         return queue.oldestWaitNanos(clock.getAsLong()) / 1e9;
+    }
+
+    /** This router's resident sessions, for its peers. */
+    public synchronized List<PeerResident> residents() {
+        return residencies.residents();
     }
 
     public synchronized Map<String, ResidencyTable.ReplicaLoad> residentLoads() {

@@ -17,6 +17,10 @@ final class ReplicaLedger {
         return refs.size() + privateBlocks;
     }
 
+    boolean holds(long blockHash) {
+        return refs.containsKey(blockHash);
+    }
+
     /** Blocks the working set would add here: those no resident holds yet, plus its reply. */
     long extraBlocks(WorkingSet ws) {
         long extra = ws.privateBlocks();

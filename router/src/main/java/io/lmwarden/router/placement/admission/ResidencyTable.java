@@ -3,10 +3,12 @@ package io.lmwarden.router.placement.admission;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 
 /**
  * Which sessions are resident on which replica, and how many KV blocks their working sets take there
@@ -172,6 +174,51 @@ public final class ResidencyTable {
             revoked.add(r.session);
         }
         return revoked;
+    }
+
+    /**
+     * The blocks the other routers' residents hold on the replica beyond what this router's residents hold:
+     * each session once (one resident here too is this router's to count), and a prefix it shares with a
+     * resident here or with a peer session counted before it once.
+     */
+    public synchronized long peerBlocks(String replica, List<PeerResident> peers) {
+        ReplicaLedger own = ledger(replica);
+        Set<Long> counted = new HashSet<>();
+        long sum = 0;
+        for (PeerResident p : peers) {
+            if (!p.session().isEmpty() && sessions.containsKey(p.session())) {
+                continue;
+            }
+            long shared = p.sharedPrefixBlocks(h -> own.holds(h) || counted.contains(h));
+            sum += Math.max(0, p.blocks() - shared);
+            for (long c : p.checkpoints()) {
+                counted.add(c);
+            }
+        }
+        return sum;
+    }
+
+    /** Blocks the working set would add on the replica beyond what this router's and the peers' residents hold there. */
+    public synchronized long extraBlocks(String replica, WorkingSet ws, List<PeerResident> peers) {
+        long beyondOwn = ledger(replica).extraBlocks(ws);
+        if (peers.isEmpty()) {
+            return beyondOwn;
+        }
+        Set<Long> peerCheckpoints = new HashSet<>();
+        peers.forEach(p -> {
+            for (long c : p.checkpoints()) {
+                peerCheckpoints.add(c);
+            }
+        });
+        long sharedWithPeers = PeerResident.of("", replica, ws).sharedPrefixBlocks(peerCheckpoints::contains);
+        return Math.min(beyondOwn, ws.blocks() - sharedWithPeers);
+    }
+
+    /** This router's residents as its peers see them. */
+    public synchronized List<PeerResident> residents() {
+        List<PeerResident> out = new ArrayList<>(sessions.size());
+        sessions.values().forEach(r -> out.add(PeerResident.of(r.session, r.replica, r.workingSet)));
+        return out;
     }
 
     public synchronized ReplicaLoad load(String replica) {

@@ -38,6 +38,12 @@ class AdmissionControllerTest {
     private final List<String> rejections = new ArrayList<>();
     private final List<Long> waits = new ArrayList<>();
     private AdmissionController controller;
+    private AffinityTable affinity;
+    private AffinityPolicy policy;
+    private PrefixIndexes indexes;
+    private Placer placer;
+    private List<ReplicaView> replicas;
+    private AdmissionSettings settings;
 
     private final class Recorder implements AdmissionController.Waiter {
         final String name;
@@ -61,12 +67,12 @@ class AdmissionControllerTest {
 
     @BeforeEach
     void setUp() {
-        AffinityTable affinity = new AffinityTable(1000, Duration.ofHours(1));
-        AffinityPolicy policy = new AffinityPolicy(affinity, SpillThreshold.parse("auto"), 32);
-        PrefixIndexes indexes = new PrefixIndexes(1600);
-        Placer placer = new Placer(() -> policy, indexes);
-        List<ReplicaView> replicas = List.of(replica("r0"), replica("r1"));
-        AdmissionSettings settings = new AdmissionSettings(true, 1.0, 5 * SECOND, 20 * SECOND, 3, 30 * SECOND, SECOND);
+        affinity = new AffinityTable(1000, Duration.ofHours(1));
+        policy = new AffinityPolicy(affinity, SpillThreshold.parse("auto"), 32);
+        indexes = new PrefixIndexes(1600);
+        placer = new Placer(() -> policy, indexes);
+        replicas = List.of(replica("r0"), replica("r1"));
+        settings = new AdmissionSettings(true, 1.0, 5 * SECOND, 20 * SECOND, 3, 30 * SECOND, SECOND);
         controller = new AdmissionController(settings, placer, now -> new PoolSnapshot(replicas, now), () -> policy, affinity, indexes,
                 1600, new AdmissionObserver() {
                     @Override
@@ -103,6 +109,54 @@ class AdmissionControllerTest {
             running.add(submit(s, 40, new Recorder(s)).orElseThrow());
         }
         return running;
+    }
+
+    /**
+     * A second router of the same cluster (shared pins), seeing this one's residents as its peers'. Its
+     * own residents are not reported back: enough to show what it does with another router's.
+     */
+    private AdmissionController peerOf(AdmissionController first) {
+        PeerResidents fromFirst = new PeerResidents() {
+            @Override
+            public List<PeerResident> on(String replicaId) {
+                return first.residents().stream().filter(p -> p.replica().equals(replicaId)).toList();
+            }
+
+            @Override
+            public boolean holds(String session) {
+                return first.residents().stream().anyMatch(p -> p.session().equals(session));
+            }
+        };
+        return new AdmissionController(settings, placer, now -> new PoolSnapshot(replicas, now), () -> policy, affinity, indexes,
+                1600, new AdmissionObserver() {
+                    @Override
+                    public void admittedAfterWait(long waitedNanos) {
+                    }
+
+                    @Override
+                    public void rejected(String reason) {
+                    }
+                }, clock::get, fromFirst);
+    }
+
+    @Test
+    void aSessionResidentThroughAnotherRouterGoesHomeAtOnceThereAndCountsOnce() throws Exception {
+        List<AdmissionController.Admission> running = fill();
+        running.forEach(a -> a.ticket().close());
+        AdmissionController second = peerOf(controller);
+        // Every replica's budget is taken by the first router's residents: a newcomer at the second waits.
+        Recorder e = new Recorder("e");
+        assertThat(second.submit(step("e", 40), Set.of(), e)).isEmpty();
+        // a's next step reaches the second router: a is resident (through the first), so it goes home at once,
+        // although a newcomer waits there.
+        Optional<AdmissionController.Admission> next = second.submit(step("a", 42), Set.of(), new Recorder("a2"));
+        assertThat(next).isPresent();
+        assertThat(next.get().placement().replica().id()).isEqualTo(running.get(0).placement().replica().id());
+        assertThat(next.get().waitedNanos()).isZero();
+        // The second router counts a once (as its own now) and the first router's b beside it: the replica is full, e still waits.
+        second.pump();
+        assertThat(e.admission).isNull();
+        assertThat(second.queueLength()).isEqualTo(1);
     }
 
     @Test

@@ -1,0 +1,48 @@
+package io.lmwarden.bench.run;
+
+import io.lmwarden.bench.report.RouterSpread;
+import org.junit.jupiter.api.Test;
+
+import java.util.ArrayList;
+import java.util.List;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+class RouterSpreadMeterTest {
+
+    private static StepRecord step(int session, int step, String replica, String decision, Boolean stayed, int router) {
+        return new StepRecord(session, step, 0, 1, 2, replica, decision, 10, 1000, 500, 800, stayed, false, null, 0, 0, false, router);
+    }
+
+    @Test
+    void theRoundRobinSendsConsecutiveStepsOfASessionToDifferentRouters() {
+        for (int session = 0; session < 5; session++) {
+            for (int step = 1; step < 6; step++) {
+                assertThat(SessionDriver.routerFor(session, step + 1, 3)).isNotEqualTo(SessionDriver.routerFor(session, step, 3));
+            }
+        }
+        List<Integer> firstSteps = new ArrayList<>();
+        for (int session = 0; session < 3; session++) {
+            firstSteps.add(SessionDriver.routerFor(session, 1, 3));
+        }
+        assertThat(firstSteps).containsExactly(0, 1, 2);
+        assertThat(SessionDriver.routerFor(7, 3, 1)).isZero();
+    }
+
+    @Test
+    void countsStepsPerRouterSessionsOnSeveralReplicasAndMovesNoRouterAnnounced() {
+        RouterSpread s = RouterSpreadMeter.measure(List.of(
+                // session 0 stays home
+                step(0, 1, "r0", "NEW", null, 0), step(0, 2, "r0", "STICKY", true, 1), step(0, 3, "r0", "STICKY", true, 2),
+                // session 1 is moved by a spill (announced), then a router sends it back as STICKY to its old home (not announced)
+                step(1, 1, "r1", "NEW", null, 1), step(1, 2, "r0", "SPILL", false, 2), step(1, 3, "r1", "STICKY", false, 0),
+                // session 2 has one step in the stage and a failed one
+                step(2, 1, "r1", "NEW", null, 2),
+                new StepRecord(2, 2, 0, 0, 2, null, null, 0, 1000, -1, 0, null, false, "HTTP 503", 0, 0, false, 0)), 3);
+        assertThat(s.stepsPerRouter()).containsExactly(3, 2, 3);
+        assertThat(s.sessions()).isEqualTo(2);
+        assertThat(s.onSeveralReplicas()).isEqualTo(1);
+        assertThat(s.unannouncedMoves()).isEqualTo(1);
+        assertThat(RouterSpread.sum(List.of(s, s)).stepsPerRouter()).containsExactly(6, 4, 6);
+    }
+}
