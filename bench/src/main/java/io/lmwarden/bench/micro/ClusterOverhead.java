@@ -1,22 +1,17 @@
 package io.lmwarden.bench.micro;
 
-import io.lmwarden.router.LmWardenRouter;
-import io.lmwarden.router.config.ClusterSettings;
+import io.lmwarden.bench.pool.LoopbackRouters;
 import io.lmwarden.router.config.RouterConfig;
 import io.lmwarden.sim.SimCluster;
 import io.lmwarden.sim.SimOptions;
 import io.lmwarden.sim.SimProfile;
 import org.HdrHistogram.Histogram;
 
-import java.io.IOException;
-import java.net.InetAddress;
-import java.net.ServerSocket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 
 /**
@@ -37,18 +32,12 @@ public final class ClusterOverhead {
         try (SimCluster sim = SimCluster.start(SimOptions.defaults().withReplicas(1).withProfile(SimProfile.named("tiny"))
                 .withTimeScale(1000))) {
             RouterConfig base = RouterConfig.forReplicas(List.of("sim-0=" + sim.urls().get(0))).withHost("127.0.0.1");
-            List<Integer> ports = io.lmwarden.router.cluster.LoopbackPorts.freePairs(3);
-            List<String> members = ports.stream().map(p -> "127.0.0.1:" + p).toList();
-            List<LmWardenRouter> routers = new ArrayList<>();
-            routers.add(LmWardenRouter.start(base));
-            for (int p : ports) {
-                routers.add(LmWardenRouter.start(base.withCluster(ClusterSettings.single().withStatic(members, p))));
-            }
-            try {
+            try (LoopbackRouters alone = LoopbackRouters.start(base, 1, "unused");
+                 LoopbackRouters cluster = LoopbackRouters.start(base, 3, "lmw-cluster-overhead-" + ProcessHandle.current().pid())) {
                 HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
-                URI single = URI.create(routers.get(0).url() + "/v1/messages");
-                URI clustered = URI.create(routers.get(1).url() + "/v1/messages");
-                URI otherMember = URI.create(routers.get(2).url() + "/v1/messages");
+                URI single = URI.create(alone.urls().get(0) + "/v1/messages");
+                URI clustered = URI.create(cluster.urls().get(0) + "/v1/messages");
+                URI otherMember = URI.create(cluster.urls().get(1) + "/v1/messages");
                 send(http, single, "bench-pinned");
                 send(http, otherMember, "bench-pinned");
                 Thread.sleep(200);
@@ -81,10 +70,6 @@ public final class ClusterOverhead {
                 row("new session, router alone", ns);
                 row("new session, clustered", nc);
                 added("new session", ns, nc);
-            } finally {
-                for (LmWardenRouter r : routers) {
-                    r.close();
-                }
             }
         }
     }

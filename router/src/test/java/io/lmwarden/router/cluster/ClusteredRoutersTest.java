@@ -114,6 +114,51 @@ class ClusteredRoutersTest {
         }
     }
 
+    /**
+     * Admission across the routers: a KV budget for one session per replica, not two. A session admitted
+     * through one router is resident through the others, so each of its steps, whichever router it
+     * reaches, goes home at once; a router that took another router's resident for a newcomer (or counted
+     * its blocks twice) would queue the step or move the session.
+     */
+    @Test
+    void aSessionResidentThroughOneRouterGoesHomeAtOnceThroughTheOthers() throws Exception {
+        try (ClusteredRouters routers = ClusteredRouters.start(SimPool.start(2, SimProfile.defaultProfile(), TIME_SCALE), 3, 3,
+                c -> c.withAdmission(true).withKvBudget(0.3).withResidencyIdle(Duration.ofSeconds(30)))) {
+            routers.awaitAgreement(3, Duration.ofSeconds(30));
+            Http http = new Http();
+            String system = AgentSession.sharedSystem(4000);
+            List<AgentSession> sessions = List.of(
+                    new AgentSession("adm-0-0a1b2c3d-4e5f", AgentSession.Identity.CLAUDE_CODE_HEADER, system, 24_000, 300),
+                    new AgentSession("adm-1-0a1b2c3d-4e5f", AgentSession.Identity.CLAUDE_CODE_HEADER, system, 24_000, 301));
+            Map<String, List<String>> where = new ConcurrentHashMap<>();
+            Map<String, List<String>> why = new ConcurrentHashMap<>();
+            List<String> queueWaits = new ArrayList<>();
+            for (int step = 0; step < STEPS; step++) {
+                for (int k = 0; k < sessions.size(); k++) {
+                    AgentSession session = sessions.get(k);
+                    String router = routers.url((k + step) % 3);
+                    Http.Reply r = http.post(router + "/v1/messages?beta=true", session.nextBody(16, false), session.headers());
+                    assertThat(r.status()).as("status of %s via %s: %s", session.id(), router, r.body()).isEqualTo(200);
+                    where.computeIfAbsent(session.id(), x -> new ArrayList<>()).add(r.replica());
+                    why.computeIfAbsent(session.id(), x -> new ArrayList<>()).add(r.decision());
+                    if (r.header("X-LMW-Queue-Wait-Ms") != null) {
+                        queueWaits.add(session.id() + " step " + step + " via router " + (k + step) % 3);
+                    }
+                    session.append(AgentSession.replyText(r.body()), 800);
+                }
+                // The agents' pause: long enough for every router's load report to reach the others.
+                RouterUnderTest.sleep(400);
+            }
+            assertThat(queueWaits).as("steps that waited in an admission queue").isEmpty();
+            for (AgentSession s : sessions) {
+                assertThat(new HashSet<>(where.get(s.id()))).as("replicas of %s", s.id()).hasSize(1);
+                assertThat(why.get(s.id()).subList(1, STEPS)).as("decisions of %s", s.id()).containsOnly("STICKY");
+            }
+            assertThat(where.get(sessions.get(0).id()).get(0)).as("one session per replica fits the budget")
+                    .isNotEqualTo(where.get(sessions.get(1).id()).get(0));
+        }
+    }
+
     private static void step(Http http, String router, AgentSession session, Map<String, List<String>> where, Map<String, List<String>> why) {
         Http.Reply r = http.post(router + "/v1/messages?beta=true", session.nextBody(16, false), session.headers());
         assertThat(r.status()).as("status of %s via %s: %s", session.id(), router, r.body()).isEqualTo(200);

@@ -7,8 +7,6 @@ import io.lmwarden.router.config.ClusterSettings;
 import io.lmwarden.router.config.RouterConfig;
 
 import java.io.IOException;
-import java.net.InetAddress;
-import java.net.ServerSocket;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -36,7 +34,7 @@ public final class ClusteredRouters implements AutoCloseable {
 
     /** {@code slots} members may exist (their ports are listed to each); {@code started} of them start now. */
     public static ClusteredRouters start(SimPool sims, int slots, int started, UnaryOperator<RouterConfig> tweak) {
-        ClusteredRouters c = new ClusteredRouters(sims, tweak, freePortPairs(slots));
+        ClusteredRouters c = new ClusteredRouters(sims, tweak, io.lmwarden.router.cluster.LoopbackPorts.freePairs(slots));
         for (int i = 0; i < slots; i++) {
             c.routers.add(null);
         }
@@ -112,27 +110,6 @@ public final class ClusteredRouters implements AutoCloseable {
 
     public SimPool sims() {
         return sims;
-    }
-
-    /** Ports p with p + 1 also free (JGroups failure detection listens on the next one). */
-    private static List<Integer> freePortPairs(int n) {
-        List<Integer> ports = new ArrayList<>();
-        while (ports.size() < n) {
-            try (ServerSocket a = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-                int p = a.getLocalPort();
-                if (p >= 65534 || ports.contains(p) || ports.contains(p + 1) || ports.contains(p - 1)) {
-                    continue;
-                }
-                try (ServerSocket b = new ServerSocket(p + 1, 1, InetAddress.getLoopbackAddress())) {
-                    ports.add(p);
-                } catch (IOException taken) {
-                    // try another
-                }
-            } catch (IOException e) {
-                throw new IllegalStateException(e);
-            }
-        }
-        return ports;
     }
 
     @Override
