@@ -86,7 +86,7 @@ public record BenchSettings(
             throw new IllegalArgumentException("--routers and policy*K start routers with --simulate; with --target list the"
                     + " running routers: --target URL1,URL2,URL3");
         }
-        if (target != null && targets().stream().anyMatch(u -> !u.startsWith("http://") && !u.startsWith("https://"))) {
+        if (target != null && splitTargets(target).stream().anyMatch(u -> !u.startsWith("http://") && !u.startsWith("https://"))) {
             throw new IllegalArgumentException("--target takes router URLs separated by commas (http://host:port,...), got '"
                     + target + "'");
         }
@@ -127,10 +127,11 @@ public record BenchSettings(
 
     /** The --target routers (one, or the members of a cluster), empty with --simulate. */
     public List<String> targets() {
-        if (target == null) {
-            return List.of();
-        }
-        return java.util.Arrays.stream(target.split(",")).map(String::trim).filter(u -> !u.isEmpty()).toList();
+        return target == null ? List.of() : splitTargets(target);
+    }
+
+    private static List<String> splitTargets(String text) {
+        return java.util.Arrays.stream(text.split(",")).map(String::trim).filter(u -> !u.isEmpty()).toList();
     }
 
     /** The order of variants in repeat {@code r} (0-based): alternated, so that neither always runs first. */

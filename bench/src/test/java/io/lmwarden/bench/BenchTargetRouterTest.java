@@ -2,6 +2,7 @@ package io.lmwarden.bench;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.lmwarden.bench.pool.LoopbackRouters;
 import io.lmwarden.router.LmWardenRouter;
 import io.lmwarden.router.config.RouterConfig;
 import io.lmwarden.sim.SimCluster;
@@ -54,6 +55,36 @@ class BenchTargetRouterTest {
             String refused = run(List.of("--target", router.url(), "--admin-token", "wrong", "--sessions", "1",
                     "--stage", "1s"), 1);
             assertThat(refused).contains("401").contains("--admin-token");
+        }
+    }
+
+    @Test
+    void aCommaSeparatedTargetSendsStepsToEveryRouterOfTheClusterInTurn(@TempDir Path out) throws Exception {
+        try (SimCluster cluster = SimCluster.start(SimOptions.defaults().withReplicas(2)
+                .withProfile(SimProfile.named(SimProfile.A4000_QWEN3_4B)).withTimeScale(K));
+             LoopbackRouters routers = LoopbackRouters.start(RouterConfig.forReplicas(cluster.urls()).withHost("127.0.0.1")
+                     .withTimeScale(K).withScrapeInterval(Duration.ofMillis(20)).withAdminToken("s3cret"), 2,
+                     "lmw-bench-target-test-" + ProcessHandle.current().pid())) {
+            String targets = String.join(",", routers.urls());
+            run(List.of("--target", targets, "--admin-token", "s3cret", "--time-scale", "20",
+                    "--policies", "affinity", "--sessions", "3", "--stage", "30s", "--system-tokens", "300",
+                    "--first-tokens", "500", "--steps", "3", "--step-tokens", "60", "--max-tokens", "32",
+                    "--think-time", "0.5s", "--out", out.toString()), 0);
+            JsonNode row = new ObjectMapper().readTree(out.resolve("results.json").toFile()).path("results").get(0);
+            assertThat(row.path("errors").asInt()).isZero();
+            JsonNode spread = row.path("routers");
+            assertThat(spread.path("steps_per_router")).hasSize(2);
+            spread.path("steps_per_router").forEach(n -> assertThat(n.asInt()).isPositive());
+            assertThat(spread.path("unannounced_moves").asInt()).isZero();
+            assertThat(spread.path("sessions_on_several_replicas").asInt()).isZero();
+            // The policy is each router's own: both were switched.
+            for (String url : routers.urls()) {
+                String policy = HttpClient.newHttpClient().send(HttpRequest.newBuilder(URI.create(url + "/api/policy"))
+                        .header("Authorization", "Bearer s3cret").build(), HttpResponse.BodyHandlers.ofString()).body();
+                assertThat(new ObjectMapper().readTree(policy).path("admission").asBoolean()).as("admission on " + url).isFalse();
+            }
+            String bad = run(List.of("--target", routers.urls().get(0) + ",router-2:8080", "--sessions", "1", "--stage", "1s"), 2);
+            assertThat(bad).contains("router URLs separated by commas");
         }
     }
 
