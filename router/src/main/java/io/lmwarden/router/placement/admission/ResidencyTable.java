@@ -178,7 +178,8 @@ public final class ResidencyTable {
 
     /**
      * The blocks the other routers' residents hold on the replica beyond what this router's residents hold:
-     * each session once (one resident here too is this router's to count), and a prefix it shares with a
+     * each session once (one resident here too is this router's to count, plus what it grew by at a peer since its
+     * last step here), and a prefix it shares with a
      * resident here or with a peer session counted before it once.
      */
     public synchronized long peerBlocks(String replica, List<PeerResident> peers) {
@@ -186,7 +187,13 @@ public final class ResidencyTable {
         Set<Long> counted = new HashSet<>();
         long sum = 0;
         for (PeerResident p : peers) {
-            if (!p.session().isEmpty() && sessions.containsKey(p.session())) {
+            Residency mine = p.session().isEmpty() ? null : sessions.get(p.session());
+            if (mine != null) {
+                // Resident here too: counted in this ledger, but with the working set of the last step that reached
+                // this router; a peer that served a later step reports it grown by that step's prompt and reply.
+                if (mine.replica.equals(replica)) {
+                    sum += Math.max(0, p.blocks() - mine.workingSet.blocks());
+                }
                 continue;
             }
             long shared = p.sharedPrefixBlocks(h -> own.holds(h) || counted.contains(h));

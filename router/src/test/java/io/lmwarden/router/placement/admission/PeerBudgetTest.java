@@ -26,6 +26,17 @@ class PeerBudgetTest {
     }
 
     @Test
+    void aSessionThatGrewAtAPeerSinceItsLastStepHereCountsWithItsGrowth() {
+        ResidencyTable here = new ResidencyTable();
+        here.stepStarted("a", "r0", ws(0, 0, 500, 16), 0);
+        // Two steps later, through another router, a's prompt is 120 blocks longer.
+        List<PeerResident> peers = List.of(PeerResident.of("a", "r0", ws(0, 0, 620, 16)));
+        assertThat(here.usedBlocks("r0") + here.peerBlocks("r0", peers)).isEqualTo(636);
+        // The copy of a session that moved counts where it is now, not twice.
+        assertThat(here.peerBlocks("r1", List.of(PeerResident.of("a", "r1", ws(0, 0, 620, 16))))).isZero();
+    }
+
+    @Test
     void aPrefixSharedWithResidentsHereOrWithAnotherPeerSessionCountsOnce() {
         ResidencyTable here = new ResidencyTable();
         // A system prompt of 2 strides shared by every session, then each session's own blocks.
