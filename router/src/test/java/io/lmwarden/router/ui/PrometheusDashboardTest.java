@@ -71,7 +71,8 @@ class PrometheusDashboardTest {
     static final String SATURATED_POD = "qwen-small-router-0";
     /** 440 blocks × 16 = 7,040 tokens, a budget of 6,336: a shared ~1,000-token system prompt and two sessions of ~2,000. */
     private static final SimProfile TWO_SESSIONS = SimProfile.defaultProfile().withKvBlocks(440);
-    private static final Duration RESIDENCY_IDLE = Duration.ofSeconds(5);
+    /** Long enough for the queue to be scraped holding two, and for the residents to outlast the final scrape on a busy machine. */
+    private static final Duration RESIDENCY_IDLE = Duration.ofSeconds(7);
     private static final int SATURATED_QUEUE_MAX = 2;
     /** Longer than the whole test, so a rate over it is the run's increase divided by it. */
     private static final String WINDOW = "10m";
@@ -367,6 +368,32 @@ class PrometheusDashboardTest {
         assertThat(overheadSeries).as("router overhead series").isLessThanOrEqualTo(20);
     }
 
+    /**
+     * A spill pair's series appears with its first spill (N×(N−1) pairs at 0 were most of the series at 32
+     * replicas); the per-replica totals the rates read exist from the start, at 0 where nothing spilled.
+     */
+    @Test
+    void spillPairsAppearWithTheirFirstSpillAndTheTotalsExistFromTheStart() {
+        Map<List<String>, Double> pairs = new HashMap<>();
+        exposition.forEach((k, v) -> {
+            if (k.startsWith("lmw_spills_total{")) {
+                pairs.put(List.of(k.replaceAll(".*from=\"([^\"]+)\".*", "$1"), k.replaceAll(".*to=\"([^\"]+)\".*", "$1")), v);
+            }
+        });
+        Map<List<String>, Double> expected = new HashMap<>();
+        spills.forEach((pair, n) -> expected.put(pair, n.doubleValue()));
+        assertThat(pairs).isEqualTo(expected);
+        for (int i = 0; i < REPLICAS; i++) {
+            String from = "sim-" + i;
+            assertThat(exposition.get("lmw_spills_out_total{replica=\"" + from + "\"}")).as("spills out of %s", from)
+                    .isEqualTo(spills.entrySet().stream().filter(e -> e.getKey().get(0).equals(from)).mapToDouble(Map.Entry::getValue).sum());
+            assertThat(exposition.get("lmw_spills_in_total{replica=\"" + from + "\"}")).as("spills into %s", from)
+                    .isEqualTo(spills.entrySet().stream().filter(e -> e.getKey().get(1).equals(from)).mapToDouble(Map.Entry::getValue).sum());
+        }
+        assertThat(exposition.keySet().stream().filter(k -> k.startsWith("lmw_requests_total{") && k.contains("replica=\"sim-0\"")))
+                .as("one series per decision").hasSize(io.lmwarden.router.placement.Decision.values().length);
+    }
+
     /** Expectations by "panel title / refId". */
     private static Map<String, Consumer<List<Sample>>> checks() {
         Map<String, Consumer<List<Sample>>> c = new LinkedHashMap<>();
@@ -433,8 +460,12 @@ class PrometheusDashboardTest {
         c.put("Session key sources / A", r -> perLabel(r, "source", SessionKeySource.values().length,
                 src -> stepsWhere(s -> s.path("sessionKeySource").asText().equals(src))));
         c.put("Router overhead p95 / A", r -> {
+            // Seconds-scale buckets (the old count-scale ones put a 2 ms p95 at 0.95 s), and the estimate in the
+            // bucket of the true p95. How fast the router is here depends on the machine's load: no bound on it.
+            assertThat(exposition.keySet().stream().filter(k -> k.startsWith("lmw_router_overhead_seconds_bucket{"))
+                    .map(k -> k.replaceAll(".*le=\"([^\"]+)\".*", "$1")).filter(le -> !le.equals("+Inf"))
+                    .mapToDouble(Double::parseDouble).sorted().toArray()).containsExactly(OVERHEAD_BUCKETS);
             assertWithinTheBucketOf(single(r), quantile("routerMillis", 0.95) / 1000, OVERHEAD_BUCKETS);
-            assertThat(single(r)).as("the router's own time is milliseconds").isLessThan(0.1);
         });
         c.put("Affinity table entries by router / A", r -> perLabel(r, "pod", 2,
                 pod -> pod.equals(ROUTER_POD) ? replicasView.path("affinityEntries").asDouble() : 0, 1));
