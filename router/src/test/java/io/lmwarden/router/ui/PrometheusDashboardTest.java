@@ -207,7 +207,8 @@ class PrometheusDashboardTest {
             assertThat(System.nanoTime()).as("a scrape of %s after the last step; targets: %s", SATURATED_POD, prometheus.targets())
                     .isLessThan(scrapeDeadline);
             RouterUnderTest.sleep(100);
-            atSaturated = prometheus.query("timestamp(up{job=\"" + ROUTER_JOB + "\", pod=\"" + SATURATED_POD + "\"} == 1)")
+            // The timestamp of a series the admission panels read, not of up: the instant its latest sample was taken.
+            atSaturated = prometheus.query("timestamp(lmw_queue_wait_seconds_count{job=\"" + ROUTER_JOB + "\", pod=\"" + SATURATED_POD + "\"})")
                     .stream().mapToDouble(Sample::value).findFirst().orElse(0);
         } while (atSaturated <= stepsDone);
         saturatedView = JSON.readTree(http.get(saturated.url() + "/api/replicas").body());
