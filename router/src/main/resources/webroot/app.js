@@ -167,7 +167,7 @@
     if (!c || c.mode === 'single' || !Array.isArray(c.members)) return '';
     return 'routers: ' + c.members.map(function (m) {
       return m.name + (m.self ? ' (this one)' : '') + (m.name === c.coordinator ? ' [coordinator]' : '')
-        + ': ' + (m.reported ? m.pins + ' pins, ' + m.inFlight + ' in flight' : 'not reported yet');
+        + ': ' + (m.reported ? m.pins + ' sticky sessions, ' + m.inFlight + ' in flight' : 'not reported yet');
     }).join('; ');
   }
 
@@ -198,7 +198,11 @@
     c.textContent = text;
   }
 
+  var lastRendered = null;
+
   function renderReplicas(d) {
+    lastRendered = d;
+    lastReplicas = Array.isArray(d.replicas) ? d.replicas : [];
     var chips = $('routing-chips');
     clear(chips);
     var manual = d.spillThreshold && d.spillThreshold !== 'auto';
@@ -206,14 +210,15 @@
       : (d.spillThreshold ? d.spillThreshold : DASH);
     append(chips, [
       chip('Affinity', d.affinity ? 'on' : 'off', d.affinity ? 'chip-on' : 'chip-off',
-        'sessions are pinned to the replica that holds their prefix cache'),
+        'sessions are sticky to the replica that holds their prefix cache'),
       chip('Policy', d.policy || DASH),
       chip('Spill threshold', d.affinity ? spillText : 'n/a', null,
         'a step leaves its home replica when that replica has more requests in flight than this'),
-      chip('Sticky', isNum(d.stickyPct) ? d.stickyPct.toFixed(1) + '%' : DASH, null,
-        'steps that went to the replica their session is pinned to'),
+      chip('Sticky steps', isNum(d.stickyPct) ? d.stickyPct.toFixed(1) + '%' : DASH, null,
+        'steps of known sessions that stayed on their home replica (decision STICKY)'),
       chip('In flight', fmtInt(d.inFlight)),
-      chip('Pinned sessions', fmtInt(d.affinityEntries), null, 'entries in the affinity table'),
+      chip('Sticky sessions', fmtInt(d.affinityEntries), null,
+        'sessions the affinity table keeps on a home replica (its entries); pinned means only a client\u2019s X-LMW-Replica'),
       chip('Admission', d.admission ? 'on' : 'off', d.admission ? 'chip-on' : 'chip-off',
         'sessions whose working set does not fit a replica\u2019s KV budget wait in the router\u2019s queue'),
       chip('Queue', queueText(d.queue), null, 'requests waiting for admission, and how long the oldest has waited'),
@@ -229,9 +234,16 @@
     clear(body);
     var rows = Array.isArray(d.replicas) ? d.replicas : [];
     if (rows.length === 0) {
-      append(body, el('tr', { 'class': 'empty-row' }, el('td', { colspan: 12, text: 'no replicas discovered yet' })));
+      append(body, el('tr', { 'class': 'empty-row' }, el('td', { colspan: REPLICA_COLUMNS, text: 'no replicas discovered yet' })));
     }
-    rows.forEach(function (r) { append(body, replicaRow(r)); });
+    var windowSeconds = rows.length && rows[0].recent && isNum(rows[0].recent.windowSeconds) ? rows[0].recent.windowSeconds : 300;
+    $('recent-hit-head').textContent = 'Hit % last ' + fmtWindow(windowSeconds);
+    rows.forEach(function (r) {
+      append(body, replicaRow(r));
+      if (allDetailsOpen || openDetails[r.id]) append(body, detailRow(r));
+    });
+    $('details-toggle').textContent = allDetailsOpen ? 'Hide the replicas\u2019 sessions and spills'
+      : 'Show every replica\u2019s sessions and spills';
 
     var started = Date.parse(d.startedAt);
     var note = 'Counters run since the router started';
@@ -276,36 +288,168 @@
     return td;
   }
 
-  function replicaRow(r) {
-    var hitRate = null;
-    var hitTitle = 'no prefix-cache queries yet';
+  var REPLICA_COLUMNS = 14;
+  var openDetails = {};
+  var allDetailsOpen = false;
+  var lastReplicas = null;
+
+  function fmtWindow(seconds) {
+    if (!isNum(seconds)) return DASH;
+    return seconds % 60 === 0 ? (seconds / 60) + ' min' : seconds + ' s';
+  }
+
+  /** The engine's prefix-cache hit rate since it started, from its raw counters when it reports them. */
+  function sinceStartHitRate(r) {
     if (isNum(r.prefixCacheQueries) && r.prefixCacheQueries > 0 && isNum(r.prefixCacheHits)) {
-      hitRate = r.prefixCacheHits / r.prefixCacheQueries;
-      hitTitle = fmtInt(r.prefixCacheHits) + ' of ' + fmtInt(r.prefixCacheQueries) + ' prompt tokens from the prefix cache';
-    } else if (isNum(r.prefixHitRate) && isNum(r.prefixCacheQueries) && r.prefixCacheQueries > 0) {
-      hitRate = r.prefixHitRate;
+      return r.prefixCacheHits / r.prefixCacheQueries;
     }
+    return null;
+  }
+
+  function replicaRow(r) {
+    var since = sinceStartHitRate(r);
+    var sinceTitle = since === null ? 'no prefix-cache queries since the engine started'
+      : fmtInt(r.prefixCacheHits) + ' of ' + fmtInt(r.prefixCacheQueries) + ' prompt tokens from the prefix cache since the engine started';
+    var recent = r.recent || {};
+    var recentTitle = isNum(recent.prefixHitRate)
+      ? fmtInt(recent.prefixCacheHits) + ' of ' + fmtInt(recent.prefixCacheQueries) + ' prompt tokens from the prefix cache in the last '
+        + fmtWindow(recent.coveredSeconds < recent.windowSeconds ? Math.round(recent.coveredSeconds) : recent.windowSeconds)
+      : 'no prefix-cache queries in the window';
     var kvTitle = isNum(r.kvCapacityTokens) ? 'KV capacity ' + fmtInt(r.kvCapacityTokens) + ' tokens' : null;
     var readyCell = el('td', { 'class': 'l', 'data-col': 'ready' },
       el('span', { 'class': 'dot ' + (r.ready ? 'dot-ok' : 'dot-bad') }), r.ready ? 'ready' : 'not ready');
     if (r.metricsFresh === false) {
       append(readyCell, el('span', { 'class': 'stale', title: 'the router uses its own in-flight count while engine metrics are stale',
-        text: 'metrics stale' + (isNum(r.metricsAgeMs) ? ' ' + (r.metricsAgeMs / 1000).toFixed(1) + ' s' : '') }));
+        text: 'stale' + (isNum(r.metricsAgeMs) ? ' ' + (r.metricsAgeMs / 1000).toFixed(1) + ' s' : '') }));
     }
     var reqTitle = isNum(r.failures) && r.failures > 0 ? r.failures + ' failed' : null;
+    var open = allDetailsOpen || openDetails[r.id];
+    var idCell = el('td', { 'class': 'l rid', title: r.url || null },
+      el('button', { type: 'button', 'class': 'toggle' + (String(r.id).length > 14 ? ' long-id' : ''), 'data-toggle': r.id, 'aria-expanded': open ? 'true' : 'false',
+        title: 'its sessions, spills and chart', onclick: function () { toggleDetails(r.id); } },
+        (open ? '\u25be ' : '\u25b8 ') + r.id));
+    var runWait = el('td', { 'data-col': 'runWait', title: 'engine: running / waiting' },
+      isNum(r.running) || isNum(r.waiting) ? fmtInt(r.running) + ' / ' + fmtInt(r.waiting) : DASH);
     return el('tr', { 'data-replica': r.id },
-      el('td', { 'class': 'l rid', title: r.url || null, text: r.id }),
+      idCell,
       readyCell,
       numCell('requests', r.requests, reqTitle),
       numCell('inFlight', r.inFlight),
       numCell('stickySessions', r.stickySessions),
       numCell('spilledIn', r.spilledIn),
+      numCell('spilledOut', r.spilledOut, spillTitle(r)),
       numCell('clientPinned', r.clientPinned),
-      numCell('running', r.running),
-      numCell('waiting', r.waiting),
+      runWait,
       residentCell(r),
       meterCell('kvCacheUsage', r.kvCacheUsage, 'kv', kvTitle),
-      meterCell('prefixHitRate', hitRate, 'hit', hitTitle));
+      meterCell('recentHitRate', isNum(recent.prefixHitRate) ? recent.prefixHitRate : null, 'hit', recentTitle),
+      el('td', { 'data-col': 'prefixHitRate', title: sinceTitle, text: fmtPct(since) }),
+      el('td', { 'class': 'l spark-cell', 'data-col': 'chart' }, sparkline(r.series || [])));
+  }
+
+  function spillTitle(r) {
+    var to = Array.isArray(r.spilledTo) ? r.spilledTo : [];
+    if (to.length === 0) return 'no step spilled off this replica';
+    return 'to ' + to.map(function (d) { return d.to + ' \u00d7' + d.count; }).join(', ');
+  }
+
+  function toggleDetails(id) {
+    if (allDetailsOpen) {
+      allDetailsOpen = false;
+      (lastReplicas || []).forEach(function (r) { openDetails[r.id] = r.id !== id; });
+    } else {
+      openDetails[id] = !openDetails[id];
+    }
+    if (lastRendered) renderReplicas(lastRendered);
+  }
+
+  /** Requests (bars) and the engine's hit % (line) per bucket, in a cell. */
+  function sparkline(series) {
+    return bucketChart(series, { width: 96, height: 24, pad: 1, labels: false });
+  }
+
+  /** A chart of a replica's buckets: request bars scaled to the busiest, the hit % as a line on 0–100 %. */
+  function bucketChart(series, o) {
+    var W = o.width, H = o.height, P = o.pad;
+    var L = o.labels ? 30 : P, R = o.labels ? 34 : P, T = o.labels ? 8 : P, B = o.labels ? 14 : P;
+    var root = svg('svg', { width: W, height: H, viewBox: '0 0 ' + W + ' ' + H, 'class': o.labels ? 'bucket-chart' : 'spark',
+      'data-buckets': series.length, role: 'img' });
+    var plotW = W - L - R, plotH = H - T - B;
+    var slots = 30;
+    var maxReq = 0;
+    series.forEach(function (b) { maxReq = Math.max(maxReq, b.requests || 0); });
+    var top = o.labels ? niceMax(maxReq) : Math.max(1, maxReq);
+    var slotW = plotW / slots;
+    var lastT = series.length ? series[series.length - 1].t : 0;
+    var points = [];
+    series.forEach(function (b) {
+      var slot = slots - 1 - Math.round((lastT - b.t) / 10000);
+      if (slot < 0) return;
+      var x = L + slot * slotW;
+      var h = (b.requests || 0) / top * plotH;
+      var tip = fmtClock(b.t) + ': ' + fmtInt(b.requests) + ' requests'
+        + (b.prefixCacheQueries > 0 ? ', ' + fmtPct(b.prefixCacheHits / b.prefixCacheQueries) + ' prefix hits' : '');
+      append(root, svg('rect', { 'class': 'spark-req', x: x + 0.5, y: T + plotH - h, width: Math.max(1, slotW - 1), height: Math.max(0, h),
+        'data-t': b.t, 'data-requests': b.requests || 0 }, svg('title', { text: tip })));
+      if (b.prefixCacheQueries > 0) {
+        points.push({ x: x + slotW / 2, y: T + plotH - (b.prefixCacheHits / b.prefixCacheQueries) * plotH,
+          rate: b.prefixCacheHits / b.prefixCacheQueries });
+      }
+    });
+    if (points.length) {
+      append(root, svg('polyline', { 'class': 'spark-hit', fill: 'none',
+        points: points.map(function (p) { return p.x.toFixed(1) + ',' + p.y.toFixed(1); }).join(' '),
+        'data-rates': points.map(function (p) { return p.rate.toFixed(4); }).join(' ') }));
+    }
+    if (o.labels) {
+      append(root, svg('line', { 'class': 'base-line', x1: L, x2: W - R, y1: T + plotH, y2: T + plotH }));
+      append(root, svg('text', { 'class': 'axis', x: L - 4, y: T + 6, 'text-anchor': 'end', text: fmtInt(top) }));
+      append(root, svg('text', { 'class': 'axis', x: L - 4, y: T + plotH, 'text-anchor': 'end', text: '0' }));
+      append(root, svg('text', { 'class': 'axis hit-axis', x: W - R + 4, y: T + 6, text: '100%' }));
+      append(root, svg('text', { 'class': 'axis hit-axis', x: W - R + 4, y: T + plotH, text: '0%' }));
+      append(root, svg('text', { 'class': 'axis', x: L, y: H - 2, text: '\u2212' + fmtWindow(slots * 10) }));
+      append(root, svg('text', { 'class': 'axis', x: W - R, y: H - 2, 'text-anchor': 'end', text: 'now' }));
+    }
+    return root;
+  }
+
+  /** Under a replica's row: the recent sessions whose home it is, the steps that spilled off it and where to, its chart. */
+  function detailRow(r) {
+    var sessions = Array.isArray(r.recentSessions) ? r.recentSessions : [];
+    var sessBox = el('div', { 'class': 'detail-block detail-sessions' },
+      el('div', { 'class': 'detail-title' }, 'Sessions here ', el('span', { 'class': 'muted',
+        text: '(' + fmtInt(r.recentSessionCount) + ' recent' + (r.recentSessionCount > sessions.length ? ', latest ' + sessions.length + ' shown' : '') + ')' })));
+    if (sessions.length === 0) append(sessBox, el('div', { 'class': 'muted', text: 'no recent session has its home here' }));
+    var list = el('div', { 'class': 'chip-list' });
+    sessions.forEach(function (s) {
+      append(list, el('button', { type: 'button', 'class': 'recent-key' + (s.sticky ? '' : ' not-sticky'), 'data-session': s.key,
+        title: s.key + ': ' + s.steps + ' steps, latest ' + fmtClockMillis(s.lastMillis)
+          + (s.sticky ? '; sticky to this replica' : '; not sticky (its latest step ran here)'),
+        text: s.key, onclick: function () { $('session-input').value = s.key; showSession(s.key); } }));
+    });
+    append(sessBox, list);
+
+    var to = Array.isArray(r.spilledTo) ? r.spilledTo : [];
+    var spills = Array.isArray(r.recentSpills) ? r.recentSpills : [];
+    var spillBox = el('div', { 'class': 'detail-block detail-spills' },
+      el('div', { 'class': 'detail-title' }, 'Spilled out ', el('span', { 'class': 'muted', text: fmtInt(r.spilledOut) + ' since the router started' })));
+    if (to.length === 0) append(spillBox, el('div', { 'class': 'muted', text: 'no step spilled off this replica' }));
+    append(spillBox, el('div', { 'class': 'chip-list' }, to.map(function (d) {
+      return el('span', { 'class': 'spill-dest', 'data-to': d.to, 'data-count': d.count }, '\u2192 ', el('b', { text: d.to }), ' \u00d7' + d.count);
+    })));
+    append(spillBox, spills.map(function (sp) {
+      return el('div', { 'class': 'spill-item', 'data-session': sp.session, 'data-to': sp.to },
+        el('span', { 'class': 'mono', text: fmtClockMillis(sp.epochMillis) }), ' ',
+        el('span', { 'class': 'mono', text: sp.session }), ' \u2192 ', el('b', { text: sp.to }));
+    }));
+
+    var chartBox = el('div', { 'class': 'detail-block detail-chart' },
+      el('div', { 'class': 'detail-title' }, 'Requests and prefix hits ', el('span', { 'class': 'muted', text: 'per 10 s, last 5 min' })),
+      bucketChart(r.series || [], { width: 300, height: 86, pad: 1, labels: true }),
+      el('div', { 'class': 'muted legend-mini' }, el('i', { 'class': 'sw sw-req' }), 'requests ', el('i', { 'class': 'sw sw-hit' }), 'hit %'));
+
+    return el('tr', { 'class': 'detail-row', 'data-detail-for': r.id },
+      el('td', { colspan: REPLICA_COLUMNS }, el('div', { 'class': 'detail' }, sessBox, spillBox, chartBox)));
   }
 
   function renderCapacity(c) {
@@ -541,23 +685,46 @@
   var selectedSession = null;
   var knownRecent = '';
 
+  /** The latest sessions in the order they arrived, with sub-second times; a click shows one's steps. */
   function refreshRecentSessions() {
     return getJson('/api/sessions').then(function (reply) {
-      if (!reply.ok || !reply.body || !Array.isArray(reply.body.sessions)) return;
-      var keys = reply.body.sessions.slice(0, 16);
-      var sig = keys.join('\n') + '|' + selectedSession;
+      if (!reply.ok || !reply.body || !Array.isArray(reply.body.arrivals)) return;
+      var rows = reply.body.arrivals;
+      var sig = JSON.stringify(rows) + '|' + selectedSession;
       if (sig === knownRecent) return;
       knownRecent = sig;
-      var list = $('recent-sessions');
-      clear(list);
-      if (keys.length === 0) append(list, el('span', { 'class': 'muted', text: 'none yet' }));
-      keys.forEach(function (k) {
-        append(list, el('button', {
-          type: 'button', 'class': 'recent-key' + (k === selectedSession ? ' active' : ''), title: k, text: k,
-          'data-session': k, onclick: function () { $('session-input').value = k; showSession(k); }
-        }));
-      });
+      var box = $('arrivals-box');
+      var atBottom = box.scrollTop + box.clientHeight >= box.scrollHeight - 4;
+      var body = $('arrivals-body');
+      clear(body);
+      if (rows.length === 0) append(body, el('tr', { 'class': 'empty-row' }, el('td', { colspan: 8, text: 'no sessions yet' })));
+      rows.forEach(function (a, i) { append(body, arrivalRow(a, i)); });
+      // Newest at the bottom, like a log: follow it unless the reader scrolled up.
+      if (atBottom) box.scrollTop = box.scrollHeight;
     }).catch(function () { /* the replicas poll reports connectivity */ });
+  }
+
+  function arrivalRow(a, i) {
+    var decision = a.lastDecision ? String(a.lastDecision) : null;
+    var spills = Array.isArray(a.spills) ? a.spills : [];
+    var spillCell = el('td', { 'class': 'l', 'data-col': 'spills' });
+    if (spills.length === 0) spillCell.textContent = DASH;
+    spills.forEach(function (sp, k) {
+      append(spillCell, k > 0 ? ', ' : null, el('span', { 'class': 'spill-hop', 'data-from': sp.from, 'data-to': sp.to,
+        title: 'at ' + fmtClockMillis(sp.epochMillis) }, sp.from + ' \u2192 ' + sp.to));
+    });
+    return el('tr', { 'data-session': a.key, 'class': 'clickable' + (a.key === selectedSession ? ' active' : ''),
+      onclick: function () { $('session-input').value = a.key; showSession(a.key); } },
+      el('td', { 'data-col': 'index', text: String(i + 1) }),
+      el('td', { 'class': 'l mono', 'data-col': 'arrived', 'data-millis': a.firstMillis, text: fmtClockMillis(a.firstMillis) }),
+      el('td', { 'class': 'l mono key-cell', 'data-col': 'session', title: a.key, text: a.key }),
+      el('td', { 'class': 'l rid', 'data-col': 'home', title: a.sticky ? 'sticky to this replica' : 'its latest step ran here' },
+        orDash(a.home), a.sticky ? null : el('span', { 'class': 'muted', text: ' (not sticky)' })),
+      el('td', { 'data-col': 'steps', text: fmtInt(a.steps) }),
+      el('td', { 'class': 'l mono', 'data-col': 'latest', text: fmtClockMillis(a.lastMillis) }),
+      el('td', { 'class': 'l', 'data-col': 'decision' },
+        decision ? el('span', { 'class': 'badge d-' + decision.replace(/[^A-Z_]/g, ''), text: decision }) : DASH),
+      spillCell);
   }
 
   function showSession(key) {
@@ -706,6 +873,11 @@
   /* ---------- start ---------- */
 
   $('policy-form').addEventListener('submit', applyPolicy);
+  $('details-toggle').addEventListener('click', function () {
+    allDetailsOpen = !allDetailsOpen;
+    openDetails = {};
+    if (lastRendered) renderReplicas(lastRendered);
+  });
   $('policy-select').addEventListener('change', function () { policyDirty = true; });
   $('spill-input').addEventListener('input', function () { spillDirty = true; });
   $('session-form').addEventListener('submit', function (ev) {

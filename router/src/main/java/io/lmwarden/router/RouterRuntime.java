@@ -49,6 +49,7 @@ import io.lmwarden.router.session.RequestFactsReader;
 import io.lmwarden.router.session.SessionKeyResolver;
 import io.lmwarden.router.stats.RequestAccounting;
 import io.lmwarden.router.stats.RouterMetrics;
+import io.lmwarden.router.stats.ReplicaHistory;
 import io.lmwarden.router.stats.SessionLog;
 import io.lmwarden.common.build.BuildVersion;
 import io.vertx.core.Future;
@@ -79,6 +80,8 @@ final class RouterRuntime {
     private static final long AFFINITY_SWEEP_MS = 30_000;
     /** How often a router tells its peers its load (engine time; divided by the time scale): new-session placement sees theirs at most this late. */
     private static final long LOAD_REPORT_MS = 100;
+    /** The UI's per-replica history (recent hit rate, requests and hits chart) is sampled this often. */
+    private static final long HISTORY_SAMPLE_MS = 1000;
     /** Until an engine publishes cache_config_info: the reference replica's ~38k tokens. */
     private static final int DEFAULT_KV_CAPACITY_TOKENS = 38_400;
     /** Sessions whose last prompt shape is kept for prefix-break detection (≈ 8 B per 16 tokens each). */
@@ -134,6 +137,7 @@ final class RouterRuntime {
             RouterMetrics metrics = new RouterMetrics(pool, affinity, BuildVersion.of(RouterRuntime.class));
             pool.onAdded(metrics::replicaDiscovered);
             SessionLog sessions = new SessionLog(SESSIONS_LOGGED, STEPS_LOGGED_PER_SESSION);
+            ReplicaHistory history = new ReplicaHistory();
             PrefixIndexes prefixIndexes = new PrefixIndexes(DEFAULT_KV_CAPACITY_TOKENS);
             TokenRates tokenRates = new TokenRates();
             // The prior is in engine time; a simulator running K times faster prefills K times faster.
@@ -183,7 +187,7 @@ final class RouterRuntime {
             ClientConnections connections = new ClientConnections(vertx, config.maxClientConnections(), config.clientIdleTimeout());
             AdminAuth auth = new AdminAuth(config.adminToken());
             AdminApi admin = new AdminApi(pool, snapshot, policy, admission, affinity, sessions, accounting, metrics, inFlight,
-                    auth, discovery.describe(), tokenRates, workingSets, cluster);
+                    auth, discovery.describe(), tokenRates, workingSets, cluster, history);
             boolean ownAdminPort = config.adminPort().isPresent();
 
             Map<String, String> allowed = new LinkedHashMap<>();
@@ -242,6 +246,8 @@ final class RouterRuntime {
             vertx.setPeriodic(sweepMs, id -> affinity.expireIdle(System.nanoTime()));
             vertx.setPeriodic(loadReportPeriodMillis(config.timeScale()), id -> cluster.publish(ownLoad(pool, admission, affinity)));
             vertx.setPeriodic(pumpPeriodMillis(admissionSettings), id -> admission.pump());
+            history.sample(System.currentTimeMillis(), pool.all());
+            vertx.setPeriodic(HISTORY_SAMPLE_MS, id -> history.sample(System.currentTimeMillis(), pool.all()));
 
             HttpServer server = vertx.createHttpServer(new HttpServerOptions()
                             .setPort(config.port()).setHost(config.host()).setTcpNoDelay(true).setCompressionSupported(false)

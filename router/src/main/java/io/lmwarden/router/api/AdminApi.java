@@ -20,6 +20,7 @@ import io.lmwarden.router.pool.ReplicaView;
 import io.lmwarden.router.proxy.ApiErrors;
 import io.lmwarden.router.proxy.InFlightTracker;
 import io.lmwarden.router.stats.RequestAccounting;
+import io.lmwarden.router.stats.ReplicaHistory;
 import io.lmwarden.router.stats.RouterMetrics;
 import io.lmwarden.router.stats.SessionLog;
 import io.lmwarden.router.stats.StepRecord;
@@ -37,11 +38,13 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.function.LongFunction;
+import java.util.function.UnaryOperator;
 
 /** The router's own endpoints: health, readiness, metrics, replicas, sessions and the policy switch. */
 public final class AdminApi {
 
     private static final ObjectMapper JSON = new ObjectMapper();
+    private static final int ARRIVALS_LISTED = 50;
 
     private final ReplicaPool pool;
     private final LongFunction<PoolSnapshot> snapshot;
@@ -58,13 +61,15 @@ public final class AdminApi {
     private final LiveWorkingSets workingSets;
     private final Instant startedAt = Instant.now();
     private final RouterCluster cluster;
+    private final ReplicaHistory history;
 
     public AdminApi(ReplicaPool pool, LongFunction<PoolSnapshot> snapshot, PolicyHolder policy, AdmissionController admission,
                     SessionPins affinity,
                     SessionLog sessions, RequestAccounting accounting, RouterMetrics metrics, InFlightTracker inFlight,
                     AdminAuth auth, String discovery, TokenRates tokenRates, LiveWorkingSets workingSets,
-                    RouterCluster cluster) {
+                    RouterCluster cluster, ReplicaHistory history) {
         this.cluster = cluster;
+        this.history = history;
         this.pool = pool;
         this.snapshot = snapshot;
         this.policy = policy;
@@ -91,10 +96,9 @@ public final class AdminApi {
     /** The admin API under {@code /api}: behind the token when one is set. */
     public void mountAdmin(Router router) {
         router.route("/api/*").handler(auth::require);
-        router.route("/api/replicas").method(HttpMethod.GET).method(HttpMethod.HEAD).handler(rc -> json(rc, 200, replicas()));
+        router.route("/api/replicas").method(HttpMethod.GET).method(HttpMethod.HEAD).handler(this::replicas);
         router.route("/api/stats").method(HttpMethod.GET).method(HttpMethod.HEAD).handler(rc -> json(rc, 200, stats()));
-        router.route("/api/sessions").method(HttpMethod.GET).method(HttpMethod.HEAD).handler(rc -> json(rc, 200,
-                Map.of("sessions", shown(rc, sessions.recentSessions(100)))));
+        router.route("/api/sessions").method(HttpMethod.GET).method(HttpMethod.HEAD).handler(this::sessions);
         router.route("/api/sessions/:key").method(HttpMethod.GET).method(HttpMethod.HEAD).handler(this::session);
         router.route("/api/policy").method(HttpMethod.GET).method(HttpMethod.HEAD).handler(rc -> json(rc, 200, policyView()));
         router.put("/api/policy").handler(this::putPolicy);
@@ -108,6 +112,55 @@ public final class AdminApi {
     /** Raw keys may be personal data (an e-mail in {@code user}): only an admin sees them, everyone else their hashes. */
     private List<String> shown(RoutingContext rc, List<String> keys) {
         return auth.isAdmin(rc) ? keys : keys.stream().map(SessionKey::shown).toList();
+    }
+
+    /** A raw key as this caller may see it: itself for an admin, its hash for everyone else. */
+    private UnaryOperator<String> shownKey(RoutingContext rc) {
+        return auth.isAdmin(rc) ? UnaryOperator.identity() : SessionKey::shown;
+    }
+
+    /** Recent sessions: keys most recently active first, and {@code arrivals}, the latest 50 in arrival order. */
+    private void sessions(RoutingContext rc) {
+        UnaryOperator<String> shown = shownKey(rc);
+        List<Map<String, Object>> arrivals = new ArrayList<>();
+        for (SessionLog.Summary s : sessions.arrivals(ARRIVALS_LISTED)) {
+            Map<String, Object> m = new LinkedHashMap<>();
+            m.put("key", shown.apply(s.sessionKey()));
+            m.put("hash", SessionKey.displayHash(s.sessionKey()));
+            m.put("model", s.model());
+            m.put("firstMillis", s.firstMillis());
+            m.put("lastMillis", s.lastMillis());
+            m.put("steps", s.steps());
+            m.put("home", affinity.peek(s.model(), s.sessionKey()).orElse(s.lastReplica()));
+            m.put("sticky", affinity.peek(s.model(), s.sessionKey()).isPresent());
+            m.put("lastDecision", s.lastDecision());
+            m.put("spills", s.spills().stream().map(st -> Map.of("from", st.movedFrom(), "to", st.replica(),
+                    "epochMillis", st.epochMillis())).toList());
+            arrivals.add(m);
+        }
+        Map<String, Object> body = new LinkedHashMap<>();
+        body.put("sessions", shown(rc, sessions.recentSessions(100)));
+        body.put("arrivals", arrivals);
+        json(rc, 200, body);
+    }
+
+    private void replicas(RoutingContext rc) {
+        String asked = rc.queryParams().get("window");
+        long windowSeconds = ReplicaHistory.KEPT_MILLIS / 1000;
+        if (asked != null) {
+            try {
+                windowSeconds = Long.parseLong(asked.trim());
+            } catch (NumberFormatException e) {
+                windowSeconds = -1;
+            }
+            if (windowSeconds < 1 || windowSeconds > ReplicaHistory.KEPT_MILLIS / 1000) {
+                rc.response().setStatusCode(400).putHeader(HttpHeaders.CONTENT_TYPE, "application/json")
+                        .end(ApiErrors.body(null, 400, "window must be a whole number of seconds from 1 to "
+                                + ReplicaHistory.KEPT_MILLIS / 1000 + ", got '" + asked + "'"));
+                return;
+            }
+        }
+        json(rc, 200, replicas(windowSeconds * 1000, shownKey(rc)));
     }
 
     private void readyz(RoutingContext rc) {
@@ -127,8 +180,11 @@ public final class AdminApi {
         return m;
     }
 
-    public Map<String, Object> replicas() {
+    /** The replicas card: the routing settings, and per replica its figures and its activity of the last {@code windowMillis}. */
+    public Map<String, Object> replicas(long windowMillis, UnaryOperator<String> shownKey) {
         PoolSnapshot snap = snapshot.apply(System.nanoTime());
+        ReplicaActivity activity = new ReplicaActivity(sessions, affinity, history, metrics.spillPairs(), System.currentTimeMillis(),
+                windowMillis, shownKey);
         Map<String, Object> m = policyView();
         m.put("stickyPct", round(accounting.stickyPercent()));
         m.put("inFlight", inFlight.active());
@@ -171,6 +227,7 @@ public final class AdminApi {
             row.put("residentSessions", load == null ? 0 : load.residentSessions());
             row.put("workingSetTokens", load == null ? 0 : load.usedBlocks() * io.lmwarden.router.placement.PrefixIndexes.TOKENS_PER_BLOCK);
             row.put("kvBudgetTokens", admission.budgetTokens(r));
+            activity.addTo(r.id(), row);
             rows.add(row);
         }
         m.put("replicas", rows);

@@ -148,7 +148,8 @@ public final class RequestAccounting implements PlacementFeedback {
         sessions.record(new StepRecord(arrival.epochMillis(), facts.sessionKey().value(), facts.sessionKey().source().label(),
                 facts.model(), facts.flavor().path(), replica, placement.decision().name(), placement.reason(), cmp.sideRequest(), prompt,
                 cmp.sharedPrefixTokens(), cmp.prefixBreak().orElse(null), placement.expectedCachedTokens(), o.cachedTokens(),
-                miss, o.outputTokens(), ttfbMs, routerMs, split, queueAteGain, o.status(), o.completed(), o.outcome()));
+                miss, o.outputTokens(), ttfbMs, routerMs, split, queueAteGain, o.status(), o.completed(), o.outcome(),
+                placement.movedFrom()));
     }
 
     /** Share of placed requests that stayed on their home replica, among those that were not new sessions. */

@@ -6,6 +6,8 @@ import io.lmwarden.router.placement.admission.AdmissionController;
 import io.lmwarden.router.placement.admission.AdmissionObserver;
 import io.lmwarden.router.pool.ReplicaPool;
 import io.lmwarden.router.pool.ReplicaState;
+import io.lmwarden.router.pool.ReplicaView;
+import io.lmwarden.router.placement.PrefixIndexes;
 import io.lmwarden.router.session.ApiFlavor;
 import io.lmwarden.router.session.SessionKeySource;
 import io.micrometer.core.instrument.Counter;
@@ -29,6 +31,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 
@@ -57,9 +60,12 @@ public final class RouterMetrics implements AutoCloseable {
     private static final Duration[] OVERHEAD_BUCKETS = seconds(0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025,
             0.05, 0.1, 0.25, 1);
 
-    private static final String REQUESTS = "Requests placed, by replica, decision and API";
+    private static final String REQUESTS = "Requests placed, by replica and decision";
+    private static final String REQUESTS_BY_API = "Requests placed, by API";
     private static final String SESSION_KEY_SOURCES = "Requests by where their session key came from";
-    private static final String SPILLS = "Steps moved off their home replica over the spill threshold";
+    private static final String SPILLS = "Steps moved off their home replica, by pair (a series appears with its pair's first spill)";
+    private static final String SPILLS_OUT = "Steps moved off this replica, their home";
+    private static final String SPILLS_IN = "Steps moved onto this replica from their home";
     private static final String STALE = "Placements that used the router's own in-flight count because the replica's engine metrics were stale";
     private static final String RETRIES = "Requests retried on another replica before any byte was sent";
     private static final String ERRORS = "Requests that ended in an error, by kind";
@@ -82,6 +88,8 @@ public final class RouterMetrics implements AutoCloseable {
     private final Map<String, Timer> ttfb = new ConcurrentHashMap<>();
     private final Timer overhead;
     private MultiGauge resident;
+    private MultiGauge residentTokens;
+    private MultiGauge budgetTokens;
     private AdmissionController admission;
     private Timer queueWait;
 
@@ -121,6 +129,9 @@ public final class RouterMetrics implements AutoCloseable {
         for (SessionKeySource s : SessionKeySource.values()) {
             sessionKeySources(s.label());
         }
+        for (ApiFlavor api : ApiFlavor.values()) {
+            requestsByApi(api.path());
+        }
     }
 
     private static final Duration[] QUEUE_WAIT_BUCKETS = seconds(0.1, 0.5, 1, 2, 5, 10, 20, 30, 60, 120, 180, 300, 600);
@@ -145,6 +156,10 @@ public final class RouterMetrics implements AutoCloseable {
                 .description("Requests waiting in the router's admission queue").register(registry);
         resident = MultiGauge.builder("lmw_resident_sessions")
                 .description("Sessions resident on each replica (their working sets count against its KV budget)").register(registry);
+        residentTokens = MultiGauge.builder("lmw_resident_tokens")
+                .description("Working sets of the sessions resident on each replica, in tokens (whole KV blocks)").register(registry);
+        budgetTokens = MultiGauge.builder("lmw_kv_budget_tokens")
+                .description("KV budget admission gives each replica, in tokens: its KV capacity times kvBudget").register(registry);
     }
 
     /** What admission reports: queue waits and rejections (each reason from 0). */
@@ -179,20 +194,15 @@ public final class RouterMetrics implements AutoCloseable {
 
     /**
      * Creates at 0 every series a replica can have, so its first request, spill or error is a visible
-     * increase. Spills are per pair, so both directions between this replica and every other one.
+     * increase. Not the spill pairs: N×(N−1) of them would be most of the router's series at 32
+     * replicas, so a pair appears with its first spill and rates read the born-at-0 totals per replica.
      */
     public void replicaDiscovered(String replica) {
         for (Decision d : Decision.values()) {
-            for (ApiFlavor api : ApiFlavor.values()) {
-                requests(replica, d.name(), api.path());
-            }
+            requests(replica, d.name());
         }
-        for (ReplicaState other : pool.all()) {
-            if (!other.id().equals(replica)) {
-                spills(replica, other.id());
-                spills(other.id(), replica);
-            }
-        }
+        spillsOut(replica);
+        spillsIn(replica);
         staleMetricsFallbacks(replica);
         retries(replica);
         streams(replica, true);
@@ -220,22 +230,34 @@ public final class RouterMetrics implements AutoCloseable {
         sticky.register(pinned, true);
         ready.register(up, true);
         if (admission != null) {
-            List<MultiGauge.Row<?>> rows = new ArrayList<>();
+            List<MultiGauge.Row<?>> sessions = new ArrayList<>();
+            List<MultiGauge.Row<?>> tokens = new ArrayList<>();
+            List<MultiGauge.Row<?>> budgets = new ArrayList<>();
             var loads = admission.residentLoads();
-            for (ReplicaState r : pool.all()) {
+            for (ReplicaView r : pool.snapshot(affinity::sessionsOn, System.nanoTime()).replicas()) {
+                Tags replica = Tags.of("replica", r.id());
                 var l = loads.get(r.id());
-                rows.add(MultiGauge.Row.of(Tags.of("replica", r.id()), l == null ? 0 : l.residentSessions()));
+                sessions.add(MultiGauge.Row.of(replica, l == null ? 0 : l.residentSessions()));
+                tokens.add(MultiGauge.Row.of(replica, l == null ? 0 : l.usedBlocks() * PrefixIndexes.TOKENS_PER_BLOCK));
+                budgets.add(MultiGauge.Row.of(replica, admission.budgetTokens(r)));
             }
-            resident.register(rows, true);
+            resident.register(sessions, true);
+            residentTokens.register(tokens, true);
+            budgetTokens.register(budgets, true);
         }
     }
 
     public void request(String replica, String decision, String api) {
-        requests(replica, decision, api).increment();
+        requests(replica, decision).increment();
+        requestsByApi(api).increment();
     }
 
-    private Counter requests(String replica, String decision, String api) {
-        return counter("lmw_requests_total", REQUESTS, "replica", replica, "decision", decision, "api", api);
+    private Counter requests(String replica, String decision) {
+        return counter("lmw_requests_total", REQUESTS, "replica", replica, "decision", decision);
+    }
+
+    private Counter requestsByApi(String api) {
+        return counter("lmw_requests_by_api_total", REQUESTS_BY_API, "api", api);
     }
 
     public void sessionKeySource(String source) {
@@ -248,10 +270,30 @@ public final class RouterMetrics implements AutoCloseable {
 
     public void spill(String fromReplica, String toReplica) {
         spills(fromReplica, toReplica).increment();
+        spillsOut(fromReplica).increment();
+        spillsIn(toReplica).increment();
     }
 
     private Counter spills(String fromReplica, String toReplica) {
         return counter("lmw_spills_total", SPILLS, "from", fromReplica, "to", toReplica);
+    }
+
+    private Counter spillsOut(String replica) {
+        return counter("lmw_spills_out_total", SPILLS_OUT, "replica", replica);
+    }
+
+    private Counter spillsIn(String replica) {
+        return counter("lmw_spills_in_total", SPILLS_IN, "replica", replica);
+    }
+
+    /** Spills since the router started: from replica → (to replica → count), from the pair counters. */
+    public Map<String, Map<String, Long>> spillPairs() {
+        Map<String, Map<String, Long>> out = new TreeMap<>();
+        for (Counter c : registry.find("lmw_spills_total").counters()) {
+            out.computeIfAbsent(c.getId().getTag("from"), k -> new TreeMap<>())
+                    .put(c.getId().getTag("to"), (long) c.count());
+        }
+        return out;
     }
 
     public void staleMetricsFallback(String replica) {

@@ -4,6 +4,8 @@ import io.lmwarden.router.session.SessionKey;
 
 import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
 import java.util.Deque;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
@@ -21,6 +23,20 @@ public final class SessionLog {
     private final int stepsPerSession;
     /** In order of last activity: a session is moved to the end when it records a step, never when it is read. */
     private final LinkedHashMap<String, Deque<StepRecord>> sessions = new LinkedHashMap<>(1024);
+    /** When each session's first step arrived, and how many steps it has recorded (its deque keeps the latest only). */
+    private final HashMap<String, long[]> arrivals = new HashMap<>(1024);
+
+    /**
+     * A recent session at a glance, for the session list in arrival order.
+     *
+     * @param firstMillis when its first step arrived
+     * @param lastMillis  when its latest step arrived
+     * @param steps       steps recorded, including those the log no longer keeps
+     * @param spills      its kept steps that were moved off their home replica
+     */
+    public record Summary(String sessionKey, String model, long firstMillis, long lastMillis, long steps, String lastReplica,
+                          String lastDecision, List<StepRecord> spills) {
+    }
 
     public SessionLog(int maxSessions, int stepsPerSession) {
         this.maxSessions = maxSessions;
@@ -34,9 +50,12 @@ public final class SessionLog {
             steps = new ArrayDeque<>();
         }
         sessions.put(step.sessionKey(), steps);
+        long[] arrival = arrivals.computeIfAbsent(step.sessionKey(), k -> new long[] {step.epochMillis(), 0});
+        arrival[0] = Math.min(arrival[0], step.epochMillis());
+        arrival[1]++;
         if (sessions.size() > maxSessions) {
             Iterator<String> eldest = sessions.keySet().iterator();
-            eldest.next();
+            arrivals.remove(eldest.next());
             eldest.remove();
         }
         Deque<StepRecord> later = new ArrayDeque<>();
@@ -66,6 +85,19 @@ public final class SessionLog {
     public synchronized Optional<List<StepRecord>> steps(String sessionKey) {
         Deque<StepRecord> steps = sessions.get(sessionKey);
         return steps == null ? Optional.empty() : Optional.of(new ArrayList<>(steps));
+    }
+
+    /** The {@code limit} sessions that arrived last, in arrival order (the earliest first). */
+    public synchronized List<Summary> arrivals(int limit) {
+        List<Summary> all = new ArrayList<>(sessions.size());
+        sessions.forEach((key, steps) -> {
+            long[] arrival = arrivals.get(key);
+            StepRecord last = steps.peekLast();
+            List<StepRecord> spills = steps.stream().filter(st -> st.movedFrom() != null).toList();
+            all.add(new Summary(key, last.model(), arrival[0], last.epochMillis(), arrival[1], last.replica(), last.decision(), spills));
+        });
+        all.sort(Comparator.comparingLong(Summary::firstMillis).thenComparing(Summary::sessionKey));
+        return all.subList(Math.max(0, all.size() - limit), all.size());
     }
 
     /** Most recently active session keys first. */

@@ -21,6 +21,7 @@ import io.lmwarden.router.diagnostics.TtfbSplit;
  * @param queueAteGain         queueing took longer than the prefill the cache saved
  * @param completed            the stream ended with its completion marker (or a non-stream body ended)
  * @param outcome              ok, or what went wrong
+ * @param movedFrom            the home replica the step was moved off (a spill), else null
  */
 public record StepRecord(
         long epochMillis,
@@ -45,12 +46,13 @@ public record StepRecord(
         boolean queueAteGain,
         int status,
         boolean completed,
-        String outcome) {
+        String outcome,
+        String movedFrom) {
 
     /** The same step under another name for its session: a hash shown instead of a raw key. */
     public StepRecord withSessionKey(String key) {
         return new StepRecord(epochMillis, key, sessionKeySource, model, api, replica, decision, reason, sideRequest,
                 promptTokens, sharedPrefixTokens, prefixBreak, expectedCachedTokens, cachedTokens, cacheMiss, outputTokens,
-                ttfbMillis, routerMillis, ttfbSplit, queueAteGain, status, completed, outcome);
+                ttfbMillis, routerMillis, ttfbSplit, queueAteGain, status, completed, outcome, movedFrom);
     }
 }

@@ -31,26 +31,46 @@ import static org.assertj.core.api.Assertions.fail;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /**
- * The dashboard in a real headless Chromium against a real router in front of four simulated
- * replicas carrying agent traffic: the replicas card fills with live numbers and refreshes on its
- * own, the stats charts draw, a session's steps render, and the policy switch reports the API's
- * errors. Leaves a screenshot in {@code target/screenshots/dashboard.png}.
+ * The dashboard in a real headless Chromium, 1000 px wide, against a real router in front of four
+ * simulated replicas carrying agent traffic: the replicas card fills with live numbers and refreshes on
+ * its own and fits the window; each replica lists its sessions, the steps that spilled off it and where
+ * they went, and charts its requests and hits; its hit % over the recent window follows the traffic
+ * while the engine's since-start figure lags; the sessions list is in arrival order to the millisecond;
+ * the stats charts draw, a session's steps render, and the policy switch reports the API's errors.
+ * Leaves a screenshot in {@code target/screenshots/dashboard.png}.
  */
 class DashboardBrowserTest {
 
     private static final ObjectMapper JSON = new ObjectMapper();
     private static final Path SCREENSHOT = Path.of("target", "screenshots", "dashboard.png");
     private static final int REPLICAS = 4;
+    /** The narrow laptop window the replica table must fit without clipping or scrolling sideways. */
+    private static final int WIDTH = 1000;
 
     @Test
     void showsLiveReplicasStatsAndOneSessionsSteps() throws Exception {
         Chromium.missing().ifPresent(reason -> System.out.println("SKIPPED DashboardBrowserTest: " + reason));
         assumeTrue(Chromium.missing().isEmpty(), () -> Chromium.missing().orElse(""));
-        try (RouterUnderTest router = RouterUnderTest.start(
-                SimPool.start(REPLICAS, SimProfile.defaultProfile(), 20),
-                c -> c.withScrapeInterval(Duration.ofMillis(200)));
-             Chromium chromium = Chromium.start(1280, 1000)) {
+        SimPool sims = SimPool.start(REPLICAS, SimProfile.defaultProfile(), 20);
+        // Engine history from before the router: unique prompts that miss the cache. The engines' since-start
+        // hit rate carries them; the router's recent window starts after them.
+        missTheCacheDirectly(sims);
+        long[][] engineAtStart = new long[REPLICAS][];
+        for (int i = 0; i < REPLICAS; i++) {
+            engineAtStart[i] = sims.prefixCounters(i);
+        }
+        try (RouterUnderTest router = RouterUnderTest.start(sims, c -> c.withScrapeInterval(Duration.ofMillis(200)));
+             Chromium chromium = Chromium.start(WIDTH, 1000)) {
             Http http = new Http();
+            // The recent window counts the engine from the router's first sample of its counters: wait for it.
+            await(Duration.ofSeconds(5), "every replica's engine counters sampled once", () -> {
+                for (JsonNode r : readJson(http.get(router.url() + "/api/replicas").body()).path("replicas")) {
+                    if (r.path("recent").path("engineSinceMillis").isNull()) {
+                        return false;
+                    }
+                }
+                return true;
+            }, () -> http.get(router.url() + "/api/replicas").body());
             AgentWorkload.Result traffic = new AgentWorkload(8, 4, AgentSession.Identity.CLAUDE_CODE_HEADER).run(router, "ui");
             assertThat(traffic.statuses()).hasSize(32).containsOnly(200);
 
@@ -77,16 +97,50 @@ class DashboardBrowserTest {
             assertThat(chipValue(browser, "Affinity")).isEqualTo("on");
             assertThat(chipValue(browser, "Policy")).isEqualTo("affinity");
             assertThat(chipValue(browser, "Spill threshold")).isEqualTo("8 (auto)");
-            assertThat(chipValue(browser, "Sticky")).isEqualTo(String.format("%.1f%%", api.path("stickyPct").asDouble()));
+            assertThat(chipValue(browser, "Sticky steps")).isEqualTo(String.format("%.1f%%", api.path("stickyPct").asDouble()));
+            assertThat(chipValue(browser, "Sticky sessions")).isEqualTo(String.format("%,d", api.path("affinityEntries").asInt()));
             assertThat(browser.findElement(By.id("counters-note")).getText()).contains("since the router started");
             assertCapacityAdvisor(browser, api);
+            Map<String, Double> recentHits = assertRecentHitRates(browser, http, router, sims, engineAtStart, "after agent traffic");
+            recentHits.forEach((replica, rate) -> assertThat(rate).as("%s: recent hit %% above the engine's since-start figure", replica)
+                    .isGreaterThan(number(replicaRows(browser).get(replica).get("prefixHitRate")) / 100));
+            assertChartsCountTheRequests(browser);
+            assertFitsTheWindow(browser, "replica table, details closed");
+
+            // Each replica lists the sessions whose home it is (as hashes: the viewer is no admin).
+            browser.findElement(By.id("details-toggle")).click();
+            await(Duration.ofSeconds(3), "a detail row under every replica",
+                    () -> browser.findElements(By.cssSelector("#replicas-body tr.detail-row")).size() == REPLICAS,
+                    () -> browser.findElement(By.id("replicas-body")).getText());
+            Map<String, List<String>> listed = sessionsListedPerReplica(browser);
+            traffic.replicasBySession().forEach((key, where) -> {
+                String hash = io.lmwarden.router.session.SessionKey.displayHash(key);
+                listed.forEach((replica, hashes) -> assertThat(hashes.contains(hash)).as("%s listed under %s", hash, replica)
+                        .isEqualTo(replica.equals(where.get(0))));
+            });
+            assertThat(browser.findElement(By.id("replicas-body")).getText()).doesNotContain("ui-3-0a1b2c3d");
+            assertFitsTheWindow(browser, "replica table with every replica's details open");
+
+            // Sessions in arrival order, to the millisecond: three sent one after the other come last, in their order.
+            List<String> sentInOrder = new ArrayList<>();
+            for (int i = 0; i < 3; i++) {
+                AgentSession one = new AgentSession("order-" + i + "-77aa", AgentSession.Identity.CLAUDE_CODE_HEADER, "order", 400, 90 + i);
+                assertThat(http.post(router.url() + "/v1/messages", one.nextBody(8, false), one.headers()).status()).isEqualTo(200);
+                sentInOrder.add(io.lmwarden.router.session.SessionKey.displayHash(one.id()));
+            }
+            await(Duration.ofSeconds(5), "the three sessions last in the arrival list", () -> {
+                List<String> keys = arrivalKeys(browser);
+                return keys.size() >= 3 && keys.subList(keys.size() - 3, keys.size()).equals(sentInOrder);
+            }, () -> browser.findElement(By.id("arrivals-table")).getText());
+            assertArrivalOrder(browser, http, router);
 
             // More traffic, no page reload: the counters move by themselves within the 1 s refresh.
             browser.executeScript("window.__sameDocument = true;");
+            double shown = sum(replicaRows(browser), "requests");
             new AgentWorkload(4, 2, AgentSession.Identity.CLAUDE_CODE_HEADER).run(router, "more");
             long sentAt = System.nanoTime();
-            await(Duration.ofSeconds(3), "the requests column to reach 40 without a reload",
-                    () -> sum(replicaRows(browser), "requests") == 40, () -> replicaRows(browser).toString());
+            await(Duration.ofSeconds(3), "the requests column to grow by 8 without a reload",
+                    () -> sum(replicaRows(browser), "requests") == shown + 8, () -> replicaRows(browser).toString());
             long refreshMillis = (System.nanoTime() - sentAt) / 1_000_000;
             System.out.println("dashboard showed the new requests " + refreshMillis + " ms after the traffic ended");
             assertThat(refreshMillis).as("live refresh").isLessThanOrEqualTo(2000);
@@ -105,11 +159,12 @@ class DashboardBrowserTest {
             // One session looked up by key: its four steps, NEW then STICKY, all on one replica.
             String key = "ui-3-0a1b2c3d-4e5f";
             // The list offers the key's hash (a raw key may be personal data); the raw key is typed in.
-            String listed = io.lmwarden.router.session.SessionKey.displayHash(key);
-            await(Duration.ofSeconds(5), "the recent sessions list to offer " + listed,
-                    () -> !browser.findElements(By.cssSelector("#recent-sessions [data-session='" + listed + "']")).isEmpty(),
-                    () -> browser.findElement(By.id("recent-sessions")).getText());
+            String hashOfKey = io.lmwarden.router.session.SessionKey.displayHash(key);
+            await(Duration.ofSeconds(5), "the sessions list to offer " + hashOfKey,
+                    () -> !browser.findElements(By.cssSelector("#arrivals-body tr[data-session='" + hashOfKey + "']")).isEmpty(),
+                    () -> browser.findElement(By.id("arrivals-table")).getText());
             WebElement input = browser.findElement(By.id("session-input"));
+            input.clear();
             input.sendKeys(key);
             browser.findElement(By.cssSelector("#session-form button")).click();
             await(Duration.ofSeconds(5), "4 steps of " + key,
@@ -131,8 +186,14 @@ class DashboardBrowserTest {
             assertThat(number(steps.get("3").get("sharedPrefixTokens").replaceAll(" \\(.*", "")))
                     .as("prefix the last step shares with the one before").isPositive();
 
+            causeASpillAndFindItOnThePage(browser, http, router);
+
             // A burst of new sessions: more distinct context (~3,000 unique tokens each) than the pool's KV cache holds.
             new AgentWorkload(64, 1, AgentSession.Identity.CLAUDE_CODE_HEADER, 12_000).run(router, "burst");
+            // The recent hit % follows: each replica's falls, to what its engine's counters say.
+            Map<String, Double> afterBurst = assertRecentHitRates(browser, http, router, sims, engineAtStart, "after a burst of cold sessions");
+            afterBurst.forEach((replica, rate) -> assertThat(rate).as("%s: recent hit %% after the burst", replica)
+                    .isLessThan(recentHits.get(replica)));
             JsonNode capacity = JSON.readTree(http.get(router.url() + "/api/replicas").body()).path("capacity");
             assertThat(capacity.path("overCapacity").asBoolean()).as("router's capacity advice %s", capacity).isTrue();
             await(Duration.ofSeconds(3), "the capacity advisor's warning",
@@ -159,6 +220,180 @@ class DashboardBrowserTest {
                     () -> "round-robin".equals(chipValue(browser, "Policy")) && "off".equals(chipValue(browser, "Affinity")),
                     () -> browser.findElement(By.id("routing-chips")).getText());
             assertThat(JSON.readTree(http.get(router.url() + "/api/policy").body()).path("policy").asText()).isEqualTo("round-robin");
+        }
+    }
+
+    /** One unique prompt per replica, sent to the engine itself: prefix-cache queries that all miss. */
+    private static void missTheCacheDirectly(SimPool sims) {
+        Http http = new Http();
+        for (int i = 0; i < REPLICAS; i++) {
+            for (int k = 0; k < 3; k++) {
+                AgentSession cold = new AgentSession("cold-" + i + "-" + k, AgentSession.Identity.NONE, "cold " + i + " " + k, 6000, 700 + 10 * i + k);
+                assertThat(http.post(sims.url(i) + "/v1/messages", cold.nextBody(4, false), Map.of()).status()).isEqualTo(200);
+            }
+        }
+    }
+
+    /**
+     * Each replica's "hit % last 5 min" against its engine's own counters since the router started (the
+     * test is shorter than the window): the router's figure in /api/replicas and the page's agree with it.
+     */
+    private static Map<String, Double> assertRecentHitRates(ChromeDriver browser, Http http, RouterUnderTest router, SimPool sims,
+                                                            long[][] engineAtStart, String when) {
+        Map<String, Double> expected = new java.util.TreeMap<>();
+        for (int i = 0; i < REPLICAS; i++) {
+            long[] now = sims.prefixCounters(i);
+            expected.put("sim-" + i, (double) (now[1] - engineAtStart[i][1]) / (now[0] - engineAtStart[i][0]));
+        }
+        await(Duration.ofSeconds(5), "recent hit rates " + expected + " " + when, () -> {
+            JsonNode rows = readJson(http.get(router.url() + "/api/replicas").body()).path("replicas");
+            Map<String, Map<String, String>> page = replicaRows(browser);
+            for (JsonNode r : rows) {
+                double rate = r.path("recent").path("prefixHitRate").asDouble(-1);
+                String id = r.path("id").asText();
+                // The page prints one decimal of a percentage: within 0.05 points (and 1e-4 the API's rounding).
+                if (Math.abs(rate - expected.get(id)) > 1e-3
+                        || !(Math.abs(number(page.get(id).get("recentHitRate")) - rate * 100) <= 0.051)) {
+                    return false;
+                }
+            }
+            return true;
+        }, () -> replicaRows(browser) + " / " + http.get(router.url() + "/api/replicas").body());
+        return expected;
+    }
+
+    /** Every replica's sparkline: its request bars add up to the replica's requests (all within the last 5 minutes). */
+    private static void assertChartsCountTheRequests(ChromeDriver browser) {
+        await(Duration.ofSeconds(5), "each replica's chart to count its requests", () -> {
+            @SuppressWarnings("unchecked")
+            Map<String, List<Object>> charts = (Map<String, List<Object>>) browser.executeScript("""
+                    var out = {};
+                    document.querySelectorAll('#replicas-body tr[data-replica]').forEach(function (tr) {
+                      var bars = 0, rates = [];
+                      tr.querySelectorAll('svg.spark rect.spark-req').forEach(function (r) { bars += Number(r.getAttribute('data-requests')); });
+                      var line = tr.querySelector('svg.spark polyline.spark-hit');
+                      out[tr.getAttribute('data-replica')] = [bars, line ? line.getAttribute('data-rates') : ''];
+                    });
+                    return out;""");
+            Map<String, Map<String, String>> rows = replicaRows(browser);
+            for (Map.Entry<String, List<Object>> c : charts.entrySet()) {
+                double bars = ((Number) c.getValue().get(0)).doubleValue();
+                String rates = (String) c.getValue().get(1);
+                if (bars != number(rows.get(c.getKey()).get("requests")) || rates.isBlank()) {
+                    return false;
+                }
+                for (String r : rates.split(" ")) {
+                    assertThat(Double.parseDouble(r)).as("hit rate point of %s", c.getKey()).isBetween(0.0, 1.0);
+                }
+            }
+            return charts.size() == REPLICAS;
+        }, () -> replicaRows(browser).toString());
+    }
+
+    /** Neither the replica table nor the page is wider than the window: no clipped column, no sideways scrolling. */
+    private static void assertFitsTheWindow(ChromeDriver browser, String what) {
+        @SuppressWarnings("unchecked")
+        Map<String, Number> w = (Map<String, Number>) browser.executeScript("""
+                var t = document.getElementById('replicas-table'), card = document.getElementById('routing-card');
+                return {tableScroll: t.scrollWidth, tableClient: t.clientWidth, cardScroll: card.scrollWidth, cardClient: card.clientWidth,
+                        pageScroll: document.documentElement.scrollWidth, window: window.innerWidth};""");
+        assertThat(w.get("window").intValue()).as("window width").isEqualTo(WIDTH);
+        assertThat(w.get("tableScroll").intValue()).as("%s: table scrollWidth vs clientWidth %s", what, w)
+                .isLessThanOrEqualTo(w.get("tableClient").intValue());
+        assertThat(w.get("cardScroll").intValue()).as("%s: card scrollWidth %s", what, w).isLessThanOrEqualTo(w.get("cardClient").intValue());
+        assertThat(w.get("pageScroll").intValue()).as("%s: page scrollWidth %s", what, w).isLessThanOrEqualTo(WIDTH);
+    }
+
+    /** Replica id → the session keys its detail row lists. */
+    @SuppressWarnings("unchecked")
+    private static Map<String, List<String>> sessionsListedPerReplica(ChromeDriver browser) {
+        return new java.util.TreeMap<>((Map<String, List<String>>) browser.executeScript("""
+                var out = {};
+                document.querySelectorAll('#replicas-body tr.detail-row').forEach(function (tr) {
+                  out[tr.getAttribute('data-detail-for')] = Array.from(tr.querySelectorAll('.detail-sessions [data-session]'))
+                      .map(function (b) { return b.getAttribute('data-session'); });
+                });
+                return out;"""));
+    }
+
+    @SuppressWarnings("unchecked")
+    private static List<String> arrivalKeys(ChromeDriver browser) {
+        return (List<String>) browser.executeScript(
+                "return Array.from(document.querySelectorAll('#arrivals-body tr[data-session]')).map(function (tr) { return tr.getAttribute('data-session'); });");
+    }
+
+    /** The page lists the sessions as /api/sessions does: by first arrival, each time to the millisecond. */
+    @SuppressWarnings("unchecked")
+    private static void assertArrivalOrder(ChromeDriver browser, Http http, RouterUnderTest router) {
+        JsonNode arrivals = readJson(http.get(router.url() + "/api/sessions").body()).path("arrivals");
+        List<String> apiOrder = new ArrayList<>();
+        long previous = Long.MIN_VALUE;
+        for (JsonNode a : arrivals) {
+            apiOrder.add(a.path("key").asText());
+            assertThat(a.path("firstMillis").asLong()).as("arrival of %s", a).isGreaterThanOrEqualTo(previous);
+            previous = a.path("firstMillis").asLong();
+        }
+        assertThat(apiOrder).hasSizeGreaterThanOrEqualTo(11);
+        await(Duration.ofSeconds(3), "the page's list in the API's arrival order", () -> arrivalKeys(browser).equals(apiOrder),
+                () -> arrivalKeys(browser) + " vs " + apiOrder);
+        List<String> times = (List<String>) browser.executeScript(
+                "return Array.from(document.querySelectorAll('#arrivals-body td[data-col=arrived]')).map(function (td) { return td.textContent; });");
+        assertThat(times).hasSize(apiOrder.size()).allMatch(t -> t.matches("\\d\\d:\\d\\d:\\d\\d\\.\\d{3}"));
+        assertThat(times).as("times to the millisecond in arrival order").isSorted();
+    }
+
+    /**
+     * The SpillTest scene with a spill threshold of 2: two client-pinned long requests hold a session's home
+     * busy and its next step spills. The home's row counts it, its details say where it went and which
+     * session, and the session's line in the arrival list shows the hop.
+     */
+    private static void causeASpillAndFindItOnThePage(ChromeDriver browser, Http http, RouterUnderTest router) throws Exception {
+        assertThat(http.put(router.url() + "/api/policy", "{\"policy\":\"affinity\",\"spillThreshold\":\"2\"}", Map.of()).status()).isEqualTo(200);
+        AgentSession session = new AgentSession("ui-spill-5a5a", AgentSession.Identity.CLAUDE_CODE_HEADER, AgentSession.sharedSystem(2000), 2000, 7);
+        Http.Reply first = http.post(router.url() + "/v1/messages", session.nextBody(8, false), session.headers());
+        String home = first.replica();
+        session.append(AgentSession.replyText(first.body()), 400);
+        List<java.util.concurrent.CompletableFuture<Http.Reply>> load = new ArrayList<>();
+        for (int i = 0; i < 2; i++) {
+            String body = new AgentSession("ui-load-" + i, AgentSession.Identity.NONE, "load", 200, 60 + i).nextBody(400, false);
+            load.add(java.util.concurrent.CompletableFuture.supplyAsync(() -> http.post(router.url() + "/v1/messages", body, Map.of("X-LMW-Replica", home))));
+        }
+        await(Duration.ofSeconds(10), home + " with 2 requests in flight", () -> {
+            for (JsonNode r : readJson(http.get(router.url() + "/api/replicas").body()).path("replicas")) {
+                if (r.path("id").asText().equals(home) && r.path("inFlight").asInt() == 2) {
+                    return true;
+                }
+            }
+            return false;
+        }, () -> http.get(router.url() + "/api/replicas").body());
+        Http.Reply spilled = http.post(router.url() + "/v1/messages", session.nextBody(8, false), session.headers());
+        assertThat(spilled.decision()).isEqualTo("SPILL");
+        String dest = spilled.replica();
+        for (var f : load) {
+            assertThat(f.get().status()).isEqualTo(200);
+        }
+        assertThat(http.put(router.url() + "/api/policy", "{\"policy\":\"affinity\",\"spillThreshold\":\"auto\"}", Map.of()).status()).isEqualTo(200);
+        String hash = io.lmwarden.router.session.SessionKey.displayHash(session.id());
+        await(Duration.ofSeconds(5), "the spill " + home + " → " + dest + " on the page", () ->
+                        number(replicaRows(browser).get(home).get("spilledOut")) == 1
+                                && !browser.findElements(By.cssSelector("tr[data-detail-for='" + home + "'] .spill-dest[data-to='" + dest
+                                + "'][data-count='1']")).isEmpty()
+                                && !browser.findElements(By.cssSelector("tr[data-detail-for='" + home + "'] .spill-item[data-session='" + hash
+                                + "'][data-to='" + dest + "']")).isEmpty()
+                                && !browser.findElements(By.cssSelector("#arrivals-body tr[data-session='" + hash + "'] .spill-hop[data-from='"
+                                + home + "'][data-to='" + dest + "']")).isEmpty(),
+                () -> browser.findElement(By.id("replicas-body")).getText());
+        assertThat(browser.findElement(By.cssSelector("tr[data-detail-for='" + home + "'] .detail-spills")).getText())
+                .contains("\u2192 " + dest + " \u00d71").contains(hash);
+        assertThat(replicaRows(browser).get(dest).get("spilledIn")).isEqualTo("1");
+        assertFitsTheWindow(browser, "replica table with a spill listed");
+    }
+
+    private static JsonNode readJson(String body) {
+        try {
+            return JSON.readTree(body);
+        } catch (java.io.IOException e) {
+            throw new AssertionError("not JSON: " + body, e);
         }
     }
 
@@ -254,7 +489,7 @@ class DashboardBrowserTest {
         Number height = (Number) browser.executeScript("return Math.ceil(document.documentElement.scrollHeight);");
         Map<String, Object> shot = browser.executeCdpCommand("Page.captureScreenshot", Map.of(
                 "format", "png", "captureBeyondViewport", true,
-                "clip", Map.of("x", 0, "y", 0, "width", 1280, "height", height.intValue(), "scale", 1)));
+                "clip", Map.of("x", 0, "y", 0, "width", WIDTH, "height", height.intValue(), "scale", 1)));
         Files.createDirectories(SCREENSHOT.getParent());
         Files.write(SCREENSHOT, Base64.getDecoder().decode((String) shot.get("data")));
         System.out.println("dashboard screenshot: " + SCREENSHOT.toAbsolutePath());
