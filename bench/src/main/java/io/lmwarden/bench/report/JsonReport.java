@@ -116,6 +116,19 @@ public final class JsonReport {
                     put(x, "busy_pct", f.busyPct());
                 }
             }
+            if (!r.classes().isEmpty()) {
+                ArrayNode classes = o.putArray("classes");
+                for (ClassFigures c : r.classes()) {
+                    ObjectNode x = classes.addObject();
+                    x.put("class", c.name());
+                    x.put("steps", c.steps());
+                    x.put("errors", c.errors());
+                    put(x, "ttfb_p50_s", c.ttfbP50());
+                    put(x, "ttfb_p95_s", c.ttfbP95());
+                    put(x, "client_cached_pct", c.cachedPct());
+                    put(x, "stayed_pct", c.stayedPct());
+                }
+            }
         }
     }
 

@@ -25,6 +25,8 @@ package io.lmwarden.bench.report;
  * @param rejected            steps the router turned away as overloaded (429 / 529)
  * @param errorCauses         failed steps by cause ("HTTP 503", "connection refused", "stream cut", …); summed over repeats in medians
  * @param replicas            per-replica figures of this repeat; empty in medians
+ * @param classes             per-session-class figures when the workload has several classes, else empty; in medians
+ *                            each figure's median over repeats (errors summed)
  */
 public record StageResult(
         String policy,
@@ -54,10 +56,12 @@ public record StageResult(
         int queued,
         int rejected,
         java.util.Map<String, Integer> errorCauses,
-        java.util.List<ReplicaFigures> replicas) {
+        java.util.List<ReplicaFigures> replicas,
+        java.util.List<ClassFigures> classes) {
 
     public StageResult {
         errorCauses = java.util.Map.copyOf(errorCauses);
         replicas = java.util.List.copyOf(replicas);
+        classes = java.util.List.copyOf(classes);
     }
 }

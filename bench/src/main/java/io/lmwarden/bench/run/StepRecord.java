@@ -12,6 +12,7 @@ package io.lmwarden.bench.run;
  * @param sessionStartNanos when the session's first step was sent (wall clock)
  * @param queueWaitNanos  time the router's admission queue held this step (0 when it was not queued)
  * @param rejected        the router turned the step away as overloaded (429 / 529)
+ * @param sessionClass    name of the session's class in the workload ("" for the flag shorthand)
  */
 public record StepRecord(
         int session,
@@ -30,7 +31,8 @@ public record StepRecord(
         String error,
         long sessionStartNanos,
         long queueWaitNanos,
-        boolean rejected) {
+        boolean rejected,
+        String sessionClass) {
 
     public boolean ok() {
         return error == null;
