@@ -30,10 +30,8 @@ public final class ReplicaServer {
         this.config = config;
         this.engines = engines;
         this.generation = new GenerationEndpoint(config, engines, faults);
-        // A plain replica keeps its index as the engine label; a DP server labels its engines 0..N-1, as vLLM.
-        this.metrics = new MetricsExposition(config.model(), engines.size() == 1
-                ? java.util.List.of(Integer.toString(config.index()))
-                : java.util.stream.IntStream.range(0, engines.size()).mapToObj(Integer::toString).toList());
+        // vLLM labels its engines 0..N-1 whatever the pod: a plain replica is engine "0", as a one-vLLM pod is.
+        this.metrics = new MetricsExposition(config.model(), engines.size());
     }
 
     /** Binds the server; the future holds the actual port. */
