@@ -28,6 +28,9 @@ import java.util.List;
  * @param workloadFile    the workload file, or null for the flag shorthand
  * @param engines         engines behind each simulated replica's port (> 1: a data-parallel server)
  * @param dpBalancer      the internal balancer era of such servers, unless a policy says {@code policy@era}
+ * @param simProcesses    with {@code simulate}: every simulated replica in a JVM of its own (kills are SIGKILL)
+ * @param replicaAdmin    with {@code target}: base URLs of the replicas' fault APIs, replica i first-to-last; empty =
+ *                        the replica URLs of the router's {@code /api/replicas}
  */
 public record BenchSettings(
         int simulate,
@@ -54,12 +57,21 @@ public record BenchSettings(
         Workload plan,
         Path workloadFile,
         int engines,
-        String dpBalancer) {
+        String dpBalancer,
+        boolean simProcesses,
+        List<String> replicaAdmin) {
 
     public BenchSettings {
         policies = List.copyOf(policies);
         sessions = List.copyOf(sessions);
         routerSettings = java.util.Map.copyOf(routerSettings);
+        replicaAdmin = List.copyOf(replicaAdmin);
+        if (simProcesses && simulate == 0) {
+            throw new IllegalArgumentException("--sim-processes starts simulated replicas: it needs --simulate N");
+        }
+        if (!replicaAdmin.isEmpty() && target == null) {
+            throw new IllegalArgumentException("--replica-admin names a running pool's fault APIs: it needs --target URL");
+        }
         if ((simulate > 0) == (target != null)) {
             throw new IllegalArgumentException("choose exactly one target: --simulate N or --target URL");
         }

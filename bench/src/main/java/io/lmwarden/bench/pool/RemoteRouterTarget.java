@@ -11,6 +11,7 @@ import io.vertx.core.http.HttpMethod;
 import io.vertx.core.http.RequestOptions;
 
 import java.time.Duration;
+import java.util.List;
 
 /**
  * A running LM Warden router (in a cluster, say): each variant switches its policy with
@@ -23,12 +24,27 @@ public final class RemoteRouterTarget implements BenchTarget {
     private final String routerUrl;
     private final String adminToken;
     private final String spillThreshold;
+    private final List<String> replicaAdmin;
 
     public RemoteRouterTarget(HttpClient http, String routerUrl, String adminToken, String spillThreshold) {
+        this(http, routerUrl, adminToken, spillThreshold, List.of());
+    }
+
+    private RemoteRouterTarget(HttpClient http, String routerUrl, String adminToken, String spillThreshold, List<String> replicaAdmin) {
+        this.replicaAdmin = replicaAdmin.stream().map(u -> u.endsWith("/") ? u.substring(0, u.length() - 1) : u).toList();
         this.http = http;
         this.routerUrl = routerUrl.endsWith("/") ? routerUrl.substring(0, routerUrl.length() - 1) : routerUrl;
         this.adminToken = adminToken;
         this.spillThreshold = spillThreshold;
+    }
+
+    /**
+     * Scheduled faults go to these base URLs (replica i of a fault is the i-th), each a simulator's fault API
+     * ({@code URL/sim/faults}), instead of the replica URLs the router's {@code /api/replicas} lists: for replicas the
+     * bench reaches at other addresses than the router does, or in another order.
+     */
+    public RemoteRouterTarget withReplicaAdmin(List<String> urls) {
+        return new RemoteRouterTarget(http, routerUrl, adminToken, spillThreshold, urls);
     }
 
     @Override
@@ -76,12 +92,13 @@ public final class RemoteRouterTarget implements BenchTarget {
 
             @Override
             public String inject(ScheduledFault fault) {
-                if (fault.kind() == ScheduledFault.Kind.KILL) {
-                    return "cannot kill a replica of a pool the bench did not start: kill its process or pod yourself "
-                            + "(kubectl delete pod …); the errors it causes are counted";
+                String url = adminUrl(fault.replica());
+                if (url == null) {
+                    return replicaAdmin.isEmpty() ? "no replica " + fault.replica() + " in " + routerUrl + "/api/replicas"
+                            : "no replica " + fault.replica() + " in --replica-admin (" + replicaAdmin.size() + " URLs)";
                 }
-                String url = replicaUrl(fault.replica());
-                return url == null ? "no replica " + fault.replica() + " in " + routerUrl + "/api/replicas" : SimFaultsApi.arm(url, fault);
+                // A kill reaches a simulator process as its crash fault; a real vLLM has no fault API (kill its pod yourself).
+                return SimFaultsApi.arm(url, fault);
             }
 
             @Override
@@ -89,6 +106,13 @@ public final class RemoteRouterTarget implements BenchTarget {
                 // the router keeps running: it is not ours
             }
         };
+    }
+
+    private String adminUrl(int index) {
+        if (!replicaAdmin.isEmpty()) {
+            return index < replicaAdmin.size() ? replicaAdmin.get(index) : null;
+        }
+        return replicaUrl(index);
     }
 
     /** URL of the index-th replica of /api/replicas (in the router's order), or null. */
@@ -110,6 +134,7 @@ public final class RemoteRouterTarget implements BenchTarget {
 
     @Override
     public String describe() {
-        return "running router " + routerUrl + " (policy switched via PUT /api/policy; caches stay warm between variants)";
+        return "running router " + routerUrl + " (policy switched via PUT /api/policy; caches stay warm between variants)"
+                + (replicaAdmin.isEmpty() ? "" : "; faults sent to " + replicaAdmin);
     }
 }

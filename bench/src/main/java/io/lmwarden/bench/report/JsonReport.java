@@ -31,6 +31,8 @@ public final class JsonReport {
         settings.put("engines", s.engines());
         settings.put("dpBalancer", s.dpBalancer());
         settings.put("targetUrl", s.target());
+        settings.put("simProcesses", s.simProcesses());
+        settings.putPOJO("replicaAdmin", s.replicaAdmin());
         settings.put("profile", s.profile());
         settings.put("profileOverrides", s.profileOverrides());
         settings.put("sharedFirstMessage", s.plan().classes().stream().allMatch(c -> c.sharedFirstMessage()));

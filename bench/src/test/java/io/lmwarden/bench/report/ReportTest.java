@@ -47,7 +47,7 @@ class ReportTest {
                 "java -jar lmw-bench.jar --simulate 4",
                 io.lmwarden.bench.workload.Workload.single(io.lmwarden.bench.workload.WorkloadSpec.reference(),
                         io.lmwarden.bench.client.ApiFlavour.ANTHROPIC), null,
-                1, "current");
+                1, "current", false, List.of());
         List<StageResult> rows = List.of(row("least-loaded", 4, 1, 2.05, 0), row("affinity", 4, 1, 0.38, 0),
                 row("round-robin", 4, 1, 1.5, 1));
         String md = MarkdownReport.render(new BenchResults(settings, "sim", "in-process", "m", java.time.Instant.EPOCH,
@@ -88,7 +88,7 @@ class ReportTest {
                 "java -jar lmw-bench.jar --simulate 4",
                 io.lmwarden.bench.workload.Workload.single(io.lmwarden.bench.workload.WorkloadSpec.reference(),
                         io.lmwarden.bench.client.ApiFlavour.ANTHROPIC), null,
-                1, "current");
+                1, "current", false, List.of());
         BenchResults results = new BenchResults(settings, "sim", "in-process", "m", java.time.Instant.EPOCH,
                 java.time.Instant.EPOCH, "2 cores", perRepeat, Medians.of(perRepeat));
         assertThat(MarkdownReport.render(results)).contains("## Per session class")
