@@ -36,7 +36,9 @@ class RequestMetricsTest {
         // One request alone: it never waits behind another.
         JsonNode alone = http.post("/v1/chat/completions", SimHttp.chat(MODEL, SimHttp.text(600, 1), 20, false)).json();
         assertThat(http.metric("vllm:request_queue_time_seconds_count")).isEqualTo(1.0);
-        assertThat(http.metric("vllm:request_queue_time_seconds_sum")).isLessThan(0.01);
+        // Only the engine thread's wake-up (wall time × 5 on a loaded machine): far below one queued wait below.
+        double loneQueueTime = http.metric("vllm:request_queue_time_seconds_sum");
+        assertThat(loneQueueTime).isLessThan(0.1);
         long prompt = alone.at("/usage/prompt_tokens").asLong();
         long output = alone.at("/usage/completion_tokens").asLong();
 
@@ -55,9 +57,9 @@ class RequestMetricsTest {
         assertThat(http.metric("vllm:request_prompt_tokens_sum")).isEqualTo((double) prompt);
         assertThat(http.metric("vllm:request_generation_tokens_sum")).isEqualTo((double) output);
         assertThat(http.metric("vllm:request_generation_tokens_count")).isEqualTo(7.0);
-        // Each of the later pairs waited at least one pair's ~30 decode steps of ≥ 2 ms.
+        // Each of the four later requests waited at least one pair's ~30 decode steps of ≥ 2 ms (simulated time).
         assertThat(http.metric("vllm:request_queue_time_seconds_count")).isEqualTo(7.0);
-        assertThat(http.metric("vllm:request_queue_time_seconds_sum")).isGreaterThan(4 * 30 * 0.002);
+        assertThat(http.metric("vllm:request_queue_time_seconds_sum") - loneQueueTime).isGreaterThan(4 * 30 * 0.002);
         // Inter-token latency: one sample per token after the first; decode time spans those tokens.
         assertThat(http.metric("vllm:inter_token_latency_seconds_count")).isEqualTo((double) (output - 7));
         assertThat(http.metric("vllm:request_decode_time_seconds_sum"))

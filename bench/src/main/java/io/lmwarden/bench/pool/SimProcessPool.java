@@ -24,6 +24,8 @@ final class SimProcessPool implements AutoCloseable {
     /** One replica's JVM: small heap, C1 only and the serial collector, so four of them leave CPU for the engines. */
     private static final List<String> JVM_OPTIONS = List.of("-Xmx256m", "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC");
     private static final long START_TIMEOUT_SECONDS = 60;
+    private static final long WARM_UP_NANOS = 3_000_000_000L;
+    private static final int WARM_UP_MAX_REQUESTS = 60;
 
     private record Replica(String id, Process process, String url) {
     }
@@ -41,11 +43,41 @@ final class SimProcessPool implements AutoCloseable {
             for (int i = 0; i < profiles.size(); i++) {
                 started.add(startOne("sim-" + i, profiles.get(i), timeScale, seed + i, engines, era));
             }
+            started.parallelStream().forEach(r -> warmUp(r.url(), profiles.get(0).blockSize()));
         } catch (RuntimeException e) {
             new SimProcessPool(started).close();
             throw e;
         }
         return new SimProcessPool(started);
+    }
+
+    /**
+     * A fresh JVM runs its first requests several times slower than a warm one, and on a compressed clock that
+     * shows up K-fold in the first stage; so each process first serves a few short streams of its own (text no
+     * session sends, so nothing the bench measures is cached). Their counters are before every stage's window.
+     */
+    private static void warmUp(String url, int blockSize) {
+        java.net.http.HttpClient http = java.net.http.HttpClient.newBuilder().version(java.net.http.HttpClient.Version.HTTP_1_1)
+                .connectTimeout(java.time.Duration.ofSeconds(5)).build();
+        long until = System.nanoTime() + WARM_UP_NANOS;
+        for (int i = 0; i < WARM_UP_MAX_REQUESTS && System.nanoTime() < until; i++) {
+            String text = ("warm-up " + i + " of " + url + " ").repeat(blockSize * 4);
+            String body = "{\"model\":\"" + io.lmwarden.sim.SimOptions.DEFAULT_MODEL + "\",\"stream\":" + (i % 2 == 0)
+                    + ",\"max_tokens\":24,\"messages\":[{\"role\":\"user\",\"content\":\"" + text + "\"}]}";
+            try {
+                http.send(java.net.http.HttpRequest.newBuilder(java.net.URI.create(url + "/v1/chat/completions"))
+                                .timeout(java.time.Duration.ofSeconds(30)).header("content-type", "application/json")
+                                .POST(java.net.http.HttpRequest.BodyPublishers.ofString(body)).build(),
+                        java.net.http.HttpResponse.BodyHandlers.discarding());
+                http.send(java.net.http.HttpRequest.newBuilder(java.net.URI.create(url + "/metrics")).GET().build(),
+                        java.net.http.HttpResponse.BodyHandlers.discarding());
+            } catch (java.io.IOException e) {
+                throw new IllegalStateException("warming up the simulator process at " + url + " failed: " + e.getMessage(), e);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return;
+            }
+        }
     }
 
     private static Replica startOne(String id, SimProfile p, double timeScale, long seed, int engines, BalancerEra era) {

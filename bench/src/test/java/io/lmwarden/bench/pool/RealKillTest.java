@@ -30,7 +30,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 class RealKillTest {
     private static final Pattern KILLED = Pattern.compile("killed sim-1 \\(pid (\\d+)\\) with SIGKILL, exit status (\\d+)");
 
-    /** Back-to-back sessions (no think time), so the killed replica always has streams in flight. */
+    /**
+     * Sessions spread round-robin whose replies take ~30 s of workload time (1,500 tokens at 20 ms), so at the kill
+     * (20 s) the killed replica's streams are all mid-decode: a failure before the first byte the router would retry
+     * elsewhere, unseen by the client.
+     */
     private static Path killWorkload(Path dir) throws Exception {
         Path file = dir.resolve("kill.yaml");
         Files.writeString(file, """
@@ -42,7 +46,7 @@ class RealKillTest {
                     firstMessage: {tokens: 500}
                     steps: 4
                     stepTokens: 60
-                    maxTokens: 64
+                    maxTokens: 1500
                     thinkTime: 0s
                 """);
         return file;
@@ -52,7 +56,7 @@ class RealKillTest {
     void aScheduledKillOfASeparateProcessReplicaIsASigkillAndItsCutStreamsAreCounted(@TempDir Path dir) throws Exception {
         Path out = dir.resolve("out");
         String progress = run(List.of("--simulate", "2", "--sim-processes", "--workload", killWorkload(dir).toString(),
-                "--policies", "least-loaded", "--sessions", "4", "--stage", "50s", "--time-scale", "10", "--warmup", "0",
+                "--policies", "round-robin", "--sessions", "4", "--stage", "50s", "--time-scale", "10", "--warmup", "0",
                 "--out", out.toString()));
         Matcher m = KILLED.matcher(progress);
         assertThat(m.find()).as("kill line in:%n%s", progress).isTrue();
@@ -70,7 +74,7 @@ class RealKillTest {
         }
         assertThat(row.path("errors").asInt()).as("streams cut by the kill: %s", row.path("errors_by_cause")).isPositive();
         assertThat(byCause).isEqualTo(row.path("errors").asInt());
-        assertThat(row.path("steps").asInt()).isGreaterThan(row.path("errors").asInt());
+        assertThat(row.path("steps").asInt()).isGreaterThanOrEqualTo(row.path("errors").asInt());
         assertThat(row.path("prefix_hit_pct").isNumber()).as("hits from the processes' /metrics").isTrue();
         assertThat(Files.readString(out.resolve("report.md"))).contains("each in a JVM of its own");
     }
@@ -79,11 +83,11 @@ class RealKillTest {
     void withTargetAKillReachesTheListedReplicaAdminUrlAsTheCrashFault(@TempDir Path dir) throws Exception {
         SimProfile profile = SimProfile.named(SimProfile.A4000_QWEN3_4B);
         try (SimProcessPool pool = SimProcessPool.start(List.of(profile, profile), 10, 42, 1, BalancerEra.CURRENT);
-             LmWardenRouter router = LmWardenRouter.start(RouterConfig.forReplicas(pool.urls()).withPolicy("least-loaded")
+             LmWardenRouter router = LmWardenRouter.start(RouterConfig.forReplicas(pool.urls()).withPolicy("round-robin")
                      .withTimeScale(10).withScrapeInterval(Duration.ofMillis(10)))) {
             long victim = pool.pid(1);
             String progress = run(List.of("--target", router.url(), "--replica-admin", String.join(",", pool.urls()),
-                    "--workload", killWorkload(dir).toString(), "--policies", "least-loaded", "--sessions", "4",
+                    "--workload", killWorkload(dir).toString(), "--policies", "round-robin", "--sessions", "4",
                     "--stage", "50s", "--time-scale", "10", "--out", dir.resolve("out").toString()));
             assertThat(progress).contains("fault kill replica 1 at 20.0s: crashed " + pool.urls().get(1));
             assertThat(pool.alive(1)).isFalse();
