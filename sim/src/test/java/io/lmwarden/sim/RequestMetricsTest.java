@@ -31,12 +31,12 @@ class RequestMetricsTest {
     @Test
     void tokenHistogramsSumToWhatWasSentAndQueuedRequestsShowQueueTime() throws Exception {
         cluster = SimCluster.start(SimOptions.defaults().withProfile(SimProfile.named("tiny").withMaxNumSeqs(2))
-                .withTimeScale(5));
+                .withTimeScale(1));
         SimHttp http = new SimHttp(cluster.urls().get(0));
         // One request alone: it never waits behind another.
         JsonNode alone = http.post("/v1/chat/completions", SimHttp.chat(MODEL, SimHttp.text(600, 1), 20, false)).json();
         assertThat(http.metric("vllm:request_queue_time_seconds_count")).isEqualTo(1.0);
-        // Only the engine thread's wake-up (wall time × 5 on a loaded machine): far below one queued wait below.
+        // Only the engine thread's wake-up: far below one queued wait below.
         double loneQueueTime = http.metric("vllm:request_queue_time_seconds_sum");
         assertThat(loneQueueTime).isLessThan(0.1);
         long prompt = alone.at("/usage/prompt_tokens").asLong();
@@ -45,7 +45,7 @@ class RequestMetricsTest {
         // Six at once on a max_num_seqs of 2: four of them wait for a running pair to finish.
         List<Future<SimHttp.Reply>> replies = new ArrayList<>();
         for (int i = 0; i < 6; i++) {
-            String body = SimHttp.chat(MODEL, SimHttp.text(400 + 100 * i, 10 + i), 30 + i, false);
+            String body = SimHttp.chat(MODEL, SimHttp.text(400 + 100 * i, 10 + i), 200 + i, false);
             replies.add(pool.submit(() -> http.post("/v1/chat/completions", body)));
         }
         for (Future<SimHttp.Reply> f : replies) {
@@ -57,9 +57,10 @@ class RequestMetricsTest {
         assertThat(http.metric("vllm:request_prompt_tokens_sum")).isEqualTo((double) prompt);
         assertThat(http.metric("vllm:request_generation_tokens_sum")).isEqualTo((double) output);
         assertThat(http.metric("vllm:request_generation_tokens_count")).isEqualTo(7.0);
-        // Each of the four later requests waited at least one pair's ~30 decode steps of ≥ 2 ms (simulated time).
+        // A pair takes ≥ 200 decode steps of ≥ 2 ms = 0.4 s: the four later requests, sent within a fraction of that,
+        // waited for a running pair to finish, the last two for two pairs.
         assertThat(http.metric("vllm:request_queue_time_seconds_count")).isEqualTo(7.0);
-        assertThat(http.metric("vllm:request_queue_time_seconds_sum") - loneQueueTime).isGreaterThan(4 * 30 * 0.002);
+        assertThat(http.metric("vllm:request_queue_time_seconds_sum") - loneQueueTime).isGreaterThan(0.3);
         // Inter-token latency: one sample per token after the first; decode time spans those tokens.
         assertThat(http.metric("vllm:inter_token_latency_seconds_count")).isEqualTo((double) (output - 7));
         assertThat(http.metric("vllm:request_decode_time_seconds_sum"))
