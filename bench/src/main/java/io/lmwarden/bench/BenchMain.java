@@ -176,6 +176,17 @@ public final class BenchMain implements Callable<Integer> {
     @Option(names = "--keyless", description = "Sessions send no session key header: the router must tell them apart by itself.")
     boolean keyless;
 
+    @Option(names = "--sim-processes",
+            description = "With --simulate: run every simulated replica as a JVM of its own (lmw-sim), so a scheduled kill "
+                    + "is a real SIGKILL of its process; engine counters then come from each replica's /metrics.")
+    boolean simProcesses;
+
+    @Option(names = "--replica-admin", paramLabel = "URL,...",
+            description = "With --target: base URLs of the replicas' fault APIs (simulators' /sim/faults), replica 0 first; "
+                    + "scheduled faults go there (a kill as the simulator's crash fault). Default: the replica URLs of the "
+                    + "router's /api/replicas.")
+    String replicaAdmin;
+
     @Option(names = "--out", paramLabel = "DIR", description = "Write report.md, results.csv, results.json and PNG charts here.")
     Path out;
 
@@ -255,7 +266,9 @@ public final class BenchMain implements Callable<Integer> {
                 Durations.parse(sampleInterval),
                 warmUp != null ? Durations.parse(warmUp) : Duration.ofSeconds(simulate > 0 ? 5 : 0),
                 Durations.parse(scrapeInterval), routerSettings(routerSet), out,
-                "java -jar bench/target/lmw-bench.jar " + String.join(" ", args), plan, workloadFile, engines, dpBalancer, routers);
+                "java -jar bench/target/lmw-bench.jar " + String.join(" ", args), plan, workloadFile, engines, dpBalancer,
+                routers, simProcesses, replicaAdmin == null ? List.of() : List.of(replicaAdmin.split(",")).stream().map(String::trim)
+                        .filter(u -> !u.isEmpty()).toList());
     }
 
     private java.util.Map<Integer, String> replicaOverrides() {

@@ -100,12 +100,14 @@ public final class BenchRunner {
 
     private BenchTarget target(HttpClient control) {
         if (settings.target() != null) {
-            return new RemoteRouterTarget(control, settings.targets(), settings.adminToken(), settings.spillThreshold());
+            return new RemoteRouterTarget(control, settings.targets(), settings.adminToken(), settings.spillThreshold())
+                    .withReplicaAdmin(settings.replicaAdmin());
         }
         SimProfile profile = ProfileOverrides.apply(SimProfile.named(settings.profile()), settings.profileOverrides());
-        return new SimulatedTarget(settings.simulate(), settings.engines(), BalancerEra.named(settings.dpBalancer()), profile,
-                settings.plan().replicaOverrides(), settings.timeScale(), settings.workload().seed(), settings.spillThreshold(),
+        SimulatedTarget simulated = new SimulatedTarget(settings.simulate(), settings.engines(), BalancerEra.named(settings.dpBalancer()),
+                profile, settings.plan().replicaOverrides(), settings.timeScale(), settings.workload().seed(), settings.spillThreshold(),
                 settings.scrapeInterval(), settings.routerSettings(), settings.routers());
+        return settings.simProcesses() ? simulated.inSeparateProcesses() : simulated;
     }
 
     /** The 1/5/15-minute load averages, so that a report says whether the machine was busy. */

@@ -30,6 +30,9 @@ import java.util.List;
  * @param dpBalancer      the internal balancer era of such servers, unless a policy says {@code policy@era}
  * @param routers         {@code --simulate}: in-process routers per variant (more than one: clustered over loopback),
  *                        unless a policy says {@code policy*K}; agents' steps go to the routers in turn
+ * @param simProcesses    with {@code simulate}: every simulated replica in a JVM of its own (kills are SIGKILL)
+ * @param replicaAdmin    with {@code target}: base URLs of the replicas' fault APIs, replica i first-to-last; empty =
+ *                        the replica URLs of the router's {@code /api/replicas}
  */
 public record BenchSettings(
         int simulate,
@@ -57,12 +60,21 @@ public record BenchSettings(
         Path workloadFile,
         int engines,
         String dpBalancer,
-        int routers) {
+        int routers,
+        boolean simProcesses,
+        List<String> replicaAdmin) {
 
     public BenchSettings {
         policies = List.copyOf(policies);
         sessions = List.copyOf(sessions);
         routerSettings = java.util.Map.copyOf(routerSettings);
+        replicaAdmin = List.copyOf(replicaAdmin);
+        if (simProcesses && simulate == 0) {
+            throw new IllegalArgumentException("--sim-processes starts simulated replicas: it needs --simulate N");
+        }
+        if (!replicaAdmin.isEmpty() && target == null) {
+            throw new IllegalArgumentException("--replica-admin names a running pool's fault APIs: it needs --target URL");
+        }
         if ((simulate > 0) == (target != null)) {
             throw new IllegalArgumentException("choose exactly one target: --simulate N or --target URL");
         }
@@ -122,7 +134,19 @@ public record BenchSettings(
                          Path workloadFile, int engines, String dpBalancer) {
         this(simulate, target, profile, profileOverrides, timeScale, policies, repeat, sessions, stage, settle, workload, api,
                 model, spillThreshold, adminToken, sampleInterval, warmUp, scrapeInterval, routerSettings, out, commandLine, plan,
-                workloadFile, engines, dpBalancer, 1);
+                workloadFile, engines, dpBalancer, 1, false, List.of());
+    }
+
+    /** One invocation without --routers, its simulated replicas in-process or not. */
+    public BenchSettings(int simulate, String target, String profile, String profileOverrides, double timeScale,
+                         List<String> policies, int repeat, List<Integer> sessions, Duration stage, Duration settle,
+                         WorkloadSpec workload, ApiFlavour api, String model, String spillThreshold, String adminToken,
+                         Duration sampleInterval, Duration warmUp, Duration scrapeInterval,
+                         java.util.Map<String, String> routerSettings, Path out, String commandLine, Workload plan,
+                         Path workloadFile, int engines, String dpBalancer, boolean simProcesses, List<String> replicaAdmin) {
+        this(simulate, target, profile, profileOverrides, timeScale, policies, repeat, sessions, stage, settle, workload, api,
+                model, spillThreshold, adminToken, sampleInterval, warmUp, scrapeInterval, routerSettings, out, commandLine, plan,
+                workloadFile, engines, dpBalancer, 1, simProcesses, replicaAdmin);
     }
 
     /** The --target routers (one, or the members of a cluster), empty with --simulate. */

@@ -169,6 +169,14 @@ class BenchSimulatedRunTest {
         }
         assertThat(byCause).isEqualTo(row.path("errors").asInt());
         assertThat(json.path("settings").path("sessionClasses")).hasSize(2);
+        // Two classes: each gets its own figures, and together they are the stage's steps.
+        JsonNode classes = row.path("classes");
+        assertThat(classes).hasSize(2);
+        assertThat(classes.get(0).path("class").asText()).isIn("short", "long");
+        assertThat(classes.get(0).path("steps").asInt() + classes.get(1).path("steps").asInt()).isEqualTo(row.path("steps").asInt());
+        for (JsonNode c : classes) {
+            assertThat(c.path("ttfb_p50_s").isNumber()).isTrue();
+        }
         JsonNode replicas = json.path("perRepeat").get(0).path("replicas");
         assertThat(replicas).hasSize(3);
         int served = 0;
@@ -180,7 +188,8 @@ class BenchSimulatedRunTest {
         assertThat(served).isPositive().isLessThanOrEqualTo(row.path("steps").asInt());
         String report = Files.readString(out.resolve("report.md"));
         assertThat(report).contains("Workload file:").contains("short (share 1.0)").contains("key none")
-                .contains("api responses").contains("replica 2: prefillMsPerToken=0.9").contains("kill replica 1 at 25.0s");
+                .contains("api responses").contains("replica 2: prefillMsPerToken=0.9").contains("kill replica 1 at 25.0s")
+                .contains("## Per session class").contains("| affinity | short |").contains("| affinity | long |");
     }
 
     @Test

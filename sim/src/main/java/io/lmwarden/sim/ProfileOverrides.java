@@ -50,6 +50,16 @@ public final class ProfileOverrides {
         return p;
     }
 
+    /**
+     * Every constant of {@code p} as {@code name=value,...}, what {@link #apply} (and so {@code lmw-sim --set}) takes:
+     * applied to the profile {@code p} was made from, with the same block size, it gives {@code p} back.
+     */
+    public static String assignments(SimProfile p) {
+        return "maxNumSeqs=" + p.maxNumSeqs() + ",maxNumBatchedTokens=" + p.maxNumBatchedTokens() + ",kvBlocks=" + p.kvBlocks()
+                + ",maxModelLen=" + p.maxModelLen() + ",stepBaseMs=" + p.stepBaseMs() + ",prefillMsPerToken=" + p.prefillMsPerToken()
+                + ",decodeMsPerSeq=" + p.decodeMsPerSeq() + ",contextMsPerKiloToken=" + p.contextMsPerKiloToken();
+    }
+
     /** The constants as one line, for the report. */
     public static String describe(SimProfile p) {
         return String.format(Locale.ROOT, "%s: maxNumSeqs %d, maxNumBatchedTokens %d, kvBlocks %d × %d tokens, maxModelLen %d, "

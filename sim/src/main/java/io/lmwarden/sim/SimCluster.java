@@ -86,6 +86,11 @@ public final class SimCluster implements AutoCloseable {
         stop(replicas.get(index));
     }
 
+    /** Lets every replica's {@code POST /sim/faults {"crash":true}} run {@code halt} (see {@code ReplicaServer.allowCrash}). */
+    public void allowCrash(Runnable halt) {
+        replicas.forEach(r -> r.server().allowCrash(halt));
+    }
+
     /** Arms faults on replica {@code index}, with the JSON body {@code POST /sim/faults} takes. */
     public void armFaults(int index, String json) {
         replicas.get(index).server().armFaults(json);

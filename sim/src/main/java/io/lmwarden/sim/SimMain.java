@@ -81,6 +81,8 @@ public final class SimMain implements Callable<Integer> {
             return 2;
         }
         SimCluster cluster = SimCluster.start(options);
+        // This process is the simulator's own: a crash fault may end it as kill -9 would (exit status 137, no hooks).
+        cluster.allowCrash(() -> Runtime.getRuntime().halt(137));
         CountDownLatch stopped = new CountDownLatch(1);
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
             log.shutdownLine(SimMain.class.getName(), "shutdown requested (SIGTERM or SIGINT)");

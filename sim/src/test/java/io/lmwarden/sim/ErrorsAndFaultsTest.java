@@ -135,6 +135,16 @@ class ErrorsAndFaultsTest {
     }
 
     @Test
+    void anInProcessSimulatorRefusesToCrashItsHostAndKeepsServing() {
+        SimHttp.Reply r = http.post("/sim/faults", "{\"crash\":true}");
+        assertThat(r.status()).isEqualTo(400);
+        assertThat(r.json().at("/error/message").asText()).contains("only a simulator process of its own");
+        assertThat(r.json().at("/error/param").asText()).isEqualTo("crash");
+        assertThat(http.post("/sim/faults", "{\"crash\":false}").status()).isEqualTo(400);
+        assertNextRequestSucceeds();
+    }
+
+    @Test
     void clientDisconnectAbortsTheRequest() throws Exception {
         double aborts = abortCount();
         var client = java.net.http.HttpClient.newHttpClient();

@@ -26,6 +26,7 @@ public final class RemoteRouterTarget implements BenchTarget {
     private final String routerUrl;
     private final String adminToken;
     private final String spillThreshold;
+    private final List<String> replicaAdmin;
 
     public RemoteRouterTarget(HttpClient http, String routerUrl, String adminToken, String spillThreshold) {
         this(http, List.of(routerUrl), adminToken, spillThreshold);
@@ -33,6 +34,12 @@ public final class RemoteRouterTarget implements BenchTarget {
 
     /** {@code routerUrls}: the routers of one cluster (or one router); steps go to them in turn. */
     public RemoteRouterTarget(HttpClient http, List<String> routerUrls, String adminToken, String spillThreshold) {
+        this(http, routerUrls, adminToken, spillThreshold, List.of());
+    }
+
+    private RemoteRouterTarget(HttpClient http, List<String> routerUrls, String adminToken, String spillThreshold,
+                               List<String> replicaAdmin) {
+        this.replicaAdmin = replicaAdmin.stream().map(u -> u.endsWith("/") ? u.substring(0, u.length() - 1) : u).toList();
         if (routerUrls.isEmpty()) {
             throw new IllegalArgumentException("--target needs at least one router URL");
         }
@@ -41,6 +48,15 @@ public final class RemoteRouterTarget implements BenchTarget {
         this.routerUrl = this.routerUrls.get(0);
         this.adminToken = adminToken;
         this.spillThreshold = spillThreshold;
+    }
+
+    /**
+     * Scheduled faults go to these base URLs (replica i of a fault is the i-th), each a simulator's fault API
+     * ({@code URL/sim/faults}), instead of the replica URLs the router's {@code /api/replicas} lists: for replicas the
+     * bench reaches at other addresses than the router does, or in another order.
+     */
+    public RemoteRouterTarget withReplicaAdmin(List<String> urls) {
+        return new RemoteRouterTarget(http, routerUrls, adminToken, spillThreshold, urls);
     }
 
     @Override
@@ -74,12 +90,13 @@ public final class RemoteRouterTarget implements BenchTarget {
 
             @Override
             public String inject(ScheduledFault fault) {
-                if (fault.kind() == ScheduledFault.Kind.KILL) {
-                    return "cannot kill a replica of a pool the bench did not start: kill its process or pod yourself "
-                            + "(kubectl delete pod …); the errors it causes are counted";
+                String url = adminUrl(fault.replica());
+                if (url == null) {
+                    return replicaAdmin.isEmpty() ? "no replica " + fault.replica() + " in " + routerUrl + "/api/replicas"
+                            : "no replica " + fault.replica() + " in --replica-admin (" + replicaAdmin.size() + " URLs)";
                 }
-                String url = replicaUrl(fault.replica());
-                return url == null ? "no replica " + fault.replica() + " in " + routerUrl + "/api/replicas" : SimFaultsApi.arm(url, fault);
+                // A kill reaches a simulator process as its crash fault; a real vLLM has no fault API (kill its pod yourself).
+                return SimFaultsApi.arm(url, fault);
             }
 
             @Override
@@ -115,6 +132,13 @@ public final class RemoteRouterTarget implements BenchTarget {
         }
     }
 
+    private String adminUrl(int index) {
+        if (!replicaAdmin.isEmpty()) {
+            return index < replicaAdmin.size() ? replicaAdmin.get(index) : null;
+        }
+        return replicaUrl(index);
+    }
+
     /** URL of the index-th replica of /api/replicas (in the router's order), or null. */
     private String replicaUrl(int index) {
         RequestOptions options = new RequestOptions().setMethod(HttpMethod.GET).setAbsoluteURI(routerUrl + "/api/replicas")
@@ -136,6 +160,7 @@ public final class RemoteRouterTarget implements BenchTarget {
     public String describe() {
         return (routerUrls.size() == 1 ? "running router " + routerUrl
                 : routerUrls.size() + " running routers " + String.join(", ", routerUrls) + " (steps sent to them in turn)")
-                + " (policy switched via PUT /api/policy; caches stay warm between variants)";
+                + " (policy switched via PUT /api/policy; caches stay warm between variants)"
+                + (replicaAdmin.isEmpty() ? "" : "; faults sent to " + replicaAdmin);
     }
 }

@@ -9,7 +9,7 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
 
-/** Arms a fault on a simulated replica through its {@code POST /sim/faults}. */
+/** Arms a fault on a simulated replica through its {@code POST /sim/faults} (a kill: its crash fault). */
 final class SimFaultsApi {
     private static final HttpClient HTTP = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).connectTimeout(Duration.ofSeconds(5)).build();
 
@@ -22,8 +22,11 @@ final class SimFaultsApi {
             HttpResponse<String> r = HTTP.send(HttpRequest.newBuilder(URI.create(replicaUrl + "/sim/faults"))
                     .timeout(Duration.ofSeconds(10)).header("content-type", "application/json")
                     .POST(HttpRequest.BodyPublishers.ofString(fault.simFaultsBody())).build(), HttpResponse.BodyHandlers.ofString());
-            return r.statusCode() == 200 ? "armed on " + replicaUrl : "POST " + replicaUrl + "/sim/faults answered " + r.statusCode()
-                    + " (is it a simulator?)";
+            if (r.statusCode() == 200) {
+                return (fault.kind() == ScheduledFault.Kind.KILL ? "crashed " : "armed on ") + replicaUrl;
+            }
+            return "POST " + replicaUrl + "/sim/faults answered " + r.statusCode() + " " + r.body() + " (is it a simulator"
+                    + (fault.kind() == ScheduledFault.Kind.KILL ? " process of its own?)" : "?)");
         } catch (IOException e) {
             return "POST " + replicaUrl + "/sim/faults failed: " + e.getMessage();
         } catch (InterruptedException e) {

@@ -1,5 +1,6 @@
 package io.lmwarden.bench.pool;
 
+import io.lmwarden.bench.metrics.ReplicaMetricsProbe;
 import io.lmwarden.bench.metrics.ReplicaProbe;
 import io.lmwarden.bench.metrics.SimulatedEnginesProbe;
 import io.lmwarden.bench.workload.ScheduledFault;
@@ -32,6 +33,7 @@ public final class SimulatedTarget implements BenchTarget {
     private final Duration scrapeInterval;
     private final java.util.Map<String, String> routerSettings;
     private final int defaultRouters;
+    private final boolean separateProcesses;
 
     /**
      * @param scrapeInterval how often the router reads the engines' load, in workload time; it is divided by
@@ -52,7 +54,8 @@ public final class SimulatedTarget implements BenchTarget {
     public SimulatedTarget(int replicas, int engines, BalancerEra defaultEra, SimProfile profile,
                            Map<Integer, String> replicaOverrides, double timeScale, long seed,
                            String spillThreshold, Duration scrapeInterval, Map<String, String> routerSettings) {
-        this(replicas, engines, defaultEra, profile, replicaOverrides, timeScale, seed, spillThreshold, scrapeInterval, routerSettings, 1);
+        this(replicas, engines, defaultEra, profile, replicaOverrides, timeScale, seed, spillThreshold, scrapeInterval,
+                routerSettings, 1);
     }
 
     /**
@@ -62,10 +65,19 @@ public final class SimulatedTarget implements BenchTarget {
     public SimulatedTarget(int replicas, int engines, BalancerEra defaultEra, SimProfile profile,
                            Map<Integer, String> replicaOverrides, double timeScale, long seed,
                            String spillThreshold, Duration scrapeInterval, Map<String, String> routerSettings, int defaultRouters) {
+        this(replicas, engines, defaultEra, profile, replicaOverrides, timeScale, seed, spillThreshold, scrapeInterval,
+                routerSettings, defaultRouters, false);
+    }
+
+    private SimulatedTarget(int replicas, int engines, BalancerEra defaultEra, SimProfile profile,
+                            Map<Integer, String> replicaOverrides, double timeScale, long seed,
+                            String spillThreshold, Duration scrapeInterval, Map<String, String> routerSettings,
+                            int defaultRouters, boolean separateProcesses) {
         if (defaultRouters < 1) {
             throw new IllegalArgumentException("--routers must be >= 1, got " + defaultRouters);
         }
         this.defaultRouters = defaultRouters;
+        this.separateProcesses = separateProcesses;
         this.routerSettings = Map.copyOf(routerSettings);
         this.replicas = replicas;
         this.engines = engines;
@@ -83,6 +95,15 @@ public final class SimulatedTarget implements BenchTarget {
         this.scrapeInterval = scrapeInterval;
     }
 
+    /**
+     * The same pool with every replica in a JVM of its own ({@code --sim-processes}): a scheduled kill is then a
+     * real SIGKILL of that process, and engine counters come from each replica's {@code /metrics}.
+     */
+    public SimulatedTarget inSeparateProcesses() {
+        return new SimulatedTarget(replicas, engines, defaultEra, profile, replicaOverrides, timeScale, seed, spillThreshold,
+                scrapeInterval, routerSettings, defaultRouters, true);
+    }
+
     /** The router's scrape interval on the wall clock: workload interval / K, at least 5 ms. */
     Duration wallScrapeInterval() {
         return Duration.ofNanos(Math.max(5_000_000L, (long) (scrapeInterval.toNanos() / timeScale)));
@@ -91,7 +112,10 @@ public final class SimulatedTarget implements BenchTarget {
     @Override
     public VariantTarget open(String variantSpec) {
         SimulatedVariant variant = SimulatedVariant.parse(variantSpec, defaultEra, defaultRouters);
-        String policy = variant.policy();
+        return separateProcesses ? openProcesses(variant) : openInProcess(variant);
+    }
+
+    private VariantTarget openInProcess(SimulatedVariant variant) {
         SimOptions options = SimOptions.defaults().withReplicas(replicas).withProfile(profile).withTimeScale(timeScale).withSeed(seed)
                 .withEngines(engines).withDpBalancer(variant.era());
         for (Map.Entry<Integer, String> e : replicaOverrides.entrySet()) {
@@ -100,22 +124,7 @@ public final class SimulatedTarget implements BenchTarget {
         SimCluster cluster = SimCluster.start(options);
         LoopbackRouters routers;
         try {
-            // The cost policy's prefill-rate prior is the simulated engine's own, as with --simulate.
-            // Named like the engines' probe ("sim-i"), so X-LMW-Replica and the per-replica counters line up.
-            // Ranks declared, as an operator who knows the servers' --data-parallel-size would: no first
-            // requests go out as one plain replica before the first scrape reveals the engines.
-            List<String> entries = cluster.replicas().stream()
-                    .map(r -> r.id() + "=" + r.url() + (engines == 1 ? "" : "#ranks=" + engines)).toList();
-            // Defaults (plus --router-set), then what the variant asks for: "default" changes nothing.
-            RouterConfig base = io.lmwarden.router.config.ConfigResolver.resolve(Map.of(), Map.of(), routerSettings)
-                    .withPort(0).withReplicas(entries);
-            RouterConfig config = VariantSpec.parse(policy).apply(base).withTimeScale(timeScale)
-                    .withScrapeInterval(wallScrapeInterval()).withPrefillMsPerToken(profile.prefillMsPerToken());
-            if (spillThreshold != null) {
-                config = config.withSpillThreshold(SpillThreshold.parse(spillThreshold));
-            }
-            // A cluster name of this variant's own: no other bench or test on the machine can join it.
-            routers = LoopbackRouters.start(config, variant.routers(), "lmw-bench-" + ProcessHandle.current().pid() + "-" + System.nanoTime());
+            routers = startRouters(variant, cluster.replicas().stream().map(r -> r.id()).toList(), cluster.urls());
         } catch (RuntimeException e) {
             cluster.close();
             throw e;
@@ -144,7 +153,7 @@ public final class SimulatedTarget implements BenchTarget {
                 }
                 if (fault.kind() == ScheduledFault.Kind.KILL) {
                     cluster.kill(fault.replica());
-                    return "killed sim-" + fault.replica();
+                    return "killed sim-" + fault.replica() + " (in-process: its server closed)";
                 }
                 cluster.armFaults(fault.replica(), fault.simFaultsBody());
                 return "armed on sim-" + fault.replica();
@@ -158,6 +167,72 @@ public final class SimulatedTarget implements BenchTarget {
         };
     }
 
+    private VariantTarget openProcesses(SimulatedVariant variant) {
+        List<SimProfile> profiles = new java.util.ArrayList<>();
+        for (int i = 0; i < replicas; i++) {
+            profiles.add(replicaOverrides.containsKey(i) ? ProfileOverrides.apply(profile, replicaOverrides.get(i)) : profile);
+        }
+        SimProcessPool pool = SimProcessPool.start(profiles, timeScale, seed, engines, variant.era());
+        LoopbackRouters routers;
+        try {
+            routers = startRouters(variant, pool.ids(), pool.urls());
+        } catch (RuntimeException e) {
+            pool.close();
+            throw e;
+        }
+        ReplicaProbe probe = new ReplicaMetricsProbe(pool.ids(), pool.urls());
+        return new VariantTarget() {
+            @Override
+            public String url() {
+                return routers.urls().get(0);
+            }
+
+            @Override
+            public List<String> urls() {
+                return routers.urls();
+            }
+
+            @Override
+            public ReplicaProbe probe() {
+                return probe;
+            }
+
+            @Override
+            public String inject(ScheduledFault fault) {
+                return pool.inject(fault);
+            }
+
+            @Override
+            public void close() {
+                routers.close();
+                pool.close();
+            }
+        };
+    }
+
+    /**
+     * The variant's routers over the replicas (more than one: clustered over loopback). The cost policy's prefill-rate prior is the simulated engine's own, as
+     * with --simulate. Entries are named like the engines' probe ("sim-i"), so X-LMW-Replica and the per-replica
+     * counters line up. Ranks are declared, as an operator who knows the servers' --data-parallel-size would: no first
+     * requests go out as one plain replica before the first scrape reveals the engines.
+     */
+    private LoopbackRouters startRouters(SimulatedVariant variant, List<String> ids, List<String> urls) {
+        List<String> entries = new java.util.ArrayList<>();
+        for (int i = 0; i < ids.size(); i++) {
+            entries.add(ids.get(i) + "=" + urls.get(i) + (engines == 1 ? "" : "#ranks=" + engines));
+        }
+        // Defaults (plus --router-set), then what the variant asks for: "default" changes nothing.
+        RouterConfig base = io.lmwarden.router.config.ConfigResolver.resolve(Map.of(), Map.of(), routerSettings)
+                .withPort(0).withReplicas(entries);
+        RouterConfig config = VariantSpec.parse(variant.policy()).apply(base).withTimeScale(timeScale)
+                .withScrapeInterval(wallScrapeInterval()).withPrefillMsPerToken(profile.prefillMsPerToken());
+        if (spillThreshold != null) {
+            config = config.withSpillThreshold(SpillThreshold.parse(spillThreshold));
+        }
+        // A cluster name of this variant's own: no other bench or test on the machine can join it.
+        return LoopbackRouters.start(config, variant.routers(), "lmw-bench-" + ProcessHandle.current().pid() + "-" + System.nanoTime());
+    }
+
     @Override
     public String describe() {
         StringBuilder overrides = new StringBuilder();
@@ -166,7 +241,8 @@ public final class SimulatedTarget implements BenchTarget {
         String servers = engines == 1 ? replicas + " simulated replicas"
                 : replicas + " simulated data-parallel server" + (replicas == 1 ? "" : "s") + " of " + engines
                 + " engines each (internal balancer " + defaultEra.flag() + " unless the variant names one)";
-        return servers + " (profile " + ProfileOverrides.describe(profile) + overrides
+        return servers + (separateProcesses ? ", each in a JVM of its own (lmw-sim; kills are SIGKILL)" : "")
+                + " (profile " + ProfileOverrides.describe(profile) + overrides
                 + "; fresh for every variant) behind " + (defaultRouters == 1 ? "an in-process router"
                 : defaultRouters + " in-process routers clustered over loopback (steps sent to them in turn)")
                 + " (a variant policy*K: K clustered routers)"

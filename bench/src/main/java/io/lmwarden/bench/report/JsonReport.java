@@ -31,6 +31,8 @@ public final class JsonReport {
         settings.put("engines", s.engines());
         settings.put("dpBalancer", s.dpBalancer());
         settings.put("targetUrl", s.target());
+        settings.put("simProcesses", s.simProcesses());
+        settings.putPOJO("replicaAdmin", s.replicaAdmin());
         settings.put("profile", s.profile());
         settings.put("profileOverrides", s.profileOverrides());
         settings.put("sharedFirstMessage", s.plan().classes().stream().allMatch(c -> c.sharedFirstMessage()));
@@ -121,6 +123,19 @@ public final class JsonReport {
                     put(x, "ttfb_p50_s", f.ttfbP50());
                     put(x, "prefix_hit_pct", f.prefixHitPct());
                     put(x, "busy_pct", f.busyPct());
+                }
+            }
+            if (!r.classes().isEmpty()) {
+                ArrayNode classes = o.putArray("classes");
+                for (ClassFigures c : r.classes()) {
+                    ObjectNode x = classes.addObject();
+                    x.put("class", c.name());
+                    x.put("steps", c.steps());
+                    x.put("errors", c.errors());
+                    put(x, "ttfb_p50_s", c.ttfbP50());
+                    put(x, "ttfb_p95_s", c.ttfbP95());
+                    put(x, "client_cached_pct", c.cachedPct());
+                    put(x, "stayed_pct", c.stayedPct());
                 }
             }
         }

@@ -79,6 +79,7 @@ public final class MarkdownReport {
         if (rows.stream().anyMatch(r -> r.routerSpread().routers() > 1)) {
             md.append(RouterSpreadTable.render(rows));
         }
+        appendClassTable(md, rows, policies);
 
         md.append("\n## Command and settings\n\n```\n").append(s.commandLine()).append("\n```\n\n");
         md.append("- Target: ").append(results.target()).append('\n');
@@ -163,6 +164,30 @@ public final class MarkdownReport {
         }
         md.append("\nCharts: `ttfb.png`, `prefix_hits.png`, `output_tokens.png`.\n");
         return md.toString();
+    }
+
+    /** One row per stage, policy and session class, when the workload has several classes. */
+    private static void appendClassTable(StringBuilder md, List<StageResult> rows, List<String> policies) {
+        if (rows.stream().allMatch(r -> r.classes().isEmpty())) {
+            return;
+        }
+        md.append("\n## Per session class\n\n");
+        md.append("Hits: the cached share of the class's prompt tokens by the engines' per-request usage (engine counters are ")
+                .append("not per class). Steps: median over repeats; errors: total over repeats.\n\n");
+        List<String> header = List.of("Sessions", "Policy", "Class", "Steps", "TTFB p50 (s)", "TTFB p95 (s)", "Hits %", "Stayed %", "Errors");
+        md.append(row(header)).append(row(java.util.Collections.nCopies(header.size(), "---")));
+        for (int sessions : Medians.stages(rows)) {
+            for (String p : policies) {
+                StageResult r = Medians.find(rows, p, sessions);
+                if (r == null) {
+                    continue;
+                }
+                for (ClassFigures c : r.classes()) {
+                    md.append(row(List.of(String.valueOf(sessions), p, c.name(), String.valueOf(c.steps()), fmt(c.ttfbP50(), 2),
+                            fmt(c.ttfbP95(), 2), fmt(c.cachedPct(), 1), fmt(c.stayedPct(), 1), String.valueOf(c.errors()))));
+                }
+            }
+        }
     }
 
     private static String value(StageResult r, Column c) {

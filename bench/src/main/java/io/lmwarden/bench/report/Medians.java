@@ -48,8 +48,22 @@ public final class Medians {
                     (int) Math.round(median(g, StageResult::queued)),
                     g.stream().mapToInt(StageResult::rejected).sum(),
                     summedCauses(g),
-                    List.of()).withRouterSpread(RouterSpread.sum(g.stream().map(StageResult::routerSpread).toList())));
+                    List.of(),
+                    classMedians(g)).withRouterSpread(RouterSpread.sum(g.stream().map(StageResult::routerSpread).toList())));
         }
+        return out;
+    }
+
+    /** Per class: each figure's median over the repeats that had the class; errors summed, as for the whole stage. */
+    private static List<ClassFigures> classMedians(List<StageResult> group) {
+        Map<String, List<ClassFigures>> byName = new LinkedHashMap<>();
+        group.forEach(r -> r.classes().forEach(c -> byName.computeIfAbsent(c.name(), k -> new ArrayList<>()).add(c)));
+        List<ClassFigures> out = new ArrayList<>();
+        byName.forEach((name, cs) -> out.add(new ClassFigures(name,
+                (int) Math.round(medianOf(cs, ClassFigures::steps)),
+                cs.stream().mapToInt(ClassFigures::errors).sum(),
+                medianOf(cs, ClassFigures::ttfbP50), medianOf(cs, ClassFigures::ttfbP95),
+                medianOf(cs, ClassFigures::cachedPct), medianOf(cs, ClassFigures::stayedPct))));
         return out;
     }
 
@@ -60,6 +74,10 @@ public final class Medians {
     }
 
     static double median(List<StageResult> group, ToDoubleFunction<StageResult> figure) {
+        return medianOf(group, figure);
+    }
+
+    private static <T> double medianOf(List<T> group, ToDoubleFunction<T> figure) {
         double[] values = group.stream().mapToDouble(figure).filter(v -> !Double.isNaN(v)).sorted().toArray();
         if (values.length == 0) {
             return Double.NaN;

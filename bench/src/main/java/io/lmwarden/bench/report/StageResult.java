@@ -25,6 +25,8 @@ package io.lmwarden.bench.report;
  * @param rejected            steps the router turned away as overloaded (429 / 529)
  * @param errorCauses         failed steps by cause ("HTTP 503", "connection refused", "stream cut", …); summed over repeats in medians
  * @param replicas            per-replica figures of this repeat; empty in medians
+ * @param classes             per-session-class figures when the workload has several classes, else empty; in medians
+ *                            each figure's median over repeats (errors summed)
  * @param routerSpread        steps per router and sessions that left their replica; totals over repeats in medians
  */
 public record StageResult(
@@ -56,11 +58,13 @@ public record StageResult(
         int rejected,
         java.util.Map<String, Integer> errorCauses,
         java.util.List<ReplicaFigures> replicas,
+        java.util.List<ClassFigures> classes,
         RouterSpread routerSpread) {
 
     public StageResult {
         errorCauses = java.util.Map.copyOf(errorCauses);
         replicas = java.util.List.copyOf(replicas);
+        classes = java.util.List.copyOf(classes);
         java.util.Objects.requireNonNull(routerSpread, "routerSpread");
     }
 
@@ -71,17 +75,18 @@ public record StageResult(
                        double clientCachedPct, double engineOutputTokensPerMin, double benchCpuCores,
                        double sessionTimeP50, double sessionTimeP95, double queueWaitP50, double queueWaitP95,
                        double queueWaitMax, int admitted, int queued, int rejected,
-                       java.util.Map<String, Integer> errorCauses, java.util.List<ReplicaFigures> replicas) {
+                       java.util.Map<String, Integer> errorCauses, java.util.List<ReplicaFigures> replicas,
+                       java.util.List<ClassFigures> classes) {
         this(policy, sessions, repeat, stageSeconds, sessionsPerHour, outputTokensPerMin, ttfbP50, ttfbP95, replicasBusy,
                 prefixHitPct, stayedPct, oracleHitPct, errors, steps, sessionsCompleted, clientCachedPct,
                 engineOutputTokensPerMin, benchCpuCores, sessionTimeP50, sessionTimeP95, queueWaitP50, queueWaitP95,
-                queueWaitMax, admitted, queued, rejected, errorCauses, replicas, RouterSpread.NONE);
+                queueWaitMax, admitted, queued, rejected, errorCauses, replicas, classes, RouterSpread.NONE);
     }
 
     public StageResult withRouterSpread(RouterSpread spread) {
         return new StageResult(policy, sessions, repeat, stageSeconds, sessionsPerHour, outputTokensPerMin, ttfbP50, ttfbP95,
                 replicasBusy, prefixHitPct, stayedPct, oracleHitPct, errors, steps, sessionsCompleted, clientCachedPct,
                 engineOutputTokensPerMin, benchCpuCores, sessionTimeP50, sessionTimeP95, queueWaitP50, queueWaitP95,
-                queueWaitMax, admitted, queued, rejected, errorCauses, replicas, spread);
+                queueWaitMax, admitted, queued, rejected, errorCauses, replicas, classes, spread);
     }
 }

@@ -161,7 +161,8 @@ public final class SessionDriver {
         boolean last = outcome.ok() && s.step == s.script.steps();
         log.add(new StepRecord(s.script.index(), s.step, outcome.sentNanos(), outcome.firstTokenNanos(), outcome.endNanos(),
                 outcome.replica(), outcome.decision(), outcome.outputTokens(), prompt, outcome.cachedTokens(), oracle,
-                stayed, last, outcome.error(), s.startedNanos, outcome.queueWaitNanos(), outcome.rejected(), router));
+                stayed, last, outcome.error(), s.startedNanos, outcome.queueWaitNanos(), outcome.rejected(), router,
+                s.script.sessionClass().name()));
         if (!outcome.ok()) {
             endSession(ERROR_BACKOFF);
             return;

@@ -1,6 +1,7 @@
 package io.lmwarden.bench.run;
 
 import io.lmwarden.bench.metrics.ReplicaReading;
+import io.lmwarden.bench.report.ClassFigures;
 import io.lmwarden.bench.report.ReplicaFigures;
 import io.lmwarden.bench.report.StageResult;
 import io.lmwarden.router.placement.PassthroughPolicy;
@@ -108,7 +109,45 @@ public final class StageMeter {
                 queued,
                 rejected,
                 ErrorCause.count(steps),
-                perReplica(clock, steps, before, after, busyShare));
+                perReplica(clock, steps, before, after, busyShare),
+                perClass(policy, clock, steps));
+    }
+
+    /** Per session class, in first-seen order; empty when every step belongs to one class. */
+    static List<ClassFigures> perClass(String policy, TimeScale clock, List<StepRecord> steps) {
+        Map<String, List<StepRecord>> byClass = new java.util.LinkedHashMap<>();
+        steps.forEach(r -> byClass.computeIfAbsent(r.sessionClass(), k -> new java.util.ArrayList<>()).add(r));
+        if (byClass.size() < 2) {
+            return List.of();
+        }
+        List<ClassFigures> out = new java.util.ArrayList<>();
+        byClass.forEach((name, own) -> {
+            Histogram ttfb = new Histogram(3_600_000_000L, 3);
+            int errors = 0;
+            int followUps = 0;
+            int stayed = 0;
+            long cached = 0;
+            long prompt = 0;
+            for (StepRecord r : own) {
+                if (!r.ok()) {
+                    errors++;
+                    continue;
+                }
+                ttfb.recordValue(clamp(Math.round(clock.workloadSeconds(r.firstTokenNanos() - r.sentNanos()) * 1e6), ttfb));
+                if (r.stayed() != null) {
+                    followUps++;
+                    stayed += r.stayed() ? 1 : 0;
+                }
+                if (r.cachedTokens() >= 0) {
+                    cached += r.cachedTokens();
+                    prompt += r.promptTokens();
+                }
+            }
+            out.add(new ClassFigures(name, own.size(), errors, percentileSeconds(ttfb, 50), percentileSeconds(ttfb, 95),
+                    prompt == 0 ? Double.NaN : 100.0 * cached / prompt,
+                    followUps == 0 || enginePickedOutOfSight(policy) ? Double.NaN : 100.0 * stayed / followUps));
+        });
+        return out;
     }
 
     static List<ReplicaFigures> perReplica(TimeScale clock, List<StepRecord> steps, List<ReplicaReading> before,

@@ -13,6 +13,7 @@ package io.lmwarden.bench.run;
  * @param queueWaitNanos  time the router's admission queue held this step (0 when it was not queued)
  * @param rejected        the router turned the step away as overloaded (429 / 529)
  * @param router          which of the target's routers the step was sent to (0-based; 0 with one router)
+ * @param sessionClass    name of the session's class in the workload ("" for the flag shorthand)
  */
 public record StepRecord(
         int session,
@@ -32,14 +33,23 @@ public record StepRecord(
         long sessionStartNanos,
         long queueWaitNanos,
         boolean rejected,
-        int router) {
+        int router,
+        String sessionClass) {
 
-    /** A step sent to the target's only (or first) router. */
+    /** A step of the flag shorthand's one class, sent to the target's only (or first) router. */
     public StepRecord(int session, int step, long sentNanos, long firstTokenNanos, long endNanos, String replica, String decision,
                       int outputTokens, int promptTokens, int cachedTokens, int oracleTokens, Boolean stayed, boolean lastOfSession,
                       String error, long sessionStartNanos, long queueWaitNanos, boolean rejected) {
         this(session, step, sentNanos, firstTokenNanos, endNanos, replica, decision, outputTokens, promptTokens, cachedTokens,
-                oracleTokens, stayed, lastOfSession, error, sessionStartNanos, queueWaitNanos, rejected, 0);
+                oracleTokens, stayed, lastOfSession, error, sessionStartNanos, queueWaitNanos, rejected, 0, "");
+    }
+
+    /** A step of a workload class, sent to the target's only (or first) router. */
+    public StepRecord(int session, int step, long sentNanos, long firstTokenNanos, long endNanos, String replica, String decision,
+                      int outputTokens, int promptTokens, int cachedTokens, int oracleTokens, Boolean stayed, boolean lastOfSession,
+                      String error, long sessionStartNanos, long queueWaitNanos, boolean rejected, String sessionClass) {
+        this(session, step, sentNanos, firstTokenNanos, endNanos, replica, decision, outputTokens, promptTokens, cachedTokens,
+                oracleTokens, stayed, lastOfSession, error, sessionStartNanos, queueWaitNanos, rejected, 0, sessionClass);
     }
 
     public boolean ok() {

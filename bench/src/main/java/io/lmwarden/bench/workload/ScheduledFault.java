@@ -9,7 +9,8 @@ import java.util.Locale;
  * A fault at a given time of each variant (workload time from the variant's start), on one replica:
  * {@code kill replica 1 at 5m}, {@code stall 2s x 20 replica 0 at 1m}, {@code 503 x 20 replica 2 at 30s},
  * {@code drop x 5 replica 1 at 1m}, {@code unhealthy replica 3 at 2m}. Kills stop the simulated replica (its
- * streams end cut, new connections are refused); the others arm the simulator's {@code /sim/faults}.
+ * streams end cut, new connections are refused): in-process by closing it, a separate process with SIGKILL, a remote
+ * simulator through its {@code /sim/faults} crash fault; the others arm the simulator's {@code /sim/faults}.
  */
 public record ScheduledFault(Duration at, int replica, Kind kind, int count, int status, Duration stall) {
 
@@ -74,14 +75,17 @@ public record ScheduledFault(Duration at, int replica, Kind kind, int count, int
         }
     }
 
-    /** The body for the simulator's POST /sim/faults, for every kind but a kill. */
+    /**
+     * The body for the simulator's POST /sim/faults. A kill sent there is the crash fault: a simulator process of its
+     * own ends itself as kill -9 would (one running in-process refuses).
+     */
     public String simFaultsBody() {
         return switch (kind) {
             case FAIL -> "{\"failNext\":" + count + ",\"status\":" + status + "}";
             case STALL -> "{\"stallNext\":" + count + ",\"stallMs\":" + stall.toMillis() + "}";
             case DROP -> "{\"dropNext\":" + count + ",\"afterChunks\":2}";
             case UNHEALTHY -> "{\"unhealthy\":true}";
-            case KILL -> throw new IllegalStateException("a kill is not a /sim/faults setting");
+            case KILL -> "{\"crash\":true}";
         };
     }
 

@@ -14,7 +14,7 @@ class ReportTest {
     private static StageResult row(String policy, int sessions, int repeat, double p50, int errors) {
         return new StageResult(policy, sessions, repeat, 180, 200, 6000, p50, p50 * 3, 2.7, 56, 100, 90, errors, 40, 9, 55, 6000, 0.8,
                 60, 90, 1.5, 4.0, 5.0, 40, 3, 0,
-                errors == 0 ? java.util.Map.of() : java.util.Map.of("HTTP 503", errors), List.of());
+                errors == 0 ? java.util.Map.of() : java.util.Map.of("HTTP 503", errors), List.of(), List.of());
     }
 
     @Test
@@ -47,7 +47,7 @@ class ReportTest {
                 "java -jar lmw-bench.jar --simulate 4",
                 io.lmwarden.bench.workload.Workload.single(io.lmwarden.bench.workload.WorkloadSpec.reference(),
                         io.lmwarden.bench.client.ApiFlavour.ANTHROPIC), null,
-                1, "current");
+                1, "current", false, List.of());
         List<StageResult> rows = List.of(row("least-loaded", 4, 1, 2.05, 0), row("affinity", 4, 1, 0.38, 0),
                 row("round-robin", 4, 1, 1.5, 1));
         String md = MarkdownReport.render(new BenchResults(settings, "sim", "in-process", "m", java.time.Instant.EPOCH,
@@ -66,5 +66,34 @@ class ReportTest {
         assertThat(Durations.parse("2")).isEqualTo(Duration.ofSeconds(2));
         assertThat(Durations.parse("0")).isZero();
         assertThatThrownBy(() -> Durations.parse("soon")).hasMessageContaining("not a duration");
+    }
+
+    @Test
+    void classFiguresAreMedianedOverRepeatsAndGetTheirOwnTableAndJson() {
+        java.util.function.BiFunction<Integer, Double, StageResult> withClasses = (repeat, p50) -> new StageResult("affinity", 8,
+                repeat, 180, 200, 6000, 1, 3, 2.7, 56, 100, 90, 1, 40, 9, 55, 6000, 0.8, 60, 90, 1.5, 4.0, 5.0, 40, 3, 0,
+                java.util.Map.of("stream cut", 1), List.of(),
+                List.of(new ClassFigures("short", 10, 1, p50, p50 * 2, 40.0, 50.0), new ClassFigures("long", 30, 0, 0.2, 0.4, 90.0, 100.0)));
+        List<StageResult> perRepeat = List.of(withClasses.apply(1, 1.0), withClasses.apply(2, 3.0), withClasses.apply(3, 2.0));
+        StageResult median = Medians.of(perRepeat).get(0);
+        assertThat(median.classes()).extracting(ClassFigures::name).containsExactly("short", "long");
+        assertThat(median.classes().get(0).ttfbP50()).isEqualTo(2.0);
+        assertThat(median.classes().get(0).errors()).isEqualTo(3);
+        assertThat(median.classes().get(0).steps()).isEqualTo(10);
+
+        io.lmwarden.bench.BenchSettings settings = new io.lmwarden.bench.BenchSettings(4, null, "a4000-qwen3-4b", null, 10,
+                List.of("affinity"), 3, List.of(8), Duration.ofMinutes(3), Duration.ZERO,
+                io.lmwarden.bench.workload.WorkloadSpec.reference(), io.lmwarden.bench.client.ApiFlavour.ANTHROPIC, null, null,
+                null, Duration.ofSeconds(1), Duration.ofSeconds(5), Duration.ofMillis(100), java.util.Map.of(), null,
+                "java -jar lmw-bench.jar --simulate 4",
+                io.lmwarden.bench.workload.Workload.single(io.lmwarden.bench.workload.WorkloadSpec.reference(),
+                        io.lmwarden.bench.client.ApiFlavour.ANTHROPIC), null,
+                1, "current", false, List.of());
+        BenchResults results = new BenchResults(settings, "sim", "in-process", "m", java.time.Instant.EPOCH,
+                java.time.Instant.EPOCH, "2 cores", perRepeat, Medians.of(perRepeat));
+        assertThat(MarkdownReport.render(results)).contains("## Per session class")
+                .contains("| 8 | affinity | short | 10 | 2.00 | 4.00 | 40.0 | 50.0 | 3 |")
+                .contains("| 8 | affinity | long | 30 | 0.20 | 0.40 | 90.0 | 100.0 | 0 |");
+        assertThat(JsonReport.render(results)).contains("\"class\" : \"short\"").contains("\"ttfb_p50_s\" : 2.0");
     }
 }

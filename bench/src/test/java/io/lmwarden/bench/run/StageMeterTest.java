@@ -2,6 +2,7 @@ package io.lmwarden.bench.run;
 
 import io.lmwarden.bench.metrics.ReplicaReading;
 import io.lmwarden.bench.report.StageResult;
+import io.lmwarden.bench.report.ClassFigures;
 import org.junit.jupiter.api.Test;
 
 import java.util.List;
@@ -14,7 +15,7 @@ class StageMeterTest {
     private static StepRecord step(int session, int step, long sent, long first, int output, Boolean stayed, boolean last,
                                    String error) {
         return new StepRecord(session, step, sent, first, first + 1_000_000, "r0", "STICKY", output, 1000, 500, 800,
-                stayed, last, error, sent - 50_000_000L, 0, false);
+                stayed, last, error, sent - 50_000_000L, 0, false, "");
     }
 
     @Test
@@ -24,11 +25,11 @@ class StageMeterTest {
         List<StepRecord> steps = List.of(
                 // session 0 began 2 s (wall) before its last step was sent, ended 1 ms after its first token: 2.011 s wall
                 new StepRecord(0, 6, 3 * s, 3 * s + 10_000_000L, 3 * s + 11_000_000L, "r0", "STICKY", 10, 1000, 900, 900,
-                        true, true, null, s, 0, false),
+                        true, true, null, s, 0, false, ""),
                 // a first step that waited 0.5 s (wall) in the router's queue
-                new StepRecord(1, 1, 3 * s, 4 * s, 4 * s + 1, "r1", "NEW", 10, 1000, 0, 0, null, false, null, 3 * s, s / 2, false),
+                new StepRecord(1, 1, 3 * s, 4 * s, 4 * s + 1, "r1", "NEW", 10, 1000, 0, 0, null, false, null, 3 * s, s / 2, false, ""),
                 // a step the router turned away
-                new StepRecord(2, 1, 3 * s, 0, 4 * s, null, null, 0, 1000, -1, 0, null, false, "HTTP 529", 3 * s, 0, true));
+                new StepRecord(2, 1, 3 * s, 0, 4 * s, null, null, 0, 1000, -1, 0, null, false, "HTTP 529", 3 * s, 0, true, ""));
         StageResult r = StageMeter.measure("p", 3, 1, 60, clock, steps, List.of(), List.of(), List.of(), 0.5);
         assertThat(r.sessionTimeP50()).isCloseTo(20.11, within(0.05));
         assertThat(r.queueWaitP50()).isCloseTo(5.0, within(0.01));
@@ -87,5 +88,33 @@ class StageMeterTest {
         assertThat(OracleBound.followUp(960, 700, 300)).isEqualTo(944);
         assertThat(OracleBound.firstStep(11000, 3500, false)).isZero();
         assertThat(OracleBound.firstStep(11000, 3500, true)).isEqualTo(3488);
+    }
+
+    @Test
+    void severalClassesGetTheirOwnFiguresAndOneClassGetsNone() {
+        TimeScale clock = new TimeScale(10);
+        long s = 1_000_000_000L;
+        List<StepRecord> steps = List.of(
+                // short: a cached follow-up that stayed (TTFB 0.01 s wall) and a failed step
+                new StepRecord(0, 2, s, s + 10_000_000L, 2 * s, "r0", "STICKY", 10, 1000, 900, 900, true, true, null, 0, 0, false, "short"),
+                new StepRecord(1, 1, s, 0, 2 * s, null, null, 0, 1000, -1, 0, null, false, "stream cut", 0, 0, false, "short"),
+                // long: a cold follow-up that moved (TTFB 0.2 s wall)
+                new StepRecord(2, 3, s, s + 200_000_000L, 2 * s, "r1", "NEW", 10, 2000, 0, 1800, false, false, null, 0, 0, false, "long"));
+        StageResult r = StageMeter.measure("p", 2, 1, 60, clock, steps, List.of(), List.of(), List.of(), 0.5);
+        assertThat(r.classes()).extracting(ClassFigures::name).containsExactly("short", "long");
+        ClassFigures shortOnes = r.classes().get(0);
+        assertThat(shortOnes.steps()).isEqualTo(2);
+        assertThat(shortOnes.errors()).isEqualTo(1);
+        assertThat(shortOnes.ttfbP50()).isCloseTo(0.1, within(0.001));
+        assertThat(shortOnes.cachedPct()).isCloseTo(90.0, within(0.01));
+        assertThat(shortOnes.stayedPct()).isEqualTo(100.0);
+        ClassFigures longOnes = r.classes().get(1);
+        assertThat(longOnes.errors()).isZero();
+        assertThat(longOnes.ttfbP50()).isCloseTo(2.0, within(0.01));
+        assertThat(longOnes.cachedPct()).isZero();
+        assertThat(longOnes.stayedPct()).isZero();
+
+        StageResult single = StageMeter.measure("p", 2, 1, 60, clock, List.of(steps.get(0)), List.of(), List.of(), List.of(), 0.5);
+        assertThat(single.classes()).isEmpty();
     }
 }

@@ -49,16 +49,14 @@ public final class Engine implements AutoCloseable {
     private long finishedStop;
     private long finishedLength;
     private long finishedAbort;
-    private final Histogram ttft = new Histogram(Histogram.TTFT_BUCKETS);
-    private final Histogram queueTime = new Histogram(Histogram.REQUEST_LATENCY_BUCKETS);
-    private final Histogram prefillTime = new Histogram(Histogram.REQUEST_LATENCY_BUCKETS);
-    private final Histogram e2eLatency = new Histogram(Histogram.REQUEST_LATENCY_BUCKETS);
+    private final RequestStats stats;
 
     public Engine(int index, SimProfile profile, SimClock clock) {
         this.index = index;
         this.profile = profile;
         this.clock = clock;
         this.pool = new KvBlockPool(profile.kvBlocks());
+        this.stats = new RequestStats(profile.maxModelLen());
         this.thread = new Thread(this::loop, "lmw-sim-engine-" + index);
         thread.setDaemon(true);
     }
@@ -150,10 +148,12 @@ public final class Engine implements AutoCloseable {
     public EngineMetrics metrics() {
         lock.lock();
         try {
+            RequestStats s = stats.copy();
             return new EngineMetrics(running.size(), waiting.size(), pool.usage(), profile.kvBlocks(),
-                    profile.blockSize(), prefixQueries, prefixHits, promptTokens, generationTokens, preemptions,
-                    finishedStop, finishedLength, finishedAbort, ttft.copy(), queueTime.copy(),
-                    prefillTime.copy(), e2eLatency.copy());
+                    profile.blockSize(), profile.maxModelLen(), prefixQueries, prefixHits, promptTokens, generationTokens,
+                    preemptions, finishedStop, finishedLength, finishedAbort, s.ttft, s.interTokenLatency,
+                    s.iterationTokens, s.queueTime, s.prefillTime, s.decodeTime, s.e2eLatency, s.promptTokens,
+                    s.generationTokens);
         } finally {
             lock.unlock();
         }
@@ -337,6 +337,8 @@ public final class Engine implements AutoCloseable {
     private void commit(Step step, double now, List<Runnable> events) {
         int bs = profile.blockSize();
         long wallNow = System.nanoTime();
+        long promptOfFirstTokens = 0;
+        long generated = 0;
         for (int i = 0; i < step.size(); i++) {
             SimRequest r = step.request(i);
             if (r.status != SimRequest.Status.RUNNING) {
@@ -353,23 +355,24 @@ public final class Engine implements AutoCloseable {
             }
             r.numOutput++;
             generationTokens++;
+            generated++;
             boolean first = r.numOutput == 1;
+            stats.token(r, now, first);
             if (first) {
                 promptTokens += r.promptLen;
-                ttft.observe(now - r.arrival);
-                queueTime.observe(r.firstScheduled - r.arrival);
-                prefillTime.observe(now - r.firstScheduled);
+                promptOfFirstTokens += r.promptLen;
             }
             if (r.numOutput >= r.targetOutput) {
                 finish(r, now, events);
             } else if (first || wallNow - r.lastFlushNanos >= FLUSH_INTERVAL_NANOS) {
                 r.lastFlushNanos = wallNow;
-                int generated = r.numOutput;
+                int count = r.numOutput;
                 int cached = Math.max(0, r.cachedTokens);
                 RequestListener l = r.listener;
-                events.add(() -> l.onTokens(generated, cached, first));
+                events.add(() -> l.onTokens(count, cached, first));
             }
         }
+        stats.step(promptOfFirstTokens, generated);
     }
 
     private void finish(SimRequest r, double now, List<Runnable> events) {
@@ -382,7 +385,7 @@ public final class Engine implements AutoCloseable {
         } else {
             finishedStop++;
         }
-        e2eLatency.observe(now - r.arrival);
+        stats.finished(r, now);
         FinishedRequest result = new FinishedRequest(r.promptLen, Math.max(0, r.cachedTokens), r.numOutput, reason);
         RequestListener l = r.listener;
         if (r.numOutput == 1) {

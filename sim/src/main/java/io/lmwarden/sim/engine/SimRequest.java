@@ -27,6 +27,8 @@ public final class SimRequest {
     int numBlocks;
     int numCachedBlocks;
     double firstScheduled = -1;
+    double firstTokenTime = -1;
+    double lastTokenTime = -1;
     long lastFlushNanos;
 
     SimRequest(long id, int[] promptTokens, int[] outputTokens, boolean stopsAtMaxTokens, int blockSize, long cacheSalt,

@@ -8,23 +8,27 @@ import java.util.function.Function;
 import java.util.function.ToDoubleFunction;
 
 /**
- * Renders the engines of one server in Prometheus text format 0.0.4 with vLLM's names and labels: every
- * family once, with one sample per engine labelled {@code model_name} and {@code engine} (in DP mode
- * {@code engine="0".."N-1"}, as vLLM's per-engine label values).
+ * Renders the engines of one server in Prometheus text format 0.0.4 with vLLM's names, labels and buckets
+ * ({@code vllm/v1/metrics/loggers.py}): every family once, with one sample per engine labelled {@code model_name}
+ * and {@code engine} ({@code "0".."N-1"}: a server of one engine is engine "0", as every one-vLLM pod is), except
+ * {@code vllm:cache_config_info}, whose labels are the cache config's ({@link CacheConfigInfo}).
  */
 final class MetricsExposition {
     static final String CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8";
 
     private final String[] labels;
+    private final List<String> engineLabels;
 
     /** @param engineLabels the {@code engine} label of each engine, in order */
     MetricsExposition(String model, List<String> engineLabels) {
         String m = escape(model);
+        this.engineLabels = List.copyOf(engineLabels);
         this.labels = engineLabels.stream().map(e -> "model_name=\"" + m + "\",engine=\"" + e + "\"").toArray(String[]::new);
     }
 
-    MetricsExposition(String model, int engineIndex) {
-        this(model, List.of(Integer.toString(engineIndex)));
+    /** Engines labelled "0".."engines-1". */
+    MetricsExposition(String model, int engines) {
+        this(model, java.util.stream.IntStream.range(0, engines).mapToObj(Integer::toString).toList());
     }
 
     String render(EngineMetrics m) {
@@ -54,19 +58,29 @@ final class MetricsExposition {
             success(sb, e, "length", m.finishedLength());
             success(sb, e, "abort", m.finishedAbort());
         }
+        histogram(sb, engines, "vllm:request_prompt_tokens", "Number of prefill tokens processed.",
+                EngineMetrics::requestPromptTokens);
+        histogram(sb, engines, "vllm:request_generation_tokens", "Number of generation tokens processed.",
+                EngineMetrics::requestGenerationTokens);
+        histogram(sb, engines, "vllm:iteration_tokens_total", "Histogram of number of tokens per engine_step.",
+                EngineMetrics::iterationTokens);
         histogram(sb, engines, "vllm:time_to_first_token_seconds", "Histogram of time to first token in seconds.",
                 EngineMetrics::timeToFirstToken);
+        histogram(sb, engines, "vllm:inter_token_latency_seconds", "Histogram of inter-token latency in seconds.",
+                EngineMetrics::interTokenLatency);
+        histogram(sb, engines, "vllm:e2e_request_latency_seconds", "Histogram of e2e request latency in seconds.",
+                EngineMetrics::e2eLatency);
         histogram(sb, engines, "vllm:request_queue_time_seconds",
                 "Histogram of time spent in WAITING phase for request.", EngineMetrics::queueTime);
         histogram(sb, engines, "vllm:request_prefill_time_seconds",
                 "Histogram of time spent in PREFILL phase for request.", EngineMetrics::prefillTime);
-        histogram(sb, engines, "vllm:e2e_request_latency_seconds", "Histogram of e2e request latency in seconds.",
-                EngineMetrics::e2eLatency);
+        histogram(sb, engines, "vllm:request_decode_time_seconds",
+                "Histogram of time spent in DECODE phase for request.", EngineMetrics::decodeTime);
         header(sb, "vllm:cache_config_info", "Information of the LLMEngine CacheConfig", "gauge");
         for (int e = 0; e < engines.size(); e++) {
-            EngineMetrics m = engines.get(e);
-            sb.append("vllm:cache_config_info{block_size=\"").append(m.blockSize()).append("\",enable_prefix_caching=\"True\"")
-                    .append(",num_gpu_blocks=\"").append(m.numGpuBlocks()).append("\",").append(labels[e]).append("} 1.0\n");
+            java.util.StringJoiner info = new java.util.StringJoiner(",", "vllm:cache_config_info{", "} 1.0\n");
+            CacheConfigInfo.labels(engines.get(e), engineLabels.get(e)).forEach((k, v) -> info.add(k + "=\"" + escape(v) + "\""));
+            sb.append(info);
         }
         return sb.toString();
     }

@@ -25,15 +25,14 @@ public final class ReplicaServer {
     private final MetricsExposition metrics;
     private final long created = System.currentTimeMillis() / 1000;
     private HttpServer server;
+    private volatile Runnable crash;
 
     public ReplicaServer(ReplicaConfig config, DataParallelEngines engines) {
         this.config = config;
         this.engines = engines;
         this.generation = new GenerationEndpoint(config, engines, faults);
-        // A plain replica keeps its index as the engine label; a DP server labels its engines 0..N-1, as vLLM.
-        this.metrics = new MetricsExposition(config.model(), engines.size() == 1
-                ? java.util.List.of(Integer.toString(config.index()))
-                : java.util.stream.IntStream.range(0, engines.size()).mapToObj(Integer::toString).toList());
+        // vLLM labels its engines 0..N-1 whatever the pod: a plain replica is engine "0", as a one-vLLM pod is.
+        this.metrics = new MetricsExposition(config.model(), engines.size());
     }
 
     /** Binds the server; the future holds the actual port. */
@@ -153,9 +152,22 @@ public final class ReplicaServer {
         }
     }
 
+    /**
+     * Lets {@code POST /sim/faults {"crash":true}} end this process with {@code halt} (no shutdown hooks: what a
+     * {@code kill -9} does), for a fault schedule that reaches the replica only over HTTP. Only a simulator that has
+     * a process of its own ({@code lmw-sim}) allows it; in-process ones (tests, the router's --simulate) refuse.
+     */
+    public void allowCrash(Runnable halt) {
+        this.crash = halt;
+    }
+
     private void armFaults(RoutingContext ctx) {
         JsonNode body = Requests.parseObject(ctx, ApiStyle.OPENAI);
         if (body == null) {
+            return;
+        }
+        if (body.has("crash")) {
+            crash(ctx, body.get("crash"));
             return;
         }
         try {
@@ -163,6 +175,19 @@ public final class ReplicaServer {
             json(ctx, faults.describe().toString());
         } catch (IllegalArgumentException e) {
             Requests.error(ctx, ApiStyle.OPENAI, 400, e.getMessage(), null);
+        }
+    }
+
+    private void crash(RoutingContext ctx, JsonNode value) {
+        Runnable halt = crash;
+        if (!value.isBoolean() || !value.asBoolean()) {
+            Requests.error(ctx, ApiStyle.OPENAI, 400, "crash: must be true (it cannot be undone)", "crash");
+        } else if (halt == null) {
+            Requests.error(ctx, ApiStyle.OPENAI, 400, "crash: this simulator runs inside another program; only a"
+                    + " simulator process of its own (java -jar lmw-sim.jar) can crash. Stop this one from its host.", "crash");
+        } else {
+            // Answer first, so the caller knows it was taken; then the process dies with every connection open.
+            ctx.response().putHeader("content-type", "application/json").end("{\"crash\":true}").onComplete(done -> halt.run());
         }
     }
 
