@@ -27,6 +27,8 @@ import java.util.Map;
 public class RouterDeploymentDependent extends ModelDeploymentDependent<Deployment> {
     public static final String CONTAINER = "router";
     public static final String CONFIG_HASH_ANNOTATION = "lmwarden.io/router-config-hash";
+    /** The router's adminToken setting as an environment variable (router/README.md, RouterOption.ADMIN_TOKEN). */
+    public static final String ADMIN_TOKEN_ENV = "LMW_ADMIN_TOKEN";
     static final String ROUTER_JAR = "/app/lmw-router.jar";
 
     public RouterDeploymentDependent() {
@@ -59,6 +61,11 @@ public class RouterDeploymentDependent extends ModelDeploymentDependent<Deployme
                                 .withReadOnly(true).build(),
                         PodHardening.tmpMount())
                 .build();
+        // From the Secret, never from the ConfigMap or the args: both are readable by anyone who can read the pod.
+        spec.router().adminTokenSecret().ifPresent(secret -> container.getEnv().add(new EnvVarBuilder()
+                .withName(ADMIN_TOKEN_ENV)
+                .withNewValueFrom().withNewSecretKeyRef(secret.getKey(), secret.getName(), false).endValueFrom()
+                .build()));
         boolean clustered = RouterClustered.clustered(spec);
         if (clustered) {
             // Router pods form one cluster: JGroups on the pod IP, found through the peer Service.

@@ -49,6 +49,10 @@ public class RouterSpec {
     @JsonPropertyDescription("Resources of the router container.")
     private ResourceRequirements resources;
 
+    @JsonPropertyDescription("Secret key holding the router's admin token (env LMW_ADMIN_TOKEN): every /api/* endpoint "
+            + "and raw session keys then need 'Authorization: Bearer <token>'. Read when a router pod starts.")
+    private SecretKeySpec adminTokenSecret;
+
     public Integer getReplicas() { return replicas; }
     public void setReplicas(Integer replicas) { this.replicas = replicas; }
     public String getImage() { return image; }
@@ -65,4 +69,6 @@ public class RouterSpec {
     public void setAdmission(AdmissionSpec admission) { this.admission = admission; }
     public ResourceRequirements getResources() { return resources; }
     public void setResources(ResourceRequirements resources) { this.resources = resources; }
+    public SecretKeySpec getAdminTokenSecret() { return adminTokenSecret; }
+    public void setAdminTokenSecret(SecretKeySpec adminTokenSecret) { this.adminTokenSecret = adminTokenSecret; }
 }
