@@ -239,6 +239,8 @@ class HelmChartTest {
                 .unmarshal(manifest, io.lmwarden.operator.model.ModelDeployment.class);
         assertThat(md.getSpec().getSimulator().getEnabled()).isTrue();
         assertThat(md.getSpec().getDataParallelSize()).isEqualTo(2);
+        assertThat(notes).contains("whoever can create a ModelDeployment can run its image with the Secrets and service account",
+                "operator.allowedImages", "operator.watchNamespaces");
         assertThat(notes).contains("kubectl get md " + md.getMetadata().getName(), "READY shows 2/2",
                 "port-forward service/" + md.getMetadata().getName() + " 8000:" + io.lmwarden.operator.dependent.RouterServiceDependent.PORT);
     }
