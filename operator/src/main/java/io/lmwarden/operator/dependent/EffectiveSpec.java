@@ -121,8 +121,21 @@ public record EffectiveSpec(
 
     private static NetworkIsolation networkIsolation(NetworkPolicySpec spec) {
         NetworkPolicySpec n = spec == null ? new NetworkPolicySpec() : spec;
-        return new NetworkIsolation(Boolean.TRUE.equals(n.getEnabled()), listOrEmpty(n.getRouterClients()),
-                listOrEmpty(n.getMetricsScrapers()));
+        return new NetworkIsolation(Boolean.TRUE.equals(n.getEnabled()), peers(n.getRouterClients(), "routerClients"),
+                peers(n.getMetricsScrapers(), "metricsScrapers"));
+    }
+
+    /** The API server refuses a NetworkPolicy peer with nothing in it; say so before making one. */
+    private static List<NetworkPolicyPeer> peers(List<NetworkPolicyPeer> peers, String field) {
+        List<NetworkPolicyPeer> list = listOrEmpty(peers);
+        for (int i = 0; i < list.size(); i++) {
+            NetworkPolicyPeer p = list.get(i);
+            if (p == null || (p.getPodSelector() == null && p.getNamespaceSelector() == null && p.getIpBlock() == null)) {
+                throw new IllegalArgumentException("spec.networkPolicy." + field + "[" + i
+                        + "] needs a podSelector, a namespaceSelector or an ipBlock");
+            }
+        }
+        return list;
     }
 
     private static Optional<SecretKeySpec> secretKey(SecretKeySpec spec, String field) {

@@ -3,6 +3,7 @@ package io.lmwarden.operator.model;
 import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonPropertyDescription;
 import io.fabric8.generator.annotation.Default;
+import io.fabric8.generator.annotation.ValidationRule;
 import io.fabric8.kubernetes.api.model.networking.v1.NetworkPolicyPeer;
 
 import java.util.List;
@@ -18,10 +19,14 @@ public class NetworkPolicySpec {
             + "NetworkPolicy. Setting it to false removes them.")
     private Boolean enabled;
 
+    @ValidationRule(value = "self.all(p, has(p.podSelector) || has(p.namespaceSelector) || has(p.ipBlock))",
+            message = "each peer needs a podSelector, a namespaceSelector or an ipBlock")
     @JsonPropertyDescription("Who may reach the router's port 8000 (NetworkPolicy peers). Left out: every pod in the "
             + "ModelDeployment's namespace.")
     private List<NetworkPolicyPeer> routerClients;
 
+    @ValidationRule(value = "self.all(p, has(p.podSelector) || has(p.namespaceSelector) || has(p.ipBlock))",
+            message = "each peer needs a podSelector, a namespaceSelector or an ipBlock")
     @JsonPropertyDescription("Who may scrape /metrics on port 8000 of the replica and router pods, e.g. "
             + "{namespaceSelector: {matchLabels: {kubernetes.io/metadata.name: monitoring}}} for Prometheus. Left out: "
             + "nobody beyond the router (the chart's PodMonitor then cannot scrape the replicas).")

@@ -90,6 +90,15 @@ class NetworkPolicyDesiredStateTest {
     }
 
     @Test
+    void anEmptyPeerIsAnInvalidSpecNotARejectedNetworkPolicy() {
+        ModelDeployment md = SampleModelDeployments.isolated("llm");
+        md.getSpec().getNetworkPolicy().setMetricsScrapers(List.of(SampleModelDeployments.namespacePeer("monitoring"),
+                new io.fabric8.kubernetes.api.model.networking.v1.NetworkPolicyPeer()));
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> EffectiveSpec.of(md.getSpec(), DEFAULTS))
+                .hasMessage("spec.networkPolicy.metricsScrapers[1] needs a podSelector, a namespaceSelector or an ipBlock");
+    }
+
+    @Test
     void offByDefaultAndOnWhenEnabled() {
         var condition = new NetworkPolicyEnabled();
         assertThat(condition.isMet(null, SampleModelDeployments.qwenDp4("llm"), null)).isFalse();

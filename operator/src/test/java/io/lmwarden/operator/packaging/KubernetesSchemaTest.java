@@ -221,6 +221,7 @@ class KubernetesSchemaTest {
                   networkPolicy:
                     enabled: "yes"
                     routerClients: {podSelector: {}}
+                    metricsScrapers: [{}]
                   router:
                     adminTokenSecret: {key: admin}
                 """);
@@ -229,6 +230,12 @@ class KubernetesSchemaTest {
         assertThat(results.get(3).path("error").asText()).contains("from", "protocol");
         assertThat(results.get(4).path("error").asText()).contains("verbs");
         assertThat(results.get(5).path("error").asText()).contains("enabled", "routerClients", "name");
+        JsonNode policy = YAML.readTree(RepositoryFiles.crd()).at("/spec/versions/0/schema/openAPIV3Schema/properties/spec/properties/networkPolicy/properties");
+        for (String peers : List.of("routerClients", "metricsScrapers")) {
+            assertThat(policy.path(peers).path("x-kubernetes-validations").path(0).path("message").asText())
+                    .as("the CEL rule the API server applies to an empty %s peer (the validator here does not run CEL)", peers)
+                    .isEqualTo("each peer needs a podSelector, a namespaceSelector or an ipBlock");
+        }
         assertThat(results.get(0).path("error").asText()).contains("replicas must be integer", "prometheus.io~1scrape must be string");
         assertThat(results.get(1).path("error").asText()).contains("model", "dataParallelSize", "name");
         assertThat(results.get(2).path("error").asText()).contains("status");
