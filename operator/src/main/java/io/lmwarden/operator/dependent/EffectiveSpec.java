@@ -66,7 +66,7 @@ public record EffectiveSpec(
     /** Router settings with defaults applied. */
     public record Router(int replicas, String image, String policy, String spillThreshold, boolean affinity,
                          String sessionIdleTimeout, Admission admission, Optional<ResourceRequirements> resources,
-                         Optional<SecretKeySpec> adminTokenSecret) {
+                         Optional<SecretKeySpec> adminTokenSecret, Optional<SecretKeySpec> tenantSecret) {
     }
 
     /**
@@ -169,7 +169,8 @@ public record EffectiveSpec(
                 orDefault(r.getSessionIdleTimeout(), Defaults.SESSION_IDLE_TIMEOUT),
                 admission(r.getAdmission()),
                 Optional.ofNullable(r.getResources()),
-                secretKey(r.getAdminTokenSecret(), "router.adminTokenSecret"));
+                secretKey(r.getAdminTokenSecret(), "router.adminTokenSecret"),
+                secretKey(r.getTenantSecret(), "router.tenantSecret"));
     }
 
     private static Admission admission(io.lmwarden.operator.model.AdmissionSpec spec) {

@@ -130,6 +130,28 @@ class ModelDeploymentReconciliationTest {
     }
 
     @Test
+    void theTenantSecretReachesEveryRouterPodFromItsSecretAndFollowsTheSpec() {
+        client.resource(SampleModelDeployments.qwenDp4(NS)).create();
+        Eventually.await("router Deployment", TIMEOUT, () -> router() != null);
+        assertThat(router().getSpec().getTemplate().getSpec().getContainers().get(0).getEnv())
+                .noneMatch(e -> e.getName().equals("LMW_TENANT_SECRET"));
+
+        patchSpec("qwen3-4b", "{\"spec\":{\"router\":{\"replicas\":2,\"tenantSecret\":{\"name\":\"lmw-tenants\",\"key\":\"salt\"}}}}");
+
+        Eventually.await("LMW_TENANT_SECRET from the Secret", TIMEOUT, () -> router().getSpec().getTemplate().getSpec().getContainers()
+                .get(0).getEnv().stream().anyMatch(e -> e.getName().equals("LMW_TENANT_SECRET") && e.getValueFrom() != null
+                        && "lmw-tenants".equals(e.getValueFrom().getSecretKeyRef().getName())
+                        && "salt".equals(e.getValueFrom().getSecretKeyRef().getKey())));
+        assertThat(router().getSpec().getReplicas()).as("every router pod gets it: one pod template").isEqualTo(2);
+        assertThat(client.configMaps().inNamespace(NS).withName("qwen3-4b-router").get().getData().get("router.yaml"))
+                .doesNotContain("lmw-tenants");
+
+        patchSpec("qwen3-4b", "{\"spec\":{\"router\":{\"tenantSecret\":{\"key\":\"other\"}}}}");
+        Eventually.await("the new key", TIMEOUT, () -> router().getSpec().getTemplate().getSpec().getContainers().get(0).getEnv()
+                .stream().anyMatch(e -> e.getName().equals("LMW_TENANT_SECRET") && "other".equals(e.getValueFrom().getSecretKeyRef().getKey())));
+    }
+
+    @Test
     void statusFollowsTheStatefulSetAndRouterBecomingReady() {
         client.resource(SampleModelDeployments.qwenDp4(NS)).create();
         Eventually.await("StatefulSet and router", TIMEOUT, () -> replicasOf("qwen3-4b-vllm") == 4 && router() != null);
