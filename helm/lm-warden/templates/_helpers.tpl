@@ -54,3 +54,52 @@ app.kubernetes.io/component: operator
 {{- define "lm-warden.routerImage" -}}
 {{- printf "%s:%s" .Values.router.image.repository (default .Chart.AppVersion .Values.router.image.tag) -}}
 {{- end -}}
+
+{{/* What the operator needs in a namespace it watches, and nothing more: read ModelDeployments and write
+their status; manage the kinds a ModelDeployment owns (never delete them: owner references let the garbage
+collector do that), except NetworkPolicies, which it removes when spec.networkPolicy.enabled turns false;
+read EndpointSlices, because Kubernetes lets it grant the router a Role only with rights it holds itself;
+record events. A ClusterRole with watchNamespaces empty, else a Role in each watched namespace. */}}
+{{- define "lm-warden.operatorRules" -}}
+- apiGroups: ["lmwarden.io"]
+  resources: ["modeldeployments"]
+  verbs: ["get", "list", "watch"]
+- apiGroups: ["lmwarden.io"]
+  resources: ["modeldeployments/status"]
+  verbs: ["get", "patch", "update"]
+# Owner references with blockOwnerDeletion need this where OwnerReferencesPermissionEnforcement is on.
+- apiGroups: ["lmwarden.io"]
+  resources: ["modeldeployments/finalizers"]
+  verbs: ["update"]
+- apiGroups: ["apps"]
+  resources: ["statefulsets", "deployments"]
+  verbs: ["get", "list", "watch", "create", "update", "patch"]
+- apiGroups: [""]
+  resources: ["services", "configmaps", "serviceaccounts"]
+  verbs: ["get", "list", "watch", "create", "update", "patch"]
+- apiGroups: ["policy"]
+  resources: ["poddisruptionbudgets"]
+  verbs: ["get", "list", "watch", "create", "update", "patch"]
+- apiGroups: ["rbac.authorization.k8s.io"]
+  resources: ["roles", "rolebindings"]
+  verbs: ["get", "list", "watch", "create", "update", "patch"]
+- apiGroups: ["networking.k8s.io"]
+  resources: ["networkpolicies"]
+  verbs: ["get", "list", "watch", "create", "update", "patch", "delete"]
+- apiGroups: ["discovery.k8s.io"]
+  resources: ["endpointslices"]
+  verbs: ["get", "list", "watch"]
+- apiGroups: ["", "events.k8s.io"]
+  resources: ["events"]
+  verbs: ["create", "patch"]
+{{- end -}}
+
+{{/* Namespaces the monitors look in: the watched ones, or all. */}}
+{{- define "lm-warden.monitoredNamespaces" -}}
+{{- if .Values.operator.watchNamespaces -}}
+matchNames:
+  {{- toYaml .Values.operator.watchNamespaces | nindent 2 }}
+{{- else -}}
+any: true
+{{- end -}}
+{{- end -}}

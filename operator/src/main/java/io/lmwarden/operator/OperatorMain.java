@@ -6,6 +6,7 @@ import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.fabric8.kubernetes.client.extended.leaderelection.LeaderCallbacks;
 import io.javaoperatorsdk.operator.Operator;
 import io.lmwarden.operator.dependent.OperatorDefaults;
+import io.lmwarden.operator.reconciler.ImageAllowList;
 import io.lmwarden.operator.runtime.HealthServer;
 import io.lmwarden.operator.runtime.LmWardenOperator;
 import io.lmwarden.operator.runtime.LogLineFormatter;
@@ -83,6 +84,11 @@ public final class OperatorMain implements Callable<Integer> {
     @Option(names = "--router-image-pull-policy", defaultValue = "${env:" + OperatorDefaults.IMAGE_PULL_POLICY_ENV + ":-IfNotPresent}")
     String routerImagePullPolicy;
 
+    @Option(names = "--allowed-images", defaultValue = "${env:LMW_ALLOWED_IMAGES:-}",
+            description = "Comma-separated image patterns ModelDeployments may run ('*' matches anything, e.g. registry.example/ml/*);"
+                    + " empty allows every image (env LMW_ALLOWED_IMAGES).")
+    String allowedImages;
+
     @Option(names = "--log-format", defaultValue = "${env:LMW_LOG_FORMAT:-text}",
             description = "text or json, one line per event (env LMW_LOG_FORMAT).")
     String logFormat;
@@ -110,7 +116,8 @@ public final class OperatorMain implements Callable<Integer> {
     /** Starts the operator and its HTTP endpoints with the parsed options against the given API server. */
     RunningOperator start(KubernetesClient client) throws IOException {
         OperatorSettings settings = new OperatorSettings(parseNamespaces(namespaces),
-                new OperatorDefaults(routerImage, routerImagePullPolicy), leaderElectionSettings());
+                new OperatorDefaults(routerImage, routerImagePullPolicy), leaderElectionSettings(),
+                ImageAllowList.parse(allowedImages));
         PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
         new JvmMemoryMetrics().bindTo(registry);
         new JvmGcMetrics().bindTo(registry);
@@ -147,7 +154,9 @@ public final class OperatorMain implements Callable<Integer> {
         }
         LOG.info(() -> "started: namespaces=" + (settings.namespaces().isEmpty() ? "all" : settings.namespaces())
                 + " leaderElection=" + settings.leaderElection().isPresent()
-                + " routerImage=" + settings.defaults().routerImage() + " http=" + httpHost + ":" + http.port());
+                + " routerImage=" + settings.defaults().routerImage()
+                + " allowedImages=" + (settings.allowedImages().allowsAll() ? "all" : settings.allowedImages().patterns())
+                + " http=" + httpHost + ":" + http.port());
         return new RunningOperator(operator, http, stopping);
     }
 

@@ -34,5 +34,30 @@ class OperatorMainTest {
         assertThat(main.leaderElection).isFalse();
         assertThat(main.routerImage).isEqualTo("x/router:1");
         assertThat(main.leaseName).isEqualTo("lm-warden-operator");
+        assertThat(main.allowedImages).as("every image by default").isEmpty();
+    }
+
+    @Test
+    void allowedImagesIsACommaSeparatedListOfPatterns() {
+        OperatorMain main = new OperatorMain();
+        new CommandLine(main).parseArgs("--allowed-images", "registry.example/ml/*, vllm/vllm-openai:v0.11.*");
+        assertThat(io.lmwarden.operator.reconciler.ImageAllowList.parse(main.allowedImages).patterns())
+                .containsExactly("registry.example/ml/*", "vllm/vllm-openai:v0.11.*");
+    }
+
+    @Test
+    void everyOptionIsInTheReadme() throws java.io.IOException {
+        String readme = java.nio.file.Files.readString(java.nio.file.Path.of("README.md"));
+        for (CommandLine.Model.OptionSpec option : new CommandLine(new OperatorMain()).getCommandSpec().options()) {
+            if (!option.usageHelp() && !option.versionHelp()) {
+                assertThat(readme).as(option.longestName() + " in operator/README.md").contains("`" + option.longestName());
+            }
+        }
+        // What creating a ModelDeployment grants, said plainly, with the two ways to narrow it.
+        String chartReadme = java.nio.file.Files.readString(java.nio.file.Path.of("..", "helm", "lm-warden", "README.md"));
+        for (String doc : java.util.List.of(readme, chartReadme)) {
+            assertThat(doc.replaceAll("\\s+", " ")).contains("can run an image of their choice",
+                    "Secrets", "service account", "allowedImages", "watchNamespaces");
+        }
     }
 }

@@ -66,6 +66,25 @@ public final class SampleModelDeployments {
         return withSpec("sim", namespace, spec);
     }
 
+    /** The reference setup with NetworkPolicies on, two clustered routers reachable from one client namespace,
+     *  Prometheus scraping from the monitoring namespace, and the router's admin token from a Secret. */
+    public static ModelDeployment isolated(String namespace) {
+        ModelDeployment md = qwenDp4(namespace);
+        io.lmwarden.operator.model.NetworkPolicySpec policy = new io.lmwarden.operator.model.NetworkPolicySpec();
+        policy.setEnabled(true);
+        policy.setRouterClients(java.util.List.of(namespacePeer("agents")));
+        policy.setMetricsScrapers(java.util.List.of(namespacePeer("monitoring")));
+        md.getSpec().setNetworkPolicy(policy);
+        md.getSpec().getRouter().setReplicas(2);
+        md.getSpec().getRouter().setAdminTokenSecret(new SecretKeySpec("lmw-admin", "admin-token"));
+        return md;
+    }
+
+    public static io.fabric8.kubernetes.api.model.networking.v1.NetworkPolicyPeer namespacePeer(String namespace) {
+        return new io.fabric8.kubernetes.api.model.networking.v1.NetworkPolicyPeerBuilder().withNewNamespaceSelector()
+                .addToMatchLabels("kubernetes.io/metadata.name", namespace).endNamespaceSelector().build();
+    }
+
     public static ModelDeployment withSpec(String name, String namespace, ModelDeploymentSpec spec) {
         ModelDeployment md = new ModelDeployment();
         md.setMetadata(new ObjectMetaBuilder().withName(name).withNamespace(namespace).withGeneration(1L).build());

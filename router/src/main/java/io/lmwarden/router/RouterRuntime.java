@@ -17,6 +17,7 @@ import io.lmwarden.router.cluster.InfinispanCluster;
 import io.lmwarden.router.cluster.LoadReport;
 import io.lmwarden.router.cluster.LocalCluster;
 import io.lmwarden.router.cluster.RouterCluster;
+import io.lmwarden.router.cluster.TenantSecret;
 import io.lmwarden.router.placement.SessionPins;
 import io.lmwarden.router.placement.AffinityTable;
 import io.lmwarden.router.placement.PrefillRates;
@@ -68,6 +69,7 @@ import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.function.LongFunction;
@@ -203,7 +205,8 @@ final class RouterRuntime {
             BodyHandler body = BodyHandler.create(false).setBodyLimit(config.bodyLimitBytes());
             ProxyHandler proxy = new ProxyHandler(ctx,
                     new RequestFactsReader(new SessionKeyResolver(new ConversationLineages(KEYLESS_PROMPTS_REMEMBERED))),
-                    new TenantResolver(config.tenantHeader(), config.tenantFromApiKey(), config.tenantSecret()));
+                    new TenantResolver(config.tenantHeader(), config.tenantFromApiKey(),
+                            Optional.of(TenantSecret.resolve(config.tenantSecret(), cluster).value())));
             PassThrough passThrough = new PassThrough(ctx);
             for (ApiFlavor flavor : ApiFlavor.values()) {
                 allowed.put(flavor.path(), "POST");

@@ -6,9 +6,11 @@ import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.api.model.ResourceRequirements;
 import io.fabric8.kubernetes.api.model.Toleration;
 import io.fabric8.kubernetes.api.model.TolerationBuilder;
+import io.fabric8.kubernetes.api.model.networking.v1.NetworkPolicyPeer;
 import io.lmwarden.operator.model.Defaults;
 import io.lmwarden.operator.model.ModelCacheSpec;
 import io.lmwarden.operator.model.ModelDeploymentSpec;
+import io.lmwarden.operator.model.NetworkPolicySpec;
 import io.lmwarden.operator.model.RouterSpec;
 import io.lmwarden.operator.model.SecretKeySpec;
 import io.lmwarden.operator.model.SimulatorSpec;
@@ -42,7 +44,8 @@ public record EffectiveSpec(
         Router router,
         boolean simulated,
         String simulatorProfile,
-        boolean dataParallelServer) {
+        boolean dataParallelServer,
+        NetworkIsolation networkPolicy) {
 
     public static final String GPU_RESOURCE = "nvidia.com/gpu";
     /** Label published by NVIDIA GPU feature discovery (part of the GPU operator) on GPU nodes. */
@@ -62,7 +65,17 @@ public record EffectiveSpec(
 
     /** Router settings with defaults applied. */
     public record Router(int replicas, String image, String policy, String spillThreshold, boolean affinity,
-                         String sessionIdleTimeout, Admission admission, Optional<ResourceRequirements> resources) {
+                         String sessionIdleTimeout, Admission admission, Optional<ResourceRequirements> resources,
+                         Optional<SecretKeySpec> adminTokenSecret, Optional<SecretKeySpec> tenantSecret) {
+    }
+
+    /**
+     * The optional NetworkPolicies.
+     *
+     * @param routerClients   peers allowed to the router's port; empty means every pod of the namespace
+     * @param metricsScrapers peers allowed to scrape replica and router pods; empty means none
+     */
+    public record NetworkIsolation(boolean enabled, List<NetworkPolicyPeer> routerClients, List<NetworkPolicyPeer> metricsScrapers) {
     }
 
     /** Admission settings the ModelDeployment gives; each absent one is the router's own default. */
@@ -78,8 +91,7 @@ public record EffectiveSpec(
         SimulatorSpec sim = Optional.ofNullable(spec.getSimulator()).orElseGet(SimulatorSpec::new);
         boolean simulated = Boolean.TRUE.equals(sim.getEnabled());
         ModelCacheSpec cache = Optional.ofNullable(spec.getModelCache()).orElseGet(ModelCacheSpec::new);
-        Optional<SecretKeySpec> token = Optional.ofNullable(spec.getHfTokenSecret())
-                .map(s -> new SecretKeySpec(s.getName(), orDefault(s.getKey(), Defaults.HF_TOKEN_KEY)));
+        Optional<SecretKeySpec> token = secretKey(spec.getHfTokenSecret(), "hfTokenSecret");
         return new EffectiveSpec(
                 spec.getModel(),
                 orDefault(spec.getServedModelName(), spec.getModel()),
@@ -103,7 +115,37 @@ public record EffectiveSpec(
                 router(spec.getRouter(), defaults),
                 simulated,
                 orDefault(sim.getProfile(), Defaults.SIMULATOR_PROFILE),
-                dataParallelServer(spec.getReplicaLayout()));
+                dataParallelServer(spec.getReplicaLayout()),
+                networkIsolation(spec.getNetworkPolicy()));
+    }
+
+    private static NetworkIsolation networkIsolation(NetworkPolicySpec spec) {
+        NetworkPolicySpec n = spec == null ? new NetworkPolicySpec() : spec;
+        return new NetworkIsolation(Boolean.TRUE.equals(n.getEnabled()), peers(n.getRouterClients(), "routerClients"),
+                peers(n.getMetricsScrapers(), "metricsScrapers"));
+    }
+
+    /** The API server refuses a NetworkPolicy peer with nothing in it; say so before making one. */
+    private static List<NetworkPolicyPeer> peers(List<NetworkPolicyPeer> peers, String field) {
+        List<NetworkPolicyPeer> list = listOrEmpty(peers);
+        for (int i = 0; i < list.size(); i++) {
+            NetworkPolicyPeer p = list.get(i);
+            if (p == null || (p.getPodSelector() == null && p.getNamespaceSelector() == null && p.getIpBlock() == null)) {
+                throw new IllegalArgumentException("spec.networkPolicy." + field + "[" + i
+                        + "] needs a podSelector, a namespaceSelector or an ipBlock");
+            }
+        }
+        return list;
+    }
+
+    private static Optional<SecretKeySpec> secretKey(SecretKeySpec spec, String field) {
+        if (spec == null) {
+            return Optional.empty();
+        }
+        if (spec.getName() == null || spec.getName().isBlank()) {
+            throw new IllegalArgumentException("spec." + field + ".name is required: the name of a Secret in the ModelDeployment's namespace");
+        }
+        return Optional.of(new SecretKeySpec(spec.getName(), orDefault(spec.getKey(), Defaults.HF_TOKEN_KEY)));
     }
 
     private static boolean dataParallelServer(String layout) {
@@ -126,7 +168,9 @@ public record EffectiveSpec(
                 r.getAffinity() == null || r.getAffinity(),
                 orDefault(r.getSessionIdleTimeout(), Defaults.SESSION_IDLE_TIMEOUT),
                 admission(r.getAdmission()),
-                Optional.ofNullable(r.getResources()));
+                Optional.ofNullable(r.getResources()),
+                secretKey(r.getAdminTokenSecret(), "router.adminTokenSecret"),
+                secretKey(r.getTenantSecret(), "router.tenantSecret"));
     }
 
     private static Admission admission(io.lmwarden.operator.model.AdmissionSpec spec) {

@@ -107,6 +107,8 @@ public final class ReplicaPodTemplate {
                 .build();
         return new PodSpecBuilder()
                 .withEnableServiceLinks(false)
+                // vLLM and the simulator never call the API server: no token of the namespace's default ServiceAccount.
+                .withAutomountServiceAccountToken(false)
                 .withContainers(vllm)
                 .withSecurityContext(PodHardening.vllmPodSecurityContext())
                 .withNodeSelector(spec.nodeSelector())
@@ -137,6 +139,8 @@ public final class ReplicaPodTemplate {
                 .build();
         return new PodSpecBuilder()
                 .withEnableServiceLinks(false)
+                // vLLM and the simulator never call the API server: no token of the namespace's default ServiceAccount.
+                .withAutomountServiceAccountToken(false)
                 .withContainers(simulator)
                 .withNodeSelector(spec.nodeSelector())
                 .withTolerations(spec.tolerations())

@@ -40,6 +40,16 @@ public record ResourceNames(String name, String namespace) {
         return routerPeers() + "." + namespace + ".svc.cluster.local";
     }
 
+    /** NetworkPolicy over the replica pods (optional). */
+    public String replicaNetworkPolicy() {
+        return name + "-replicas";
+    }
+
+    /** NetworkPolicy over the router pods (optional). */
+    public String routerNetworkPolicy() {
+        return name + "-router";
+    }
+
     /** In-cluster URL of the router Service (port 80). */
     public String endpoint() {
         return "http://" + routerService() + "." + namespace + ".svc";

@@ -3,6 +3,7 @@ package io.lmwarden.operator.dependent;
 import io.fabric8.kubernetes.api.model.Affinity;
 import io.fabric8.kubernetes.api.model.AffinityBuilder;
 import io.fabric8.kubernetes.api.model.ContainerPortBuilder;
+import io.fabric8.kubernetes.api.model.EnvVar;
 import io.fabric8.kubernetes.api.model.EnvVarBuilder;
 
 import io.fabric8.kubernetes.api.model.ContainerBuilder;
@@ -19,6 +20,7 @@ import io.fabric8.kubernetes.api.model.apps.DeploymentBuilder;
 import io.javaoperatorsdk.operator.api.config.informer.Informer;
 import io.javaoperatorsdk.operator.processing.dependent.kubernetes.KubernetesDependent;
 import io.lmwarden.operator.model.ModelDeployment;
+import io.lmwarden.operator.model.SecretKeySpec;
 
 import java.util.Map;
 
@@ -27,6 +29,10 @@ import java.util.Map;
 public class RouterDeploymentDependent extends ModelDeploymentDependent<Deployment> {
     public static final String CONTAINER = "router";
     public static final String CONFIG_HASH_ANNOTATION = "lmwarden.io/router-config-hash";
+    /** The router's adminToken setting as an environment variable (router/README.md, RouterOption.ADMIN_TOKEN). */
+    public static final String ADMIN_TOKEN_ENV = "LMW_ADMIN_TOKEN";
+    /** The router's tenantSecret setting as an environment variable (RouterOption.TENANT_SECRET). */
+    public static final String TENANT_SECRET_ENV = "LMW_TENANT_SECRET";
     static final String ROUTER_JAR = "/app/lmw-router.jar";
 
     public RouterDeploymentDependent() {
@@ -59,6 +65,9 @@ public class RouterDeploymentDependent extends ModelDeploymentDependent<Deployme
                                 .withReadOnly(true).build(),
                         PodHardening.tmpMount())
                 .build();
+        // From the Secret, never from the ConfigMap or the args: both are readable by anyone who can read the pod.
+        spec.router().adminTokenSecret().ifPresent(secret -> container.getEnv().add(fromSecret(ADMIN_TOKEN_ENV, secret)));
+        spec.router().tenantSecret().ifPresent(secret -> container.getEnv().add(fromSecret(TENANT_SECRET_ENV, secret)));
         boolean clustered = RouterClustered.clustered(spec);
         if (clustered) {
             // Router pods form one cluster: JGroups on the pod IP, found through the peer Service.
@@ -124,6 +133,13 @@ public class RouterDeploymentDependent extends ModelDeploymentDependent<Deployme
         return new ResourceRequirementsBuilder()
                 .withRequests(Map.of("cpu", new Quantity("250m"), "memory", new Quantity("256Mi")))
                 .withLimits(Map.of("memory", new Quantity("1Gi")))
+                .build();
+    }
+
+    /** Not optional: a missing Secret keeps the pod from starting rather than starting it without the setting. */
+    private static EnvVar fromSecret(String variable, SecretKeySpec secret) {
+        return new EnvVarBuilder().withName(variable)
+                .withNewValueFrom().withNewSecretKeyRef(secret.getKey(), secret.getName(), false).endValueFrom()
                 .build();
     }
 }

@@ -98,6 +98,9 @@ public class ModelDeploymentSpec {
     @JsonPropertyDescription("Run LM Warden's vLLM simulator instead of vLLM: no GPU needed.")
     private SimulatorSpec simulator;
 
+    @JsonPropertyDescription("Optional NetworkPolicies: replica pods reachable only from their router (and a metrics scraper).")
+    private NetworkPolicySpec networkPolicy;
+
     public String getModel() { return model; }
     public void setModel(String model) { this.model = model; }
     public String getServedModelName() { return servedModelName; }
@@ -134,4 +137,6 @@ public class ModelDeploymentSpec {
     public void setRouter(RouterSpec router) { this.router = router; }
     public SimulatorSpec getSimulator() { return simulator; }
     public void setSimulator(SimulatorSpec simulator) { this.simulator = simulator; }
+    public NetworkPolicySpec getNetworkPolicy() { return networkPolicy; }
+    public void setNetworkPolicy(NetworkPolicySpec networkPolicy) { this.networkPolicy = networkPolicy; }
 }

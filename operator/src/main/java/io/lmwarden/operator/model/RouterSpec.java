@@ -49,6 +49,15 @@ public class RouterSpec {
     @JsonPropertyDescription("Resources of the router container.")
     private ResourceRequirements resources;
 
+    @JsonPropertyDescription("Secret key holding the router's admin token (env LMW_ADMIN_TOKEN): every /api/* endpoint "
+            + "and raw session keys then need 'Authorization: Bearer <token>'. Read when a router pod starts.")
+    private SecretKeySpec adminTokenSecret;
+
+    @JsonPropertyDescription("Secret key holding the secret every tenant's cache_salt is derived from (env LMW_TENANT_SECRET), "
+            + "so salts, and with them the replicas' cached prefixes, survive restarts of every router pod. Without it the "
+            + "clustered routers agree on a random one that a restart of all of them replaces.")
+    private SecretKeySpec tenantSecret;
+
     public Integer getReplicas() { return replicas; }
     public void setReplicas(Integer replicas) { this.replicas = replicas; }
     public String getImage() { return image; }
@@ -65,4 +74,8 @@ public class RouterSpec {
     public void setAdmission(AdmissionSpec admission) { this.admission = admission; }
     public ResourceRequirements getResources() { return resources; }
     public void setResources(ResourceRequirements resources) { this.resources = resources; }
+    public SecretKeySpec getAdminTokenSecret() { return adminTokenSecret; }
+    public void setAdminTokenSecret(SecretKeySpec adminTokenSecret) { this.adminTokenSecret = adminTokenSecret; }
+    public SecretKeySpec getTenantSecret() { return tenantSecret; }
+    public void setTenantSecret(SecretKeySpec tenantSecret) { this.tenantSecret = tenantSecret; }
 }

@@ -10,11 +10,13 @@ import io.javaoperatorsdk.operator.api.reconciler.UpdateControl;
 import io.javaoperatorsdk.operator.api.reconciler.Workflow;
 import io.javaoperatorsdk.operator.api.reconciler.dependent.Dependent;
 import io.lmwarden.operator.dependent.EffectiveSpec;
+import io.lmwarden.operator.dependent.NetworkPolicyEnabled;
+import io.lmwarden.operator.dependent.ReplicaNetworkPolicyDependent;
+import io.lmwarden.operator.dependent.RouterNetworkPolicyDependent;
 import io.lmwarden.operator.dependent.OperatorDefaults;
 import io.lmwarden.operator.dependent.ReplicaServiceDependent;
 import io.lmwarden.operator.dependent.RouterConfigMapDependent;
 import io.lmwarden.operator.dependent.RouterDeploymentDependent;
-import io.lmwarden.operator.dependent.RouterDisruptionBudgetDependent;
 import io.lmwarden.operator.dependent.RouterRoleBindingDependent;
 import io.lmwarden.operator.dependent.RouterRoleDependent;
 import io.lmwarden.operator.dependent.RouterServiceAccountDependent;
@@ -53,7 +55,11 @@ import java.util.logging.Logger;
         @Dependent(name = ModelDeploymentReconciler.ROUTER_SERVICE, type = RouterServiceDependent.class),
         @Dependent(name = ModelDeploymentReconciler.ROUTER_PEERS, type = RouterPeerServiceDependent.class,
                 reconcilePrecondition = RouterClustered.class),
-        @Dependent(name = ModelDeploymentReconciler.ROUTER_DISRUPTION_BUDGET, type = RouterDisruptionBudgetDependent.class)
+        @Dependent(name = ModelDeploymentReconciler.ROUTER_DISRUPTION_BUDGET, type = RouterDisruptionBudgetDependent.class),
+        @Dependent(name = ModelDeploymentReconciler.REPLICA_NETWORK_POLICY, type = ReplicaNetworkPolicyDependent.class,
+                reconcilePrecondition = NetworkPolicyEnabled.class),
+        @Dependent(name = ModelDeploymentReconciler.ROUTER_NETWORK_POLICY, type = RouterNetworkPolicyDependent.class,
+                reconcilePrecondition = NetworkPolicyEnabled.class)
 })
 @ControllerConfiguration(name = ModelDeploymentReconciler.NAME)
 public class ModelDeploymentReconciler implements Reconciler<ModelDeployment> {
@@ -68,20 +74,24 @@ public class ModelDeploymentReconciler implements Reconciler<ModelDeployment> {
     static final String ROUTER_SERVICE = "router-service";
     static final String ROUTER_DISRUPTION_BUDGET = "router-pdb";
     static final String ROUTER_PEERS = "router-peer-service";
+    static final String REPLICA_NETWORK_POLICY = "replica-networkpolicy";
+    static final String ROUTER_NETWORK_POLICY = "router-networkpolicy";
 
     private static final Logger LOG = Logger.getLogger(ModelDeploymentReconciler.class.getName());
 
     private final StatusCalculator statusCalculator = new StatusCalculator();
     private final Clock clock;
     private final OperatorDefaults defaults;
+    private final ImageAllowList allowedImages;
 
-    public ModelDeploymentReconciler(OperatorDefaults defaults) {
-        this(Clock.systemUTC(), defaults);
+    public ModelDeploymentReconciler(OperatorDefaults defaults, ImageAllowList allowedImages) {
+        this(Clock.systemUTC(), defaults, allowedImages);
     }
 
-    public ModelDeploymentReconciler(Clock clock, OperatorDefaults defaults) {
+    public ModelDeploymentReconciler(Clock clock, OperatorDefaults defaults, ImageAllowList allowedImages) {
         this.clock = clock;
         this.defaults = defaults;
+        this.allowedImages = allowedImages;
     }
 
     @Override
@@ -112,8 +122,7 @@ public class ModelDeploymentReconciler implements Reconciler<ModelDeployment> {
     /** Why the spec cannot be applied, in words that say what to fix; empty when it can. */
     Optional<String> problem(ModelDeployment md) {
         try {
-            EffectiveSpec.of(md.getSpec(), defaults);
-            return Optional.empty();
+            return allowedImages.rejection(EffectiveSpec.of(md.getSpec(), defaults), defaults);
         } catch (IllegalArgumentException e) {
             return Optional.of(e.getMessage());
         }

@@ -40,6 +40,9 @@ public final class LmWardenOperator {
         Operator operator = new Operator(overrider -> {
             overrider.withKubernetesClient(client)
                     .withCloseClientOnStop(false)
+                    // Reading CustomResourceDefinitions needs a ClusterRole; with watchNamespaces the chart grants
+                    // only namespaced Roles. A missing CRD shows up anyway: the informer's list fails with 404.
+                    .checkingCRDAndValidateLocalModel(false)
                     .withSSABasedCreateUpdateMatchForDependentResources(false)
                     .withUseSSAToPatchPrimaryResource(false)
                     .withDependentResourceFactory(new DefaultsAwareDependentResourceFactory(settings.defaults()))
@@ -57,7 +60,7 @@ public final class LmWardenOperator {
                 overrider.withLeaderElectionConfiguration(builder.build());
             });
         });
-        operator.register(new ModelDeploymentReconciler(settings.defaults()), config -> {
+        operator.register(new ModelDeploymentReconciler(settings.defaults(), settings.allowedImages()), config -> {
             if (settings.namespaces().isEmpty()) {
                 config.watchingAllNamespaces();
             } else {

@@ -198,6 +198,9 @@ class DependentDesiredStateTest {
 
             assertThat(sts.getSpec().getTemplate().getSpec().getEnableServiceLinks())
                     .as("no VLLM_PORT=tcp://... from a Service named vllm").isFalse();
+            assertThat(sts.getSpec().getTemplate().getSpec().getAutomountServiceAccountToken())
+                    .as("replica pods get no API token").isFalse();
+            assertThat(sts.getSpec().getTemplate().getSpec().getServiceAccountName()).as("the namespace's default").isNull();
             assertThat(router.getSpec().getTemplate().getSpec().getEnableServiceLinks())
                     .as("no LMW_*=tcp://... from Services named lmw-...").isFalse();
             Map<String, String> replicaPodLabels = sts.getSpec().getTemplate().getMetadata().getLabels();

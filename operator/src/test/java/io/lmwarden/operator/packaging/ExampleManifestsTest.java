@@ -33,6 +33,25 @@ class ExampleManifestsTest {
         assertThat(spec.tolerations()).isEmpty();
     }
 
+    @Test
+    void isolatedExampleMakesBothNetworkPoliciesAndGuardsTheAdminApi() {
+        ModelDeployment md = load("simulated-isolated.yaml");
+        EffectiveSpec spec = EffectiveSpec.of(md.getSpec(), OperatorDefaults.builtIn());
+        assertThat(spec.simulated()).isTrue();
+        assertThat(new io.lmwarden.operator.dependent.NetworkPolicyEnabled().isMet(null, md, null)).isTrue();
+        assertThat(spec.networkPolicy().routerClients()).singleElement()
+                .satisfies(p -> assertThat(p.getPodSelector().getMatchLabels()).containsEntry("role", "agent"));
+        assertThat(spec.networkPolicy().metricsScrapers()).singleElement()
+                .satisfies(p -> assertThat(p.getNamespaceSelector().getMatchLabels()).containsEntry("kubernetes.io/metadata.name", "monitoring"));
+        assertThat(spec.router().adminTokenSecret()).hasValueSatisfying(s -> {
+            assertThat(s.getName()).isEqualTo("lmw-admin");
+            assertThat(s.getKey()).isEqualTo("token");
+        });
+        String yaml = RepositoryFiles.read(RepositoryFiles.root().resolve("deploy/examples/simulated-isolated.yaml"));
+        assertThat(yaml).contains("kubectl create secret generic lmw-admin --from-literal=token=",
+                "kubectl get networkpolicy " + md.getMetadata().getName() + "-replicas " + md.getMetadata().getName() + "-router");
+    }
+
     private ModelDeployment load(String file) {
         String yaml = RepositoryFiles.read(RepositoryFiles.root().resolve("deploy/examples").resolve(file));
         ModelDeployment md = serialization.unmarshal(yaml, ModelDeployment.class);

@@ -73,33 +73,7 @@ class HelmChartTest {
         RenderedChart chart = RenderedChart.render("lm-warden", NAMESPACE, Map.of());
         ClusterRole role = chart.one(ClusterRole.class);
         List<PolicyRule> rules = role.getRules();
-
-        for (PolicyRule rule : rules) {
-            assertThat(rule.getVerbs()).as("no wildcard verbs").doesNotContain("*");
-            assertThat(rule.getResources()).as("no wildcard resources").doesNotContain("*");
-            assertThat(rule.getApiGroups()).as("no wildcard groups").doesNotContain("*");
-            assertThat(rule.getResources()).as("no access to secrets").doesNotContain("secrets");
-            assertThat(rule.getVerbs()).as("owned objects are deleted by the garbage collector").doesNotContain("delete", "deletecollection");
-        }
-        assertThat(allowed(rules, "lmwarden.io", "modeldeployments")).containsExactlyInAnyOrder("get", "list", "watch");
-        assertThat(allowed(rules, "lmwarden.io", "modeldeployments/status")).contains("patch", "update");
-
-        // Every dependent the reconciler declares must be manageable.
-        for (Dependent dependent : ModelDeploymentReconciler.class.getAnnotation(Workflow.class).dependents()) {
-            var instance = dependent.type().getConstructor().newInstance();
-            @SuppressWarnings("unchecked")
-            Class<? extends HasMetadata> kind = (Class<? extends HasMetadata>) instance.resourceType();
-            assertThat(allowed(rules, HasMetadata.getGroup(kind), HasMetadata.getPlural(kind)))
-                    .as(kind.getSimpleName())
-                    .contains("get", "list", "watch", "create", "update", "patch");
-        }
-        // Kubernetes lets the operator grant the router's Role only if it holds those rights itself.
-        Role routerRole = new RouterRoleDependent().desired(SampleModelDeployments.qwenDp4("ns"));
-        for (PolicyRule granted : routerRole.getRules()) {
-            for (String resource : granted.getResources()) {
-                assertThat(allowed(rules, granted.getApiGroups().get(0), resource)).containsAll(granted.getVerbs());
-            }
-        }
+        assertCoversTheOperatorAndNothingMore(rules);
         assertThat(allowed(rules, "coordination.k8s.io", "leases")).as("leases only in the release namespace").isEmpty();
 
         ClusterRoleBinding binding = chart.one(ClusterRoleBinding.class);
@@ -109,6 +83,7 @@ class HelmChartTest {
             assertThat(s.getNamespace()).isEqualTo(NAMESPACE);
         });
         Role leader = chart.one(Role.class);
+        assertThat(leader.getMetadata().getName()).endsWith("-leader-election");
         assertThat(leader.getMetadata().getNamespace()).isEqualTo(NAMESPACE);
         // fabric8's LeaseLock reads, creates and then renews the Lease with PATCH.
         assertThat(allowed(leader.getRules(), "coordination.k8s.io", "leases")).containsExactlyInAnyOrder("get", "create", "update", "patch");
@@ -137,7 +112,8 @@ class HelmChartTest {
         assertThat(env(operator, "LMW_WATCH_NAMESPACES")).isEqualTo("team-a,team-b");
         assertThat(env(operator, "LMW_LOG_FORMAT")).isEqualTo("json");
         assertThat(operator.getArgs()).contains("--leader-election=false");
-        assertThat(chart.all(Role.class)).as("no Lease rights without leader election").isEmpty();
+        assertThat(chart.all(Role.class)).as("no Lease rights without leader election")
+                .noneMatch(r -> r.getMetadata().getName().endsWith("-leader-election"));
         assertThat(chart.one(Deployment.class).getMetadata().getName()).isEqualTo("prod-lm-warden");
     }
 
@@ -263,6 +239,8 @@ class HelmChartTest {
                 .unmarshal(manifest, io.lmwarden.operator.model.ModelDeployment.class);
         assertThat(md.getSpec().getSimulator().getEnabled()).isTrue();
         assertThat(md.getSpec().getDataParallelSize()).isEqualTo(2);
+        assertThat(notes).contains("whoever can create a ModelDeployment can run its image with the Secrets and service account",
+                "operator.allowedImages", "operator.watchNamespaces");
         assertThat(notes).contains("kubectl get md " + md.getMetadata().getName(), "READY shows 2/2",
                 "port-forward service/" + md.getMetadata().getName() + " 8000:" + io.lmwarden.operator.dependent.RouterServiceDependent.PORT);
     }
@@ -296,6 +274,102 @@ class HelmChartTest {
         assertThat(RepositoryFiles.read(target))
                 .as("deploy/operator.yaml differs from the chart and CRD; " + RepositoryFiles.howToRefresh())
                 .isEqualTo(expected);
+    }
+
+    @Test
+    void watchNamespacesGrantsRolesInThoseNamespacesAndNothingClusterWide(@TempDir Path dir) throws Exception {
+        Path values = Files.writeString(dir.resolve("values.yaml"), """
+                operator:
+                  watchNamespaces: [team-a, team-b]
+                serviceMonitor:
+                  enabled: true
+                """);
+        RenderedChart chart = RenderedChart.render("lm-warden", NAMESPACE, Map.of(), values);
+
+        assertThat(chart.all(ClusterRole.class)).as("no ClusterRole when watchNamespaces is set").isEmpty();
+        assertThat(chart.all(ClusterRoleBinding.class)).isEmpty();
+        List<Role> operatorRoles = chart.all(Role.class).stream()
+                .filter(r -> r.getMetadata().getName().equals("lm-warden")).toList();
+        assertThat(operatorRoles).extracting(r -> r.getMetadata().getNamespace()).containsExactly("team-a", "team-b");
+        List<PolicyRule> clusterWide = RenderedChart.render("lm-warden", NAMESPACE, Map.of()).one(ClusterRole.class).getRules();
+        for (Role role : operatorRoles) {
+            assertThat(role.getRules()).as("the same rules as the all-namespace ClusterRole").isEqualTo(clusterWide);
+            assertCoversTheOperatorAndNothingMore(role.getRules());
+            RoleBinding binding = chart.all(RoleBinding.class).stream()
+                    .filter(b -> b.getMetadata().getNamespace().equals(role.getMetadata().getNamespace()))
+                    .findFirst().orElseThrow(() -> new AssertionError("no RoleBinding in " + role.getMetadata().getNamespace()));
+            assertThat(binding.getRoleRef().getKind()).isEqualTo("Role");
+            assertThat(binding.getRoleRef().getName()).isEqualTo(role.getMetadata().getName());
+            assertThat(binding.getSubjects()).singleElement().satisfies(s -> {
+                assertThat(s.getName()).isEqualTo(chart.one(ServiceAccount.class).getMetadata().getName());
+                assertThat(s.getNamespace()).as("the operator's ServiceAccount lives in the release namespace").isEqualTo(NAMESPACE);
+            });
+        }
+        assertThat(chart.all(RoleBinding.class)).extracting(b -> b.getMetadata().getNamespace())
+                .containsExactlyInAnyOrder("team-a", "team-b", NAMESPACE);
+        Container operator = chart.one(Deployment.class).getSpec().getTemplate().getSpec().getContainers().get(0);
+        assertThat(env(operator, "LMW_WATCH_NAMESPACES")).isEqualTo("team-a,team-b");
+        // The monitors look only where the operator makes objects.
+        var monitors = chart.all(io.fabric8.kubernetes.api.model.GenericKubernetesResource.class);
+        assertThat(monitors).hasSize(2).allSatisfy(m -> assertThat(m.get("spec").toString())
+                .contains("namespaceSelector={matchNames=[team-a, team-b]}").doesNotContain("any=true"));
+    }
+
+    @Test
+    void allowedImagesReachTheOperatorAndDefaultToAllowingAll(@TempDir Path dir) throws Exception {
+        Container defaults = RenderedChart.render("lm-warden", NAMESPACE, Map.of()).one(Deployment.class)
+                .getSpec().getTemplate().getSpec().getContainers().get(0);
+        assertThat(env(defaults, "LMW_ALLOWED_IMAGES")).as("empty: every image").isEmpty();
+        Path values = Files.writeString(dir.resolve("values.yaml"), """
+                operator:
+                  allowedImages: ["registry.example/ml/*", "vllm/vllm-openai:v0.11.*"]
+                """);
+        Container operator = RenderedChart.render("lm-warden", NAMESPACE, Map.of(), values).one(Deployment.class)
+                .getSpec().getTemplate().getSpec().getContainers().get(0);
+        assertThat(io.lmwarden.operator.reconciler.ImageAllowList.parse(env(operator, "LMW_ALLOWED_IMAGES")).patterns())
+                .containsExactly("registry.example/ml/*", "vllm/vllm-openai:v0.11.*");
+        Path comma = Files.writeString(dir.resolve("comma.yaml"), """
+                operator:
+                  allowedImages: ["a/*,b/*"]
+                """);
+        assertThatThrownBy(() -> RenderedChart.render("lm-warden", NAMESPACE, Map.of(), comma))
+                .as("one pattern per list item").hasMessageContaining("allowedImages");
+    }
+
+    /** No wildcards, no Secrets, delete only for NetworkPolicies, and every dependent the reconciler declares manageable. */
+    private static void assertCoversTheOperatorAndNothingMore(List<PolicyRule> rules) throws Exception {
+        for (PolicyRule rule : rules) {
+            assertThat(rule.getVerbs()).as("no wildcard verbs").doesNotContain("*");
+            assertThat(rule.getResources()).as("no wildcard resources").doesNotContain("*");
+            assertThat(rule.getApiGroups()).as("no wildcard groups").doesNotContain("*");
+            assertThat(rule.getResources()).as("no access to secrets").doesNotContain("secrets");
+            assertThat(rule.getVerbs()).doesNotContain("deletecollection");
+            if (!rule.getResources().equals(List.of("networkpolicies"))) {
+                assertThat(rule.getVerbs()).as("owned objects are deleted by the garbage collector: " + rule.getResources())
+                        .doesNotContain("delete");
+            }
+        }
+        assertThat(allowed(rules, "lmwarden.io", "modeldeployments")).containsExactlyInAnyOrder("get", "list", "watch");
+        assertThat(allowed(rules, "lmwarden.io", "modeldeployments/status")).contains("patch", "update");
+        // The operator removes NetworkPolicies itself when spec.networkPolicy.enabled turns false.
+        assertThat(allowed(rules, "networking.k8s.io", "networkpolicies")).contains("delete");
+
+        // Every dependent the reconciler declares must be manageable.
+        for (Dependent dependent : ModelDeploymentReconciler.class.getAnnotation(Workflow.class).dependents()) {
+            var instance = dependent.type().getConstructor().newInstance();
+            @SuppressWarnings("unchecked")
+            Class<? extends HasMetadata> kind = (Class<? extends HasMetadata>) instance.resourceType();
+            assertThat(allowed(rules, HasMetadata.getGroup(kind), HasMetadata.getPlural(kind)))
+                    .as(kind.getSimpleName())
+                    .contains("get", "list", "watch", "create", "update", "patch");
+        }
+        // Kubernetes lets the operator grant the router's Role only if it holds those rights itself.
+        Role routerRole = new RouterRoleDependent().desired(SampleModelDeployments.qwenDp4("ns"));
+        for (PolicyRule granted : routerRole.getRules()) {
+            for (String resource : granted.getResources()) {
+                assertThat(allowed(rules, granted.getApiGroups().get(0), resource)).containsAll(granted.getVerbs());
+            }
+        }
     }
 
     private static List<String> allowed(List<PolicyRule> rules, String group, String resource) {

@@ -92,6 +92,20 @@ class KubernetesSchemaTest {
         addYaml(objects, "chart defaults", RenderedChart.render("lm-warden", "lmw-system", Map.of()).yaml());
         addYaml(objects, "chart with monitors, PDB, 2 replicas", RenderedChart.render("lm-warden", "lmw-system", Map.of(
                 "serviceMonitor.enabled", "true", "operator.podDisruptionBudget.enabled", "true", "operator.replicas", "2")).yaml());
+        Path namespaced = Files.createTempFile("lmw-values", ".yaml");
+        try {
+            Files.writeString(namespaced, """
+                    operator:
+                      watchNamespaces: [team-a, team-b]
+                      allowedImages: ["registry.example/ml/*"]
+                    serviceMonitor:
+                      enabled: true
+                    """);
+            addYaml(objects, "chart with watchNamespaces, allowedImages, monitors",
+                    RenderedChart.render("lm-warden", "lmw-system", Map.of(), namespaced).yaml());
+        } finally {
+            Files.delete(namespaced);
+        }
         addYaml(objects, "deploy/operator.yaml", RepositoryFiles.read(RepositoryFiles.root().resolve("deploy/operator.yaml")));
         try (Stream<Path> examples = Files.list(RepositoryFiles.root().resolve("deploy/examples"))) {
             for (Path p : examples.filter(f -> f.toString().endsWith(".yaml")).sorted().toList()) {
@@ -100,13 +114,16 @@ class KubernetesSchemaTest {
         }
         KubernetesSerialization k8s = new KubernetesSerialization();
         for (ModelDeployment md : List.of(SampleModelDeployments.qwenDp4("llm"), SampleModelDeployments.simulated("llm", 2),
-                SampleModelDeployments.tensorParallel("llm"))) {
+                SampleModelDeployments.tensorParallel("llm"), SampleModelDeployments.isolated("llm"))) {
             String name = "operator's objects for " + md.getMetadata().getName();
             for (HasMetadata o : List.of(new VllmStatefulSetDependent(DEFAULTS).desired(md), new ReplicaServiceDependent(DEFAULTS).desired(md),
                     new RouterConfigMapDependent(DEFAULTS).desired(md), new RouterDeploymentDependent(DEFAULTS).desired(md),
                     new RouterServiceDependent(DEFAULTS).desired(md), new RouterServiceAccountDependent(DEFAULTS).desired(md),
                     new RouterRoleDependent(DEFAULTS).desired(md), new RouterRoleBindingDependent(DEFAULTS).desired(md),
-                    new io.lmwarden.operator.dependent.RouterDisruptionBudgetDependent(DEFAULTS).desired(md))) {
+                    new io.lmwarden.operator.dependent.RouterDisruptionBudgetDependent(DEFAULTS).desired(md),
+                    new io.lmwarden.operator.dependent.ReplicaNetworkPolicyDependent(DEFAULTS).desired(md),
+                    new io.lmwarden.operator.dependent.RouterNetworkPolicyDependent(DEFAULTS).desired(md),
+                    new io.lmwarden.operator.dependent.RouterPeerServiceDependent(DEFAULTS).desired(md))) {
                 objects.put(name + ": " + o.getKind(), JSON.readTree(k8s.asJson(o)));
             }
             objects.put(name + ": ModelDeployment", JSON.readTree(k8s.asJson(md)));
@@ -116,7 +133,10 @@ class KubernetesSchemaTest {
         assertThat(results).filteredOn(r -> !r.path("ok").asBoolean()).as("manifests the Kubernetes schemas reject").isEmpty();
         assertThat(objects.values()).extracting(o -> o.path("kind").asText())
                 .contains("Deployment", "ServiceMonitor", "PodMonitor", "PodDisruptionBudget", "CustomResourceDefinition",
-                        "ClusterRole", "StatefulSet", "ModelDeployment", "Namespace");
+                        "ClusterRole", "StatefulSet", "ModelDeployment", "Namespace", "NetworkPolicy", "Role", "RoleBinding");
+        assertThat(objects.keySet()).as("the namespaced RBAC the chart renders for watchNamespaces is checked")
+                .anyMatch(k -> k.startsWith("chart with watchNamespaces") && k.contains(" Role lm-warden"))
+                .anyMatch(k -> k.startsWith("chart with watchNamespaces") && k.contains(" RoleBinding lm-warden"));
     }
 
     @Test
@@ -166,8 +186,56 @@ class KubernetesSchemaTest {
                       message: ""
                       lastTransitionTime: "2026-12-01T10:00:00Z"
                 """);
+        addYaml(objects, "NetworkPolicy with a peer that is no object and a numeric protocol", """
+                apiVersion: networking.k8s.io/v1
+                kind: NetworkPolicy
+                metadata:
+                  name: broken
+                spec:
+                  podSelector: {}
+                  policyTypes: [Ingress]
+                  ingress:
+                    - from: [team-a]
+                      ports:
+                        - port: 8000
+                          protocol: 6
+                """);
+        addYaml(objects, "Role with a verb list that is a string", """
+                apiVersion: rbac.authorization.k8s.io/v1
+                kind: Role
+                metadata:
+                  name: broken
+                  namespace: team-a
+                rules:
+                  - apiGroups: ["networking.k8s.io"]
+                    resources: ["networkpolicies"]
+                    verbs: get
+                """);
+        addYaml(objects, "ModelDeployment whose networkPolicy.enabled is a string", """
+                apiVersion: lmwarden.io/v1alpha1
+                kind: ModelDeployment
+                metadata:
+                  name: broken-policy
+                spec:
+                  model: Qwen/Qwen3-4B-Instruct-2507
+                  networkPolicy:
+                    enabled: "yes"
+                    routerClients: {podSelector: {}}
+                    metricsScrapers: [{}]
+                  router:
+                    adminTokenSecret: {key: admin}
+                """);
         List<JsonNode> results = validate(objects);
-        assertThat(results).hasSize(3).allSatisfy(r -> assertThat(r.path("ok").asBoolean()).as(r.toString()).isFalse());
+        assertThat(results).hasSize(6).allSatisfy(r -> assertThat(r.path("ok").asBoolean()).as(r.toString()).isFalse());
+        assertThat(results.get(3).path("error").asText()).contains("from", "protocol");
+        assertThat(results.get(4).path("error").asText()).contains("verbs");
+        assertThat(results.get(5).path("error").asText()).contains("enabled", "routerClients", "name");
+        JsonNode policy = YAML.readTree(RepositoryFiles.crd()).at("/spec/versions/0/schema/openAPIV3Schema/properties/spec/properties/networkPolicy/properties");
+        for (String peers : List.of("routerClients", "metricsScrapers")) {
+            assertThat(policy.path(peers).path("x-kubernetes-validations").path(0).path("message").asText())
+                    .as("the CEL rule the API server applies to an empty %s peer (the validator here does not run CEL)", peers)
+                    .isEqualTo("each peer needs a podSelector, a namespaceSelector or an ipBlock");
+        }
         assertThat(results.get(0).path("error").asText()).contains("replicas must be integer", "prometheus.io~1scrape must be string");
         assertThat(results.get(1).path("error").asText()).contains("model", "dataParallelSize", "name");
         assertThat(results.get(2).path("error").asText()).contains("status");

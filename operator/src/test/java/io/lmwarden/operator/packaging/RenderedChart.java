@@ -11,14 +11,14 @@ import java.util.Map;
 import java.util.Optional;
 
 /** The chart rendered by real Helm code (helm-java's bundled native Helm library). */
-record RenderedChart(String yaml, List<HasMetadata> objects) {
+public record RenderedChart(String yaml, List<HasMetadata> objects) {
 
-    static RenderedChart render(String release, String namespace, Map<String, Object> values) {
+    public static RenderedChart render(String release, String namespace, Map<String, Object> values) {
         return render(release, namespace, values, null);
     }
 
     /** Lists and maps go in a values file: helm-java's set() passes scalars only. */
-    static RenderedChart render(String release, String namespace, Map<String, Object> values, java.nio.file.Path valuesFile) {
+    public static RenderedChart render(String release, String namespace, Map<String, Object> values, java.nio.file.Path valuesFile) {
         TemplateCommand template = new Helm(RepositoryFiles.chart()).template().withName(release).withNamespace(namespace);
         if (valuesFile != null) {
             template.withValuesFile(valuesFile);
@@ -35,11 +35,11 @@ record RenderedChart(String yaml, List<HasMetadata> objects) {
         return new RenderedChart(yaml, List.copyOf(objects));
     }
 
-    <T extends HasMetadata> List<T> all(Class<T> type) {
+    public <T extends HasMetadata> List<T> all(Class<T> type) {
         return objects.stream().filter(type::isInstance).map(type::cast).toList();
     }
 
-    <T extends HasMetadata> T one(Class<T> type) {
+    public <T extends HasMetadata> T one(Class<T> type) {
         List<T> found = all(type);
         if (found.size() != 1) {
             throw new AssertionError("expected one " + type.getSimpleName() + " in the rendered chart, found " + found.size());
@@ -47,7 +47,7 @@ record RenderedChart(String yaml, List<HasMetadata> objects) {
         return found.get(0);
     }
 
-    <T extends HasMetadata> Optional<T> named(Class<T> type, String name) {
+    public <T extends HasMetadata> Optional<T> named(Class<T> type, String name) {
         return all(type).stream().filter(o -> o.getMetadata().getName().equals(name)).findFirst();
     }
 }

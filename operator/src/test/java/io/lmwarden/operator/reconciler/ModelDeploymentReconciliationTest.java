@@ -130,6 +130,28 @@ class ModelDeploymentReconciliationTest {
     }
 
     @Test
+    void theTenantSecretReachesEveryRouterPodFromItsSecretAndFollowsTheSpec() {
+        client.resource(SampleModelDeployments.qwenDp4(NS)).create();
+        Eventually.await("router Deployment", TIMEOUT, () -> router() != null);
+        assertThat(router().getSpec().getTemplate().getSpec().getContainers().get(0).getEnv())
+                .noneMatch(e -> e.getName().equals("LMW_TENANT_SECRET"));
+
+        patchSpec("qwen3-4b", "{\"spec\":{\"router\":{\"replicas\":2,\"tenantSecret\":{\"name\":\"lmw-tenants\",\"key\":\"salt\"}}}}");
+
+        Eventually.await("LMW_TENANT_SECRET from the Secret", TIMEOUT, () -> router().getSpec().getTemplate().getSpec().getContainers()
+                .get(0).getEnv().stream().anyMatch(e -> e.getName().equals("LMW_TENANT_SECRET") && e.getValueFrom() != null
+                        && "lmw-tenants".equals(e.getValueFrom().getSecretKeyRef().getName())
+                        && "salt".equals(e.getValueFrom().getSecretKeyRef().getKey())));
+        assertThat(router().getSpec().getReplicas()).as("every router pod gets it: one pod template").isEqualTo(2);
+        assertThat(client.configMaps().inNamespace(NS).withName("qwen3-4b-router").get().getData().get("router.yaml"))
+                .doesNotContain("lmw-tenants");
+
+        patchSpec("qwen3-4b", "{\"spec\":{\"router\":{\"tenantSecret\":{\"key\":\"other\"}}}}");
+        Eventually.await("the new key", TIMEOUT, () -> router().getSpec().getTemplate().getSpec().getContainers().get(0).getEnv()
+                .stream().anyMatch(e -> e.getName().equals("LMW_TENANT_SECRET") && "other".equals(e.getValueFrom().getSecretKeyRef().getKey())));
+    }
+
+    @Test
     void statusFollowsTheStatefulSetAndRouterBecomingReady() {
         client.resource(SampleModelDeployments.qwenDp4(NS)).create();
         Eventually.await("StatefulSet and router", TIMEOUT, () -> replicasOf("qwen3-4b-vllm") == 4 && router() != null);
@@ -192,6 +214,36 @@ class ModelDeploymentReconciliationTest {
         patchSpec("qwen3-4b", "{\"spec\":{\"router\":{\"spillThreshold\":\"auto\"}}}");
         awaitObjects(md, 9);
         Eventually.await("Degraded=False", TIMEOUT, () -> "False".equals(condition(get("qwen3-4b"), "Degraded")));
+    }
+
+    @Test
+    void networkPoliciesAreMadeWhenEnabledFollowTheSpecAndGoWhenDisabled() {
+        ModelDeployment md = client.resource(SampleModelDeployments.isolated(NS)).create();
+        // 9 objects + the router peer Service (2 routers) + 2 NetworkPolicies
+        awaitObjects(md, 12);
+        var replicas = client.network().v1().networkPolicies().inNamespace(NS).withName("qwen3-4b-replicas").get();
+        var router = client.network().v1().networkPolicies().inNamespace(NS).withName("qwen3-4b-router").get();
+        assertThat(replicas.getSpec().getPodSelector().getMatchLabels()).containsEntry("app.kubernetes.io/component", "replica");
+        assertThat(router.getSpec().getIngress().get(0).getFrom()).containsExactly(SampleModelDeployments.namespacePeer("agents"));
+        assertThat(router.getMetadata().getOwnerReferences()).singleElement()
+                .satisfies(ref -> assertThat(ref.getUid()).isEqualTo(md.getMetadata().getUid()));
+        // The admin token reaches the router container from its Secret.
+        assertThat(router().getSpec().getTemplate().getSpec().getContainers().get(0).getEnv())
+                .anySatisfy(e -> assertThat(e.getValueFrom().getSecretKeyRef().getName()).isEqualTo("lmw-admin"));
+
+        // A JSON patch: the mock server's merge patch appends to lists instead of replacing them.
+        client.resources(ModelDeployment.class).inNamespace(NS).withName("qwen3-4b").patch(PatchContext.of(PatchType.JSON),
+                "[{\"op\":\"replace\",\"path\":\"/spec/networkPolicy/routerClients\","
+                        + "\"value\":[{\"podSelector\":{\"matchLabels\":{\"role\":\"agent\"}}}]}]");
+        Eventually.await("router policy follows routerClients", TIMEOUT, () -> client.network().v1().networkPolicies().inNamespace(NS)
+                .withName("qwen3-4b-router").get().getSpec().getIngress().get(0).getFrom().equals(List.of(
+                        new io.fabric8.kubernetes.api.model.networking.v1.NetworkPolicyPeerBuilder().withNewPodSelector()
+                                .addToMatchLabels("role", "agent").endPodSelector().build())));
+
+        patchSpec("qwen3-4b", "{\"spec\":{\"networkPolicy\":{\"enabled\":false}}}");
+        Eventually.await("NetworkPolicies removed", TIMEOUT,
+                () -> client.network().v1().networkPolicies().inNamespace(NS).list().getItems().isEmpty());
+        assertThat(objectsOf(md)).as("everything else stays").hasSize(10);
     }
 
     @Test

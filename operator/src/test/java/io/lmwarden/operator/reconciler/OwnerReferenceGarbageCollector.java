@@ -32,6 +32,7 @@ final class OwnerReferenceGarbageCollector {
         all.addAll(client.rbac().roles().inNamespace(namespace).list().getItems());
         all.addAll(client.rbac().roleBindings().inNamespace(namespace).list().getItems());
         all.addAll(client.policy().v1().podDisruptionBudget().inNamespace(namespace).list().getItems());
+        all.addAll(client.network().v1().networkPolicies().inNamespace(namespace).list().getItems());
         return all;
     }
 

@@ -29,6 +29,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.logging.Logger;
@@ -50,6 +51,7 @@ public final class InfinispanCluster implements RouterCluster {
     private static final Logger LOG = Logger.getLogger(InfinispanCluster.class.getName());
     static final String PINS = "lmw-pins";
     static final String LOADS = "lmw-loads";
+    static final String SHARED = "lmw-shared";
 
     private final DefaultCacheManager manager;
     private final ClusteredPins pins;
@@ -154,6 +156,16 @@ public final class InfinispanCluster implements RouterCluster {
         } catch (IllegalLifecycleStateException stopping) {
             LOG.fine("load report not published: the cluster is stopping");
         }
+    }
+
+    /** In a replicated cache of its own, started on first use: joining it waits for the values the others hold. */
+    @Override
+    public synchronized Optional<String> agree(String key, String proposal) {
+        if (manager.getCacheConfiguration(SHARED) == null) {
+            manager.defineConfiguration(SHARED, replicated().build());
+        }
+        String existing = manager.<String, String>getCache(SHARED).putIfAbsent(key, proposal);
+        return Optional.of(existing == null ? proposal : existing);
     }
 
     @Override

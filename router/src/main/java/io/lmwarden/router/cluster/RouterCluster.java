@@ -3,6 +3,8 @@ package io.lmwarden.router.cluster;
 import io.lmwarden.router.placement.SessionPins;
 import io.lmwarden.router.placement.admission.PeerResidents;
 
+import java.util.Optional;
+
 /**
  * What the routers of one deployment share, so that several pods act as one: the session pins and
  * each pod's load per replica. Two implementations: {@link LocalCluster} for a single router and
@@ -26,6 +28,14 @@ public interface RouterCluster extends AutoCloseable {
 
     /** The members and whether they agree, for /api/replicas and the UI. */
     ClusterView view();
+
+    /**
+     * The value all members share under {@code key}: the one already there, else {@code proposal}
+     * (the first writer wins); blocks until decided. Empty for a router alone.
+     */
+    default Optional<String> agree(String key, String proposal) {
+        return Optional.empty();
+    }
 
     @Override
     void close();

@@ -267,6 +267,12 @@ public record RouterConfig(
         return b.build();
     }
 
+    public RouterConfig withTenantSecret(String value) {
+        Builder b = toBuilder();
+        b.tenantSecret = Optional.ofNullable(value).filter(t -> !t.isBlank());
+        return b.build();
+    }
+
     public RouterConfig withClientTimeouts(Duration body, Duration idle) {
         Builder b = toBuilder();
         b.bodyTimeout = body;

@@ -44,7 +44,7 @@ public enum RouterOption {
     ADMIN_TOKEN("adminToken", "", "when set, every /api/* endpoint and raw session keys need 'Authorization: Bearer <token>'"),
     TENANT_HEADER("tenantHeader", "", "request header naming the tenant (e.g. X-Tenant-Id); without it the API key names the tenant"),
     TENANT_FROM_API_KEY("tenantFromApiKey", "true", "a request's API key (Authorization: Bearer, x-api-key) identifies its tenant when tenantHeader is absent"),
-    TENANT_SECRET("tenantSecret", "", "secret the per-tenant cache_salt is derived from (HMAC-SHA256); default: random per router process"),
+    TENANT_SECRET("tenantSecret", "", "secret the per-tenant cache_salt is derived from (HMAC-SHA256); default: clustered routers share one the first member generated, a router alone makes up its own at start"),
     CLUSTER("cluster", "", "router pods that share pins and load: empty (this router alone), dns:<headless Service name> (Kubernetes) or static:host:port,... (every member's clusterBind:clusterPort)"),
     CLUSTER_BIND("clusterBind", "127.0.0.1", "address the cluster transport (JGroups TCP) binds; on Kubernetes the pod IP"),
     CLUSTER_PORT("clusterPort", "7800", "cluster transport port; failure detection listens on clusterPort + 1"),

@@ -1,0 +1,50 @@
+package io.lmwarden.operator.dependent;
+
+import io.fabric8.kubernetes.api.model.networking.v1.NetworkPolicy;
+import io.fabric8.kubernetes.api.model.networking.v1.NetworkPolicyBuilder;
+import io.fabric8.kubernetes.api.model.networking.v1.NetworkPolicyIngressRule;
+import io.fabric8.kubernetes.api.model.networking.v1.NetworkPolicyPeerBuilder;
+import io.javaoperatorsdk.operator.api.config.informer.Informer;
+import io.javaoperatorsdk.operator.processing.dependent.kubernetes.KubernetesDependent;
+import io.lmwarden.operator.model.ModelDeployment;
+
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * NetworkPolicy {@code <name>-replicas} (only with {@code spec.networkPolicy.enabled}): the replica pods
+ * accept their port only from this ModelDeployment's router pods and the configured metrics scrapers,
+ * so no other pod can bypass the router's tenant salt, admission and admin token by talking to vLLM
+ * directly. Egress stays open (model downloads).
+ */
+@KubernetesDependent(informer = @Informer(labelSelector = Labels.MANAGED_BY_SELECTOR))
+public class ReplicaNetworkPolicyDependent extends ModelDeploymentDependent<NetworkPolicy> {
+
+    public ReplicaNetworkPolicyDependent() {
+        this(OperatorDefaults.builtIn());
+    }
+
+    public ReplicaNetworkPolicyDependent(OperatorDefaults defaults) {
+        super(NetworkPolicy.class, defaults);
+    }
+
+    @Override
+    public NetworkPolicy desired(ModelDeployment md) {
+        ResourceNames names = ResourceNames.of(md);
+        EffectiveSpec.NetworkIsolation isolation = effective(md).networkPolicy();
+        List<NetworkPolicyIngressRule> ingress = new ArrayList<>();
+        ingress.add(NetworkPolicies.rule(List.of(new NetworkPolicyPeerBuilder().withNewPodSelector()
+                .withMatchLabels(Labels.selector(names, Labels.ROUTER_COMPONENT)).endPodSelector().build()), ReplicaPodTemplate.PORT));
+        if (!isolation.metricsScrapers().isEmpty()) {
+            ingress.add(NetworkPolicies.rule(isolation.metricsScrapers(), ReplicaPodTemplate.PORT));
+        }
+        return new NetworkPolicyBuilder()
+                .withMetadata(metadata(names.replicaNetworkPolicy(), names, Labels.REPLICA_COMPONENT))
+                .withNewSpec()
+                .withNewPodSelector().withMatchLabels(Labels.selector(names, Labels.REPLICA_COMPONENT)).endPodSelector()
+                .withPolicyTypes("Ingress")
+                .withIngress(ingress)
+                .endSpec()
+                .build();
+    }
+}
