@@ -17,8 +17,9 @@ import java.util.logging.Logger;
 
 /**
  * Scrapes every endpoint's {@code /metrics} on a fixed interval (once per API server, however many engine
- * ranks it serves). A refused connection marks the
- * replica unhealthy at once; other failures (a busy engine answering slowly) only after a few in a row.
+ * ranks it serves). A refused connection or a non-200 {@code /health} marks the replica unhealthy at once;
+ * a silent {@code /health} only while another replica answers (all silent at once: the router is starved);
+ * other failures (a busy engine's {@code /metrics} answering slowly) only after a few in a row.
  */
 public final class EngineMetricsScraper implements AutoCloseable {
 
@@ -117,12 +118,13 @@ public final class EngineMetricsScraper implements AutoCloseable {
                     int n = consecutiveFailures.merge(r.id(), 1, Integer::sum);
                     Throwable cause = ar.cause();
                     boolean silent = cause instanceof UnhealthyReplicaException u && u.timedOut;
-                    // A silent /health is the replica's fault only if another replica answered meanwhile: when all
-                    // go quiet at once, the router itself (a pause, no CPU) is the likelier cause.
+                    // A silent /health is the replica's fault only if another replica answered meanwhile, however often
+                    // it happens: when all go quiet at once, the router itself (a pause, a machine out of CPU) is the
+                    // likelier cause, and taking the whole pool out would turn a slow moment into lost requests.
                     boolean othersAnswered = lastHealthyNanos.entrySet().stream()
                             .anyMatch(e -> !e.getKey().equals(r.id()) && e.getValue() > startedAt);
                     if (cause instanceof ConnectException || cause instanceof UnhealthyReplicaException && (!silent || othersAnswered)
-                            || n >= FAILURES_BEFORE_UNHEALTHY) {
+                            || !silent && n >= FAILURES_BEFORE_UNHEALTHY) {
                         if (pool.anyHealthy(r.id())) {
                             LogFields.warn(LOG, "endpoint check failed", "endpoint", r.id(), "failures", n, "cause", cause);
                         }
