@@ -3,6 +3,9 @@ package io.lmwarden.bench.load;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
+import java.io.PrintWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
@@ -15,7 +18,8 @@ import java.util.function.Predicate;
  * A JVM of its own on this machine's classpath: the load tools put the simulator, the router and the
  * clients in separate processes so each has its own file-descriptor limit (one process could not hold
  * both ends of 10,000 loopback connections under {@code ulimit -n} 20,000). Its output lines are kept
- * for {@link #awaitLine}; it is killed on {@link #close}.
+ * for {@link #awaitLine} and copied to {@code <name>.log} in the working directory; it is killed on
+ * {@link #close} or when this JVM exits.
  */
 final class ChildJvm implements AutoCloseable {
 
@@ -26,11 +30,14 @@ final class ChildJvm implements AutoCloseable {
     private ChildJvm(String name, Process process) {
         this.name = name;
         this.process = process;
+        Runtime.getRuntime().addShutdownHook(new Thread(process::destroy));
         Thread reader = new Thread(() -> {
-            try (BufferedReader in = new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8))) {
+            try (BufferedReader in = new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8));
+                 PrintWriter log = new PrintWriter(Files.newBufferedWriter(Path.of(name + ".log"), StandardCharsets.UTF_8), true)) {
                 String line;
                 while ((line = in.readLine()) != null) {
                     lines.add(line);
+                    log.println(line);
                 }
             } catch (IOException e) {
                 // The process ended.

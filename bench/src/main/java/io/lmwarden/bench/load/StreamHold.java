@@ -117,10 +117,22 @@ public final class StreamHold {
         http.request(new RequestOptions().setMethod(HttpMethod.POST).setAbsoluteURI(url + "/v1/chat/completions")
                         .putHeader("content-type", "application/json").putHeader("X-Session-Id", "hold-" + i))
                 .compose(req -> req.send(Buffer.buffer(body)))
-                .onFailure(err -> fail(errors, finished, "request: " + err.getClass().getSimpleName()))
+                .onFailure(err -> {
+                    String cause = "request: " + err.getClass().getSimpleName();
+                    if (!errors.containsKey(cause)) {
+                        System.out.println("first " + cause + ": " + err.getMessage());
+                    }
+                    fail(errors, finished, cause);
+                })
                 .onSuccess(resp -> {
                     if (resp.statusCode() != 200) {
-                        resp.body().onComplete(b -> fail(errors, finished, "HTTP " + resp.statusCode()));
+                        resp.body().onComplete(b -> {
+                            String cause = "HTTP " + resp.statusCode();
+                            if (!errors.containsKey(cause) && b.succeeded()) {
+                                System.out.println("first " + cause + ": " + b.result());
+                            }
+                            fail(errors, finished, cause);
+                        });
                         return;
                     }
                     peak.accumulateAndGet(open.incrementAndGet(), Math::max);

@@ -5,6 +5,7 @@ import io.lmwarden.router.placement.NoReplicaAvailableException;
 import io.lmwarden.router.placement.Placement;
 import io.lmwarden.router.placement.Reservation;
 import io.lmwarden.router.placement.admission.AdmissionController;
+import io.lmwarden.router.pool.ReplicaState;
 import io.lmwarden.router.session.RequestFacts;
 import io.vertx.core.Context;
 import io.vertx.core.Future;
@@ -265,6 +266,11 @@ final class ProxyExchange {
     private void relay(Reservation r, HttpClientResponse up) {
         armIdleTimer();
         int status = up.statusCode();
+        // Bytes from the replica prove it alive when its health check is starved by the same load.
+        ReplicaState source = ctx.pool().get(r.replicaId()).orElse(null);
+        if (source != null) {
+            source.heardFrom(System.nanoTime());
+        }
         if (response.headWritten()) {
             // The queue's keep-alives already sent a 200 head: what the headers would say goes in an SSE comment.
             if (status >= 400) {
@@ -290,7 +296,11 @@ final class ProxyExchange {
             if (done || reservation != r) {
                 return;
             }
-            r.firstByte(System.nanoTime(), status);
+            long now = System.nanoTime();
+            r.firstByte(now, status);
+            if (source != null) {
+                source.heardFrom(now);
+            }
             armIdleTimer();
             observer.accept(chunk);
             response.write(chunk);
