@@ -49,7 +49,7 @@ final class ChildJvm implements AutoCloseable {
 
     static ChildJvm start(String name, String heap, String mainClass, List<String> args) {
         List<String> cmd = new ArrayList<>(List.of(ProcessHandle.current().info().command().orElse("java"),
-                "-Xmx" + heap, "-XX:+ExitOnOutOfMemoryError", "-cp", System.getProperty("java.class.path"), mainClass));
+                "-Xmx" + heap, "-XX:+ExitOnOutOfMemoryError", "-Xlog:gc:file=" + name + "-gc.log", "-cp", System.getProperty("java.class.path"), mainClass));
         cmd.addAll(args);
         try {
             return new ChildJvm(name, new ProcessBuilder(cmd).redirectErrorStream(true).start());

@@ -8,7 +8,6 @@ import io.vertx.core.http.HttpClient;
 import io.vertx.core.http.HttpMethod;
 import io.vertx.core.http.RequestOptions;
 
-import java.net.ConnectException;
 import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -89,7 +88,7 @@ public final class EngineMetricsScraper implements AutoCloseable {
         long startedAt = System.nanoTime();
         // vLLM answers /health from its API server's event loop even under full load; silence means a frozen process.
         get(r.url() + "/health", healthTimeout.toMillis())
-                .recover(err -> Future.failedFuture(err instanceof UnhealthyReplicaException || refused(err) ? err
+                .recover(err -> Future.failedFuture(err instanceof UnhealthyReplicaException || Refusals.refused(err) ? err
                         : new UnhealthyReplicaException("/health did not answer within " + healthTimeout.toMillis() + " ms: " + err, true)))
                 .compose(health -> {
                     if (health.statusCode() == 200) {
@@ -134,7 +133,7 @@ public final class EngineMetricsScraper implements AutoCloseable {
      * Other failures (a slow /metrics) after a few in a row, under the same proof of life.
      */
     private boolean blame(String endpointId, Throwable cause, int failuresInARow, long checkStartedNanos) {
-        if (refused(cause) || cause instanceof UnhealthyReplicaException u && !u.timedOut) {
+        if (Refusals.refused(cause) || cause instanceof UnhealthyReplicaException u && !u.timedOut) {
             return true;
         }
         if (pool.heardFromSince(endpointId, checkStartedNanos)) {
@@ -145,11 +144,6 @@ public final class EngineMetricsScraper implements AutoCloseable {
             return lastHealthyNanos.entrySet().stream().anyMatch(e -> !e.getKey().equals(endpointId) && e.getValue() > checkStartedNanos);
         }
         return failuresInARow >= FAILURES_BEFORE_UNHEALTHY;
-    }
-
-    /** Nothing listens there (a connect that timed out is no proof: a replica flooded with connections accepts late). */
-    private static boolean refused(Throwable err) {
-        return err instanceof ConnectException && !(err instanceof io.netty.channel.ConnectTimeoutException);
     }
 
     private record BufferedResponse(int statusCode, Buffer body) {

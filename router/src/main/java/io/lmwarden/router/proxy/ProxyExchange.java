@@ -5,6 +5,7 @@ import io.lmwarden.router.placement.NoReplicaAvailableException;
 import io.lmwarden.router.placement.Placement;
 import io.lmwarden.router.placement.Reservation;
 import io.lmwarden.router.placement.admission.AdmissionController;
+import io.lmwarden.router.pool.Refusals;
 import io.lmwarden.router.pool.ReplicaState;
 import io.lmwarden.router.session.RequestFacts;
 import io.vertx.core.Context;
@@ -260,7 +261,7 @@ final class ProxyExchange {
                     + ctx.maxConnectionsPerReplica() + " connections in use (maxConnectionsPerReplica) and none came free within "
                     + ctx.acquireTimeout().toMillis() + " ms", false);
         }
-        return new UpstreamFailure("connect", err.toString(), true);
+        return new UpstreamFailure("connect", err.toString(), Refusals.refused(err));
     }
 
     private void relay(Reservation r, HttpClientResponse up) {
@@ -337,6 +338,8 @@ final class ProxyExchange {
     private void upstreamFailedBeforeResponse(Reservation r, UpstreamFailure f) {
         String failed = r.replicaId();
         if (f.connectFailure) {
+            // Refused: nothing listens. A connect that timed out is left to the health checks: a replica flooded
+            // with new connections (or a starved router) is slow, not gone, and taking it out would fail requests.
             ctx.pool().markUnhealthy(failed);
         }
         LogFields.warn(LOG, "upstream failure before response", "replica", failed, "kind", f.kind, "detail", f.getMessage());
