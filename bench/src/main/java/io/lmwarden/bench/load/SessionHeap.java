@@ -4,6 +4,9 @@ import io.lmwarden.bench.micro.LiveHeap;
 import io.lmwarden.router.LmWardenRouter;
 import io.lmwarden.router.config.RouterConfig;
 import io.lmwarden.router.stats.RequestLog;
+import io.lmwarden.sim.SimCluster;
+import io.lmwarden.sim.SimOptions;
+import io.lmwarden.sim.SimProfile;
 import io.vertx.core.Promise;
 import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
@@ -13,9 +16,6 @@ import io.vertx.core.http.HttpMethod;
 import io.vertx.core.http.PoolOptions;
 import io.vertx.core.http.RequestOptions;
 
-import java.io.BufferedReader;
-import java.io.InputStreamReader;
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -28,8 +28,8 @@ import java.util.logging.Logger;
 
 /**
  * The router's whole per-session state for N sessions, as real requests build it: N chat requests,
- * each with its own Claude-Code-style session id (a UUID), through a router in this JVM to four
- * simulated replicas in another (so their caches are not counted). The live heap after full GCs,
+ * each with its own Claude-Code-style session id (a UUID), through a router to four simulated replicas
+ * (all in this JVM, over loopback HTTP). The live heap after full GCs,
  * before the first session and after the last, gives what the sessions cost together — the affinity
  * table, the session log (bounded), admission's residency, the prefix indexes, metrics, whatever
  * else keeps per-session state — and the run shows that N sessions fit in the {@code -Xmx} it was given.
@@ -50,12 +50,15 @@ public final class SessionHeap {
         int sessions = args.length > 0 ? Integer.parseInt(args[0]) : 1_000_000;
         int concurrency = args.length > 1 ? Integer.parseInt(args[1]) : 32;
         System.out.println("start: " + LoadReport.uptime());
-        List<String> cmd = new ArrayList<>(List.of(ProcessHandle.current().info().command().orElse("java"), "-Xmx512m",
-                "-cp", System.getProperty("java.class.path"), "io.lmwarden.sim.SimMain", "--replicas", "4", "--port", "0",
-                "--host", "127.0.0.1", "--profile", "tiny", "--time-scale", "1000", "--output-length", "fixed"));
-        Process sim = new ProcessBuilder(cmd).redirectErrorStream(true).start();
-        try {
-            List<String> replicas = replicaEntries(sim);
+        // The simulated replicas run in this JVM: their state is bounded (KV blocks, prefix cache) and fills during
+        // the warm-up, so what grows afterwards is the router's. (In a JVM of their own, four replicas on this
+        // shared machine stopped accepting connections under the load of a million requests.)
+        try (SimCluster sim = SimCluster.start(SimOptions.defaults().withReplicas(4).withProfile(SimProfile.named("tiny"))
+                .withTimeScale(1000))) {
+            List<String> replicas = new ArrayList<>();
+            for (int i = 0; i < sim.urls().size(); i++) {
+                replicas.add("sim-" + i + "=" + sim.urls().get(i));
+            }
             // Defaults throughout: affinityMaxEntries is 1,000,000, so beyond that the table evicts.
             LmWardenRouter router = LmWardenRouter.start(RouterConfig.forReplicas(replicas).withHost("127.0.0.1"));
             REQUEST_LOG.setLevel(Level.WARNING);
@@ -63,15 +66,15 @@ public final class SessionHeap {
             HttpClient http = vertx.createHttpClient(new HttpClientOptions().setKeepAlive(true),
                     new PoolOptions().setHttp1MaxSize(concurrency));
             try {
-                // Warm-up with sessions that count too: JIT, pools and the session log's 2,000 slots fill first.
-                send(http, router.url(), "warmup-", 5_000, concurrency);
+                // Warm-up with sessions that count too: JIT, pools, the session log's 2,000 slots and the replicas' caches fill first.
+                send(http, router.url(), "warmup-", 20_000, concurrency);
                 long before = LiveHeap.bytes();
                 long t0 = System.nanoTime();
                 Map<String, AtomicInteger> errors = send(http, router.url(), "", sessions, concurrency);
                 double seconds = (System.nanoTime() - t0) / 1e9;
                 long after = LiveHeap.bytes();
                 String entries = metric(http, router.url(), "lmw_affinity_entries");
-                System.out.printf("RESULT sessions=%d (+5000 warm-up) in %.0f s (%.0f/s) errors=%s affinityEntries=%s%n", sessions, seconds,
+                System.out.printf("RESULT sessions=%d (+20000 warm-up) in %.0f s (%.0f/s) errors=%s affinityEntries=%s%n", sessions, seconds,
                         sessions / seconds, errors, entries);
                 System.out.printf("RESULT live heap before=%,d after=%,d delta=%,d bytes = %.0f bytes/session; -Xmx %,d MB%n", before, after,
                         after - before, (double) (after - before) / sessions, Runtime.getRuntime().maxMemory() >> 20);
@@ -80,35 +83,8 @@ public final class SessionHeap {
                 vertx.close().await();
                 router.close();
             }
-        } finally {
-            sim.destroy();
-            sim.waitFor();
         }
         System.out.println("end: " + LoadReport.uptime());
-    }
-
-    private static List<String> replicaEntries(Process sim) throws Exception {
-        BufferedReader out = new BufferedReader(new InputStreamReader(sim.getInputStream(), StandardCharsets.UTF_8));
-        List<String> entries = new ArrayList<>();
-        String line;
-        while (entries.size() < 4 && (line = out.readLine()) != null) {
-            int at = line.indexOf("http://");
-            if (line.startsWith("sim-") && at > 0) {
-                entries.add(line.substring(0, line.indexOf(' ')) + "=" + line.substring(at).trim());
-            }
-        }
-        Thread drain = new Thread(() -> {
-            try {
-                while (out.readLine() != null) {
-                    // The simulator's log is not part of the figure.
-                }
-            } catch (Exception e) {
-                // The simulator ended.
-            }
-        });
-        drain.setDaemon(true);
-        drain.start();
-        return entries;
     }
 
     /** {@code n} requests, each a new session, {@code concurrency} at a time; returns the failures by cause. */
