@@ -4,9 +4,6 @@ import io.lmwarden.bench.micro.LiveHeap;
 import io.lmwarden.router.LmWardenRouter;
 import io.lmwarden.router.config.RouterConfig;
 import io.lmwarden.router.stats.RequestLog;
-import io.lmwarden.sim.SimCluster;
-import io.lmwarden.sim.SimOptions;
-import io.lmwarden.sim.SimProfile;
 import io.vertx.core.Promise;
 import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
@@ -28,8 +25,8 @@ import java.util.logging.Logger;
 
 /**
  * The router's whole per-session state for N sessions, as real requests build it: N chat requests,
- * each with its own Claude-Code-style session id (a UUID), through a router to four simulated replicas
- * (all in this JVM, over loopback HTTP). The live heap after full GCs,
+ * each with its own Claude-Code-style session id (a UUID), through a router in this JVM to four
+ * simulated replicas in another (so their state is not counted). The live heap after full GCs,
  * before the first session and after the last, gives what the sessions cost together — the affinity
  * table, the session log (bounded), admission's residency, the prefix indexes, metrics, whatever
  * else keeps per-session state — and the run shows that N sessions fit in the {@code -Xmx} it was given.
@@ -50,14 +47,15 @@ public final class SessionHeap {
         int sessions = args.length > 0 ? Integer.parseInt(args[0]) : 1_000_000;
         int concurrency = args.length > 1 ? Integer.parseInt(args[1]) : 32;
         System.out.println("start: " + LoadReport.uptime());
-        // The simulated replicas run in this JVM: their state is bounded (KV blocks, prefix cache) and fills during
-        // the warm-up, so what grows afterwards is the router's. (In a JVM of their own, four replicas on this
-        // shared machine stopped accepting connections under the load of a million requests.)
-        try (SimCluster sim = SimCluster.start(SimOptions.defaults().withReplicas(4).withProfile(SimProfile.named("tiny"))
-                .withTimeScale(1000))) {
+        // The simulated replicas run in a JVM of their own with a large heap, so that only the router's state is
+        // measured here. (The simulator keeps every request it served: 233,883 SimRequest/ReplyStream objects after
+        // 234k requests, by jmap; in this JVM they filled a 1 GB heap, in a small JVM of their own they stopped it.)
+        try (ChildJvm sim = ChildJvm.start("sim", "6g", "io.lmwarden.sim.SimMain", List.of("--replicas", "4", "--port", "0",
+                "--host", "127.0.0.1", "--profile", "tiny", "--time-scale", "1000", "--output-length", "fixed"))) {
             List<String> replicas = new ArrayList<>();
-            for (int i = 0; i < sim.urls().size(); i++) {
-                replicas.add("sim-" + i + "=" + sim.urls().get(i));
+            for (int i = 0; i < 4; i++) {
+                String line = sim.awaitLine(l -> l.startsWith("sim-") && l.contains("http://"), 60_000, false);
+                replicas.add(line.substring(0, line.indexOf(' ')) + "=" + ChildJvm.urlIn(line));
             }
             // Defaults throughout: affinityMaxEntries is 1,000,000, so beyond that the table evicts.
             LmWardenRouter router = LmWardenRouter.start(RouterConfig.forReplicas(replicas).withHost("127.0.0.1"));

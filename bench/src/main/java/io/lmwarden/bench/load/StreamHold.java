@@ -115,11 +115,13 @@ public final class StreamHold {
                                    AtomicInteger completed, Map<String, AtomicInteger> errors, CountDownLatch finished) {
         String body = "{\"model\":\"Qwen/Qwen3-4B-Instruct-2507\",\"stream\":true,\"max_tokens\":" + maxTokens
                 + ",\"messages\":[{\"role\":\"user\",\"content\":\"hold stream " + i + "\"}]}";
+        long sentAt = System.nanoTime();
         http.request(new RequestOptions().setMethod(HttpMethod.POST).setAbsoluteURI(url + "/v1/chat/completions")
                         .putHeader("content-type", "application/json").putHeader("X-Session-Id", "hold-" + i))
                 .compose(req -> req.send(Buffer.buffer(body)))
                 .onFailure(err -> {
-                    String cause = "request: " + err.getClass().getSimpleName();
+                    // When it failed, in 10 s steps from sending: a timer somewhere shows as one step.
+                    String cause = "request: " + err.getClass().getSimpleName() + " after ~" + (System.nanoTime() - sentAt) / 10_000_000_000L * 10 + "s";
                     if (!errors.containsKey(cause)) {
                         System.out.println("first " + cause + ": " + err.getMessage());
                     }
