@@ -5,6 +5,7 @@ import io.lmwarden.router.api.AdminApi;
 import io.lmwarden.router.api.AdminAuth;
 import io.lmwarden.router.edge.ClientConnections;
 import io.lmwarden.router.edge.ClientErrors;
+import io.lmwarden.router.edge.HeaderDeadline;
 import io.lmwarden.router.stats.RequestLog;
 import io.lmwarden.router.session.TenantResolver;
 import io.vertx.core.http.HttpConnection;
@@ -43,6 +44,7 @@ import io.lmwarden.router.proxy.InFlightTracker;
 import io.lmwarden.router.proxy.PassThrough;
 import io.lmwarden.router.proxy.ProxyContext;
 import io.lmwarden.router.proxy.ProxyHandler;
+import io.lmwarden.router.proxy.RetryBudget;
 import io.lmwarden.router.proxy.RouterTimestamps;
 import io.lmwarden.router.session.ApiFlavor;
 import io.lmwarden.router.session.ConversationLineages;
@@ -185,7 +187,8 @@ final class RouterRuntime {
             reservations.listen(RequestLog.toStderr("json".equals(config.logFormat())));
             ProxyContext ctx = new ProxyContext(vertx, client, pool, snapshot, reservations, admission, metrics,
                     config.streamIdleTimeout(), inFlight, config.maxConnectionsPerReplica(),
-                    config.connectTimeout().plus(config.replicaQueueTimeout()));
+                    config.connectTimeout().plus(config.replicaQueueTimeout()),
+                    new RetryBudget(config.retryAttempts(), config.retryBudget()));
             ClientConnections connections = new ClientConnections(vertx, config.maxClientConnections(), config.clientIdleTimeout());
             AdminAuth auth = new AdminAuth(config.adminToken());
             AdminApi admin = new AdminApi(pool, snapshot, policy, admission, affinity, sessions, accounting, metrics, inFlight,
@@ -254,16 +257,25 @@ final class RouterRuntime {
 
             HttpServer server = vertx.createHttpServer(new HttpServerOptions()
                             .setPort(config.port()).setHost(config.host()).setTcpNoDelay(true).setCompressionSupported(false)
+                            // HTTP/1.1 only: with h2c on, Vert.x builds a connection only once its first request's head is in,
+                            // out of reach of the connection cap and the header deadline.
+                            .setHttp2ClearTextEnabled(false)
                             // Nothing read or written for this long closes the socket: idle or half-sent requests alike.
                             .setIdleTimeout((int) config.clientIdleTimeout().toMillis()).setIdleTimeoutUnit(TimeUnit.MILLISECONDS))
-                    .connectionHandler(connections::accepted)
+                    .connectionHandler(c -> {
+                        if (connections.accepted(c)) {
+                            HeaderDeadline.install(c, config.headerTimeout());
+                        }
+                    })
                     .invalidRequestHandler(ClientErrors::invalidRequest)
                     .requestHandler(router);
             await(server.listen());
             HttpServer adminServer = null;
             if (ownAdminPort) {
                 adminServer = vertx.createHttpServer(new HttpServerOptions()
-                                .setPort(config.adminPort().getAsInt()).setHost(config.host()).setIdleTimeout((int) config.clientIdleTimeout().toMillis()).setIdleTimeoutUnit(TimeUnit.MILLISECONDS))
+                                .setPort(config.adminPort().getAsInt()).setHost(config.host()).setHttp2ClearTextEnabled(false)
+                                .setIdleTimeout((int) config.clientIdleTimeout().toMillis()).setIdleTimeoutUnit(TimeUnit.MILLISECONDS))
+                        .connectionHandler(c -> HeaderDeadline.install(c, config.headerTimeout()))
                         .invalidRequestHandler(ClientErrors::invalidRequest)
                         .requestHandler(adminRouter);
                 await(adminServer.listen());

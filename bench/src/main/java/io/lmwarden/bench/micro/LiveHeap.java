@@ -1,12 +1,12 @@
 package io.lmwarden.bench.micro;
 
 /** The heap in use after a few collections: what the footprint tools compare before and after filling a table. */
-final class LiveHeap {
+public final class LiveHeap {
 
     private LiveHeap() {
     }
 
-    static long bytes() {
+    public static long bytes() {
         Runtime rt = Runtime.getRuntime();
         for (int i = 0; i < 4; i++) {
             System.gc();

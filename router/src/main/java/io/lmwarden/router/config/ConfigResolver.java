@@ -86,6 +86,9 @@ public final class ConfigResolver {
                     Integer.parseInt(v.get(RouterOption.MAX_CLIENT_CONNECTIONS)),
                     Durations.parse(v.get(RouterOption.BODY_TIMEOUT)),
                     Durations.parse(v.get(RouterOption.CLIENT_IDLE_TIMEOUT)),
+                    Durations.parse(v.get(RouterOption.HEADER_TIMEOUT)),
+                    Integer.parseInt(v.get(RouterOption.RETRY_ATTEMPTS)),
+                    Durations.parse(v.get(RouterOption.RETRY_BUDGET)),
                     v.get(RouterOption.ADMIN_PORT).isBlank() ? OptionalInt.empty()
                             : OptionalInt.of(Integer.parseInt(v.get(RouterOption.ADMIN_PORT))),
                     optional(v.get(RouterOption.ADMIN_TOKEN)),

@@ -43,6 +43,9 @@ public record RouterConfig(
         int maxClientConnections,
         Duration bodyTimeout,
         Duration clientIdleTimeout,
+        Duration headerTimeout,
+        int retryAttempts,
+        Duration retryBudget,
         OptionalInt adminPort,
         Optional<String> adminToken,
         Optional<String> tenantHeader,
@@ -87,6 +90,15 @@ public record RouterConfig(
         }
         if (maxClientConnections < 1) {
             throw new IllegalArgumentException("maxClientConnections must be >= 1, got " + maxClientConnections);
+        }
+        if (headerTimeout.isZero() || headerTimeout.isNegative()) {
+            throw new IllegalArgumentException("headerTimeout must be > 0, got " + headerTimeout);
+        }
+        if (retryAttempts < 1) {
+            throw new IllegalArgumentException("retryAttempts must be >= 1 (1 = no retry), got " + retryAttempts);
+        }
+        if (retryBudget.isNegative()) {
+            throw new IllegalArgumentException("retryBudget must be >= 0, got " + retryBudget);
         }
         if (adminPort.isPresent() && (adminPort.getAsInt() < 0 || adminPort.getAsInt() > 65535)) {
             throw new IllegalArgumentException("adminPort must be 0..65535, got " + adminPort.getAsInt());
@@ -280,6 +292,20 @@ public record RouterConfig(
         return b.build();
     }
 
+    public RouterConfig withHeaderTimeout(Duration value) {
+        Builder b = toBuilder();
+        b.headerTimeout = value;
+        return b.build();
+    }
+
+    /** How often, and for how long after its first attempt, a request that reached no client byte yet is tried again. */
+    public RouterConfig withRetries(int attempts, Duration budget) {
+        Builder b = toBuilder();
+        b.retryAttempts = attempts;
+        b.retryBudget = budget;
+        return b.build();
+    }
+
     public RouterConfig withMaxClientConnections(int value) {
         Builder b = toBuilder();
         b.maxClientConnections = value;
@@ -336,6 +362,9 @@ public record RouterConfig(
         int maxClientConnections;
         Duration bodyTimeout;
         Duration clientIdleTimeout;
+        Duration headerTimeout;
+        int retryAttempts;
+        Duration retryBudget;
         OptionalInt adminPort;
         Optional<String> adminToken;
         Optional<String> tenantHeader;
@@ -380,6 +409,9 @@ public record RouterConfig(
             maxClientConnections = c.maxClientConnections;
             bodyTimeout = c.bodyTimeout;
             clientIdleTimeout = c.clientIdleTimeout;
+            headerTimeout = c.headerTimeout;
+            retryAttempts = c.retryAttempts;
+            retryBudget = c.retryBudget;
             adminPort = c.adminPort;
             adminToken = c.adminToken;
             tenantHeader = c.tenantHeader;
@@ -391,7 +423,7 @@ public record RouterConfig(
         }
 
         public RouterConfig build() {
-            return new RouterConfig(port, host, replicas, k8sService, namespace, simulate, simProfile, simModel, timeScale, policy, spillThreshold, affinity, maxNumSeqs, prefillMsPerToken, admission, kvBudget, residencyIdle, residencySlice, queueMax, queueTimeout, queueKeepAlive, sessionIdleTimeout, affinityMaxEntries, scrapeInterval, metricsStaleAfter, bodyLimitBytes, connectTimeout, streamIdleTimeout, shutdownGrace, maxConnectionsPerReplica, replicaQueueTimeout, healthTimeout, maxClientConnections, bodyTimeout, clientIdleTimeout, adminPort, adminToken, tenantHeader, tenantFromApiKey, tenantSecret, logFormat, cluster);
+            return new RouterConfig(port, host, replicas, k8sService, namespace, simulate, simProfile, simModel, timeScale, policy, spillThreshold, affinity, maxNumSeqs, prefillMsPerToken, admission, kvBudget, residencyIdle, residencySlice, queueMax, queueTimeout, queueKeepAlive, sessionIdleTimeout, affinityMaxEntries, scrapeInterval, metricsStaleAfter, bodyLimitBytes, connectTimeout, streamIdleTimeout, shutdownGrace, maxConnectionsPerReplica, replicaQueueTimeout, healthTimeout, maxClientConnections, bodyTimeout, clientIdleTimeout, headerTimeout, retryAttempts, retryBudget, adminPort, adminToken, tenantHeader, tenantFromApiKey, tenantSecret, logFormat, cluster);
         }
     }
 }

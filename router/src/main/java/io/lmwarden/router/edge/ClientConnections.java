@@ -13,8 +13,7 @@ import java.util.logging.Logger;
 /**
  * Keeps client connections from holding the router's file descriptors forever: a keep-alive
  * connection with no request in progress is closed after the idle timeout, and at most {@code max}
- * are open. (A connection that never completes its first request's headers is not handed over by
- * Vert.x; the server's own idle timeout closes it when it sends nothing for as long.) At the cap
+ * are open. (A request head that does not arrive in time is {@link HeaderDeadline}'s business.) At the cap
  * the longest-idle connection is closed to make room (a flood of idle sockets cannot lock working
  * clients out); only when every connection is busy is the newcomer closed.
  */
@@ -41,8 +40,8 @@ public final class ClientConnections {
         this.idleTimeoutMs = Math.max(1, idleTimeout.toMillis());
     }
 
-    /** The server's connection handler. */
-    public void accepted(HttpConnection c) {
+    /** The server's connection handler; false when the connection was refused (and closed). */
+    public boolean accepted(HttpConnection c) {
         HttpConnection evict = null;
         boolean refuse = false;
         synchronized (this) {
@@ -59,7 +58,7 @@ public final class ClientConnections {
             if (!refuse) {
                 Conn state = new Conn();
                 open.put(c, state);
-                // Vert.x hands a connection over with its first decoded request, so this is the keep-alive idle timer.
+                // With h2c off Vert.x hands a connection over as it is accepted: idle until its first request starts.
                 state.timer = vertx.setTimer(idleTimeoutMs, id -> timedOut(c, "idle for " + idleTimeoutMs + " ms"));
             }
         }
@@ -68,10 +67,11 @@ public final class ClientConnections {
         }
         if (refuse) {
             LOG.warning(() -> "client connection refused: all " + max + " connections busy (maxClientConnections)");
-            c.close();
-            return;
+            hardClose(c);
+            return false;
         }
         c.closeHandler(v -> closed(c));
+        return true;
     }
 
     /** A request's headers arrived on the connection. */

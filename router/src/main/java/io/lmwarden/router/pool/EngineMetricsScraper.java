@@ -8,7 +8,6 @@ import io.vertx.core.http.HttpClient;
 import io.vertx.core.http.HttpMethod;
 import io.vertx.core.http.RequestOptions;
 
-import java.net.ConnectException;
 import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -17,8 +16,8 @@ import java.util.logging.Logger;
 
 /**
  * Scrapes every endpoint's {@code /metrics} on a fixed interval (once per API server, however many engine
- * ranks it serves). A refused connection marks the
- * replica unhealthy at once; other failures (a busy engine answering slowly) only after a few in a row.
+ * ranks it serves). A refused connection or a non-200 {@code /health} marks the replica unhealthy at once;
+ * a silent one only under the conditions of {@link #blame}.
  */
 public final class EngineMetricsScraper implements AutoCloseable {
 
@@ -89,7 +88,7 @@ public final class EngineMetricsScraper implements AutoCloseable {
         long startedAt = System.nanoTime();
         // vLLM answers /health from its API server's event loop even under full load; silence means a frozen process.
         get(r.url() + "/health", healthTimeout.toMillis())
-                .recover(err -> Future.failedFuture(err instanceof UnhealthyReplicaException ? err
+                .recover(err -> Future.failedFuture(err instanceof UnhealthyReplicaException || Refusals.refused(err) ? err
                         : new UnhealthyReplicaException("/health did not answer within " + healthTimeout.toMillis() + " ms: " + err, true)))
                 .compose(health -> {
                     if (health.statusCode() == 200) {
@@ -116,19 +115,35 @@ public final class EngineMetricsScraper implements AutoCloseable {
                     }
                     int n = consecutiveFailures.merge(r.id(), 1, Integer::sum);
                     Throwable cause = ar.cause();
-                    boolean silent = cause instanceof UnhealthyReplicaException u && u.timedOut;
-                    // A silent /health is the replica's fault only if another replica answered meanwhile: when all
-                    // go quiet at once, the router itself (a pause, no CPU) is the likelier cause.
-                    boolean othersAnswered = lastHealthyNanos.entrySet().stream()
-                            .anyMatch(e -> !e.getKey().equals(r.id()) && e.getValue() > startedAt);
-                    if (cause instanceof ConnectException || cause instanceof UnhealthyReplicaException && (!silent || othersAnswered)
-                            || n >= FAILURES_BEFORE_UNHEALTHY) {
+                    if (blame(r.id(), cause, n, startedAt)) {
                         if (pool.anyHealthy(r.id())) {
                             LogFields.warn(LOG, "endpoint check failed", "endpoint", r.id(), "failures", n, "cause", cause);
                         }
                         pool.markUnhealthy(r.id());
                     }
                 });
+    }
+
+    /**
+     * Whether a failed check takes the replica out. A refused connection or a /health that answered non-200: at
+     * once. A silent /health (no answer, or no connection, within healthTimeout) only while other replicas answer
+     * theirs and no proxied response brought bytes from this one while the check waited: when all go quiet at once,
+     * the router itself (a pause, a machine out of CPU) is the likelier cause, and a replica streaming answers is
+     * alive however slowly it accepts check connections; taking it out would turn a busy moment into lost requests.
+     * Other failures (a slow /metrics) after a few in a row, under the same proof of life.
+     */
+    private boolean blame(String endpointId, Throwable cause, int failuresInARow, long checkStartedNanos) {
+        if (Refusals.refused(cause) || cause instanceof UnhealthyReplicaException u && !u.timedOut) {
+            return true;
+        }
+        if (pool.heardFromSince(endpointId, checkStartedNanos)) {
+            // It streamed answers while its check waited: alive, however slowly it accepts check connections.
+            return false;
+        }
+        if (cause instanceof UnhealthyReplicaException) {
+            return lastHealthyNanos.entrySet().stream().anyMatch(e -> !e.getKey().equals(endpointId) && e.getValue() > checkStartedNanos);
+        }
+        return failuresInARow >= FAILURES_BEFORE_UNHEALTHY;
     }
 
     private record BufferedResponse(int statusCode, Buffer body) {

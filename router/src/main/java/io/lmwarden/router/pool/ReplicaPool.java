@@ -178,6 +178,11 @@ public final class ReplicaPool {
         }
     }
 
+    /** Whether a proxied response brought bytes from any replica of the endpoint since {@code sinceNanos}. */
+    public boolean heardFromSince(String endpointId, long sinceNanos) {
+        return replicasOf(endpointId).stream().anyMatch(s -> s.heardSince(sinceNanos));
+    }
+
     /** Whether any replica of the endpoint is still marked healthy. */
     boolean anyHealthy(String endpointId) {
         return replicasOf(endpointId).stream().anyMatch(ReplicaState::healthy);

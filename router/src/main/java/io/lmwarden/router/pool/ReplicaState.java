@@ -29,6 +29,10 @@ public final class ReplicaState {
     private final LongAdder spilledIn = new LongAdder();
     private final LongAdder clientPinned = new LongAdder();
     private final LongAdder failures = new LongAdder();
+    /** When a proxied response last brought bytes from this replica: proof of life a starved health check lacks. */
+    private volatile long heardAtNanos;
+    private volatile boolean heard;
+    private static final long HEARD_RESOLUTION_NANOS = 10_000_000;
 
     public ReplicaState(String id, String url, boolean ready) {
         this(id, id, -1, url, ready);
@@ -76,6 +80,19 @@ public final class ReplicaState {
 
     public void markHealthy(boolean ok) {
         this.healthy = ok;
+    }
+
+    /** A proxied response brought bytes from this replica now (written at most every 10 ms: many streams share it). */
+    public void heardFrom(long nowNanos) {
+        if (!heard || nowNanos - heardAtNanos > HEARD_RESOLUTION_NANOS) {
+            heardAtNanos = nowNanos;
+            heard = true;
+        }
+    }
+
+    /** Whether a proxied response brought bytes from this replica at or after {@code sinceNanos} (to within 10 ms). */
+    public boolean heardSince(long sinceNanos) {
+        return heard && heardAtNanos - sinceNanos >= -HEARD_RESOLUTION_NANOS;
     }
 
     public EngineMetrics metrics() {

@@ -16,6 +16,7 @@ import java.util.function.LongFunction;
  *
  * @param maxConnectionsPerReplica the connection pool's cap per replica, so a full pool is told apart from a dead replica
  * @param acquireTimeout           how long a request may wait for a pooled connection (queue wait plus TCP connect)
+ * @param retries                  how far a request that has sent nothing to its client yet is retried elsewhere
  */
 public record ProxyContext(
         Vertx vertx,
@@ -28,5 +29,6 @@ public record ProxyContext(
         Duration streamIdleTimeout,
         InFlightTracker inFlight,
         int maxConnectionsPerReplica,
-        Duration acquireTimeout) {
+        Duration acquireTimeout,
+        RetryBudget retries) {
 }

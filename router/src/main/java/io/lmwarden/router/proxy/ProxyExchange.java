@@ -5,6 +5,8 @@ import io.lmwarden.router.placement.NoReplicaAvailableException;
 import io.lmwarden.router.placement.Placement;
 import io.lmwarden.router.placement.Reservation;
 import io.lmwarden.router.placement.admission.AdmissionController;
+import io.lmwarden.router.pool.Refusals;
+import io.lmwarden.router.pool.ReplicaState;
 import io.lmwarden.router.session.RequestFacts;
 import io.vertx.core.Context;
 import io.vertx.core.Future;
@@ -27,13 +29,13 @@ import java.util.logging.Logger;
  * One client request on its way through: reserve a replica, send the request upstream (connect,
  * send, status: one chain of futures, as vertx-http-proxy's {@code ReverseProxy} does), stream the
  * answer back with back-pressure, and close the reservation exactly once however it ends. A failure
- * before any byte reached the client is retried once elsewhere, with a new reservation; after that
- * the client's stream ends with an error in its own API's shape rather than a silent truncation.
+ * before any byte of an answer reached the client (refused, 502/503/504, dropped, silent past the idle
+ * timeout) is retried on another replica, never one that already failed it, within the {@link RetryBudget};
+ * after the first byte the client's stream ends with an error in its own API's shape rather than a silent truncation.
  */
 final class ProxyExchange {
 
     private static final Logger LOG = Logger.getLogger(ProxyExchange.class.getName());
-    private static final int MAX_ATTEMPTS = 2;
     /** The router sets these itself on the upstream request. */
     private static final Set<String> REQUEST_HEADERS_SET_HERE = Set.of("host", "content-length", "accept-encoding",
             DataParallelRank.HEADER);
@@ -63,6 +65,9 @@ final class ProxyExchange {
     private Reservation reservation;
     private HttpClientRequest upstream;
     private long idleTimer = -1;
+    /** When the first attempt started: the retry budget's time runs from here, not from the queue. */
+    private long firstAttemptNanos;
+    private boolean attempted;
     private boolean done;
     /** Where admission lets the first attempt go; null before admission and once used. */
     private Placement admitted;
@@ -151,15 +156,19 @@ final class ProxyExchange {
     }
 
     private void attempt() {
-        attempt(null);
+        attempt(null, null);
     }
 
     /**
-     * @param failed the attempt this one retries, closed as retried only once the retry has a replica;
-     *               without one it is the request's last word and fails with the placement's answer
+     * @param failed   the attempt this one retries, closed as retried only once the retry has a replica
+     * @param noneLeft when no replica is left for the retry: the failed attempt's own ending is the request's last word
      */
-    private void attempt(Consumer<Reservation> failed) {
+    private void attempt(Consumer<Reservation> failed, Runnable noneLeft) {
         long now = System.nanoTime();
+        if (!attempted) {
+            attempted = true;
+            firstAttemptNanos = now;
+        }
         Reservation r;
         try {
             Placement at = admitted;
@@ -168,7 +177,11 @@ final class ProxyExchange {
                     ? ctx.reservations().openAt(facts, at, ctx.snapshot().apply(now), tried, now, receivedAtNanos)
                     : ctx.reservations().open(facts, ctx.snapshot().apply(now), tried, now, receivedAtNanos);
         } catch (NoReplicaAvailableException e) {
-            noReplica(e);
+            if (noneLeft != null) {
+                noneLeft.run();
+            } else {
+                noReplica(e);
+            }
             return;
         }
         if (failed != null) {
@@ -224,10 +237,11 @@ final class ProxyExchange {
                     return req.send(body).recover(err -> Future.failedFuture(new UpstreamFailure("send", err.toString(), false)));
                 })
                 .compose(up -> {
-                    if (up.statusCode() == 503 && tried.size() < MAX_ATTEMPTS) {
-                        // Overloaded or draining: nothing reached the client yet, so try once elsewhere.
+                    if (retryableStatus(up.statusCode()) && mayRetry()) {
+                        // Overloaded, draining or a broken gateway: nothing reached the client yet, so try elsewhere.
                         up.body();
-                        return Future.failedFuture(new UpstreamFailure("upstream_503", "replica answered 503", false));
+                        return Future.failedFuture(new UpstreamFailure("upstream_" + up.statusCode(),
+                                "replica answered " + up.statusCode(), false));
                     }
                     return Future.succeededFuture(up);
                 });
@@ -247,12 +261,17 @@ final class ProxyExchange {
                     + ctx.maxConnectionsPerReplica() + " connections in use (maxConnectionsPerReplica) and none came free within "
                     + ctx.acquireTimeout().toMillis() + " ms", false);
         }
-        return new UpstreamFailure("connect", err.toString(), true);
+        return new UpstreamFailure("connect", err.toString(), Refusals.refused(err));
     }
 
     private void relay(Reservation r, HttpClientResponse up) {
         armIdleTimer();
         int status = up.statusCode();
+        // Bytes from the replica prove it alive when its health check is starved by the same load.
+        ReplicaState source = ctx.pool().get(r.replicaId()).orElse(null);
+        if (source != null) {
+            source.heardFrom(System.nanoTime());
+        }
         if (response.headWritten()) {
             // The queue's keep-alives already sent a 200 head: what the headers would say goes in an SSE comment.
             if (status >= 400) {
@@ -278,7 +297,11 @@ final class ProxyExchange {
             if (done || reservation != r) {
                 return;
             }
-            r.firstByte(System.nanoTime(), status);
+            long now = System.nanoTime();
+            r.firstByte(now, status);
+            if (source != null) {
+                source.heardFrom(now);
+            }
             armIdleTimer();
             observer.accept(chunk);
             response.write(chunk);
@@ -288,9 +311,16 @@ final class ProxyExchange {
             }
         });
         up.exceptionHandler(err -> {
-            if (reservation == r) {
-                midStreamFailure("midstream_drop", "the replica " + r.replicaId()
-                + " dropped the response mid-stream (" + err.getMessage() + "); the output is incomplete, retry the request");
+            if (done || reservation != r) {
+                return;
+            }
+            Runnable cut = () -> midStreamFailure("midstream_drop", "the replica " + r.replicaId()
+                    + " dropped the response mid-stream (" + err.getMessage() + "); the output is incomplete, retry the request");
+            if (!headCommitted() && mayRetry()) {
+                // Dropped after its head but before any byte went on to the client: as good as not answered.
+                retryBeforeAnyByte(r, 502, "drop_before_first_byte", "dropped before its first byte (" + err.getMessage() + ")", cut);
+            } else {
+                cut.run();
             }
         });
         up.endHandler(v -> {
@@ -308,25 +338,34 @@ final class ProxyExchange {
     private void upstreamFailedBeforeResponse(Reservation r, UpstreamFailure f) {
         String failed = r.replicaId();
         if (f.connectFailure) {
+            // Refused: nothing listens. A connect that timed out is left to the health checks: a replica flooded
+            // with new connections (or a starved router) is slow, not gone, and taking it out would fail requests.
             ctx.pool().markUnhealthy(failed);
         }
         LogFields.warn(LOG, "upstream failure before response", "replica", failed, "kind", f.kind, "detail", f.getMessage());
         boolean ours = f.kind.equals("router_sockets");
-        int status = f.kind.equals("upstream_503") || f.kind.equals("connection_cap") || ours ? 503 : 502;
+        int status = f.kind.equals("upstream_503") || f.kind.equals("connection_cap") || ours ? 503
+                : f.kind.equals("upstream_504") ? 504 : 502;
         if (ours) {
             // Another replica would not help: the router itself has no socket to give.
             ctx.metrics().error(f.kind);
             failBeforeResponse(status, f.getMessage() + "; retry the request later", f.kind);
             return;
         }
-        if (tried.size() < MAX_ATTEMPTS && !headCommitted()) {
-            ctx.metrics().retry(failed);
-            attempt(previous -> previous.fail(status, f.kind, true));
+        Runnable giveUp = () -> {
+            ctx.metrics().error(f.kind);
+            failBeforeResponse(status, f.kind.equals("connection_cap") ? f.getMessage() + "; retry the request later"
+                    : "replica " + failed + " failed before answering (" + f.kind + "); " + tried.size()
+                            + " replica(s) tried, no other one left within retryAttempts/retryBudget; retry the request", f.kind);
+        };
+        if (mayRetry() && !headCommitted()) {
+            attempt(previous -> {
+                ctx.metrics().retry(failed);
+                previous.fail(status, f.kind, true);
+            }, giveUp);
             return;
         }
-        ctx.metrics().error(f.kind);
-        failBeforeResponse(status, f.kind.equals("connection_cap") ? f.getMessage() + "; retry the request later"
-                : "replica " + failed + " failed before answering (" + f.kind + "), and no retry was possible; retry the request", f.kind);
+        giveUp.run();
     }
 
     private void midStreamFailure(String kind, String message) {
@@ -404,28 +443,43 @@ final class ProxyExchange {
             if (done || reservation != current) {
                 return;
             }
-            if (!response.headWritten() && tried.size() < MAX_ATTEMPTS) {
-                stalledBeforeResponse(current);
+            Runnable cut = () -> midStreamFailure("idle_timeout", "replica " + replica + " sent nothing for " + ms
+                    + " ms (stream idle timeout); the request was cancelled");
+            if (!headCommitted() && mayRetry()) {
+                // Nothing reached the client yet, so a replica that stalls past the idle timeout is left for another.
+                retryBeforeAnyByte(current, 504, "idle_timeout", "silent for " + ms + " ms before answering", cut);
                 return;
             }
-            midStreamFailure("idle_timeout", "replica " + replica + " sent nothing for " + ms
-                    + " ms (stream idle timeout); the request was cancelled");
+            cut.run();
         });
     }
 
-    /** Nothing reached the client yet, so a replica that stalls past the idle timeout is left for another. */
-    private void stalledBeforeResponse(Reservation r) {
+    /** The attempt on {@code r} failed while nothing of its answer had reached the client: another replica gets the request. */
+    private void retryBeforeAnyByte(Reservation r, int status, String kind, String why, Runnable noneLeft) {
         HttpClientRequest toCancel = upstream;
-        LOG.warning(() -> "replica " + r.replicaId() + " silent for " + ctx.streamIdleTimeout().toMillis()
-                + " ms before answering; retrying elsewhere");
-        ctx.metrics().retry(r.replicaId());
-        // Headers a stalled relay already copied must not leak into the retry's answer.
-        response.headers().clear();
-        response.setChunked(false);
-        attempt(previous -> previous.fail(504, "idle_timeout", true));
+        LogFields.warn(LOG, "retrying elsewhere", "replica", r.replicaId(), "kind", kind, "detail", why, "attempt", tried.size());
+        if (!response.headWritten()) {
+            // Headers a failed relay already copied must not leak into the retry's answer.
+            response.headers().clear();
+            response.setChunked(false);
+        }
+        attempt(previous -> {
+            ctx.metrics().retry(r.replicaId());
+            previous.fail(status, kind, true);
+        }, noneLeft);
         if (toCancel != null) {
             toCancel.reset();
         }
+    }
+
+    /** Whether the retry budget allows one more attempt (the replicas tried so far are never tried again). */
+    private boolean mayRetry() {
+        return ctx.retries().allowsAnother(tried.size(), firstAttemptNanos, System.nanoTime());
+    }
+
+    /** Answers another replica may not give: overloaded or draining (503) and a gateway's failures (502, 504). */
+    private static boolean retryableStatus(int status) {
+        return status == 502 || status == 503 || status == 504;
     }
 
     /** The exchange is over: the open reservation, if any, is closed the given way. */

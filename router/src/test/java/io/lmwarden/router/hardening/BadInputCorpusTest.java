@@ -49,6 +49,7 @@ class BadInputCorpusTest {
         router = RouterUnderTest.start(SimPool.start(2, SimProfile.named("tiny"), 5),
                 c -> c.withBodyLimitBytes(256 * 1024)
                         .withClientTimeouts(Duration.ofMillis(800), Duration.ofMillis(1500))
+                        .withHeaderTimeout(Duration.ofMillis(700))
                         .withAdminToken("corpus-token"));
     }
 
@@ -207,9 +208,9 @@ class BadInputCorpusTest {
                 "POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 14\r\nConnection: close\r\n\r\n{\"model\":\"",
                 new byte[] {(byte) 0xff, (byte) 0xfe}, "\"}"), 0)}, 400, chat, 5000));
         // slow clients
-        out.add(new Case("slow", "headers never finished", new Write[] {Write.of("POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\n", 0)}, CLOSED, null, 4000));
+        out.add(new Case("slow", "headers never finished", new Write[] {Write.of("POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\n", 0)}, 408, null, 4000));
         out.add(new Case("slow", "connection that sends nothing", new Write[] {Write.of("", 0)}, CLOSED, null, 4000));
-        out.add(new Case("slow", "half-sent headers, then silence", new Write[] {Write.of("GET /healthz HTTP/1.1\r\nHo", 0)}, CLOSED, null, 4000));
+        out.add(new Case("slow", "half-sent headers, then silence", new Write[] {Write.of("GET /healthz HTTP/1.1\r\nHo", 0)}, 408, null, 4000));
         out.add(new Case("slow", "body shorter than its Content-Length", new Write[] {Write.of(
                 "POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{\"model\":")},
                 408, chat, 4000));
