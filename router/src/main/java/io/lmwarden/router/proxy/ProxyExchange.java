@@ -165,7 +165,7 @@ final class ProxyExchange {
             Placement at = admitted;
             admitted = null;
             r = at != null
-                    ? ctx.reservations().openAt(facts, at, ctx.snapshot().apply(now), tried, now, receivedAtNanos)
+                    ? ctx.reservations().openAt(facts, at, ctx.snapshot(), tried, now, receivedAtNanos)
                     : ctx.reservations().open(facts, ctx.snapshot().apply(now), tried, now, receivedAtNanos);
         } catch (NoReplicaAvailableException e) {
             noReplica(e);

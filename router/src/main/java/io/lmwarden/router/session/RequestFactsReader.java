@@ -28,6 +28,8 @@ public final class RequestFactsReader {
     private static final int COMPLETIONS_FINGERPRINT_CHARS = 4096;
     /** Hugging Face ids are at most 96 characters; a served name of a few hundred is already odd. */
     static final int MAX_MODEL_CHARS = 512;
+    /** A body beyond this is mostly media or tool output the prompt text leaves out; its text buffer grows as needed. */
+    private static final int MAX_PRESIZED_CHARS = 1 << 20;
 
     private final JsonFactory json;
     private final SessionKeyResolver keys;
@@ -53,11 +55,14 @@ public final class RequestFactsReader {
     public RequestFacts read(ApiFlavor flavor, byte[] body, Function<String, String> header, Tenant tenant)
             throws MalformedRequestException {
         Body b = parse(body);
-        CanonicalPrompt prompt = new CanonicalPrompt(tenant.present() ? CanonicalPrompt.hashBlock(0, tenant.id(), 0, tenant.id().length()) : 0);
+        // The canonical text is about as long as the body (less its JSON syntax): sized once, not grown by copying.
+        CanonicalPrompt prompt = new CanonicalPrompt(tenant.present() ? CanonicalPrompt.hashBlock(0, tenant.id(), 0, tenant.id().length()) : 0,
+                Math.min(body.length, MAX_PRESIZED_CHARS) + 64);
         Rendered r = render(b, prompt);
         PromptShape shape = prompt.shape();
+        // The lineage and fingerprint hashes are each a pass over the prompt: only a request without a session key needs them.
         SessionKey key = keys.resolve(new SessionKeyFields(b.metadataUserId, b.promptCacheKey, b.conversation, b.user,
-                prompt.hashOfPrefix(r.fixedStartEnd()), prompt.hashesOfPrefixes(r.messageEnds())), header).inTenant(tenant.id());
+                () -> prompt.hashOfPrefix(r.fixedStartEnd()), () -> prompt.hashesOfPrefixes(r.messageEnds())), header).inTenant(tenant.id());
         Optional<String> pinned = Optional.ofNullable(header.apply("x-lmw-replica")).map(String::trim).filter(s -> !s.isEmpty());
         Optional<Integer> rank = Optional.empty();
         String rankHeader = header.apply("x-data-parallel-rank");
