@@ -244,7 +244,7 @@ public class RequestPath {
                 return null;
             }
             long now = clock;
-            Reservation r = reservations.openAt(facts, a.get().placement(), snapshot(now), tried, now, now);
+            Reservation r = reservations.openAt(facts, a.get().placement(), this::snapshot, tried, now, now);
             r.sent(now + 50_000);
             r.firstByte(now + 5_000_000, 200);
             int prompt = facts.shape().estimatedTokens();

@@ -21,6 +21,12 @@ public final class ResidencyTable {
 
     private final Map<String, Residency> sessions = new HashMap<>();
     private final Map<String, ReplicaLedger> ledgers = new HashMap<>();
+    /**
+     * Residents with nothing in flight, in the order they went idle (so oldest idle first, on the
+     * controller's monotonic clock): expiry, which runs whenever a step ends, stops at the first one
+     * still within the limit instead of walking every resident.
+     */
+    private final LinkedHashMap<String, Residency> idleOldestFirst = new LinkedHashMap<>();
     /** Sessions that lost their residency while pausing (idle limit or pressure), most recent last; bounded. */
     private final LinkedHashMap<String, Long> interrupted = new LinkedHashMap<>(256, 0.75f, true) {
         @Override
@@ -71,7 +77,9 @@ public final class ResidencyTable {
             r.workingSet = ws;
             ledger(replica).add(ws);
         }
-        r.inFlight++;
+        if (r.inFlight++ == 0) {
+            idleOldestFirst.remove(session);
+        }
     }
 
     /** A step moved to another replica before it was sent (a retry): its residency follows. */
@@ -96,6 +104,8 @@ public final class ResidencyTable {
         r.inFlight = Math.max(0, r.inFlight - 1);
         if (r.inFlight == 0) {
             r.idleSinceNanos = nowNanos;
+            idleOldestFirst.remove(session);
+            idleOldestFirst.put(session, r);
             return true;
         }
         return false;
@@ -127,6 +137,7 @@ public final class ResidencyTable {
         if (r == null) {
             return false;
         }
+        idleOldestFirst.remove(session);
         ledger(r.replica).remove(r.workingSet);
         return true;
     }
@@ -140,10 +151,11 @@ public final class ResidencyTable {
     /** Ends the residency of every session idle for at least {@code idleNanos}; returns how many. */
     public synchronized int expireIdle(long nowNanos, long idleNanos) {
         List<String> expired = new ArrayList<>();
-        for (Residency r : sessions.values()) {
-            if (r.idle() && nowNanos - r.idleSinceNanos >= idleNanos) {
-                expired.add(r.session);
+        for (Residency r : idleOldestFirst.values()) {
+            if (nowNanos - r.idleSinceNanos < idleNanos) {
+                break;
             }
+            expired.add(r.session);
         }
         expired.forEach(s -> interrupt(s, nowNanos));
         return expired.size();
@@ -200,7 +212,10 @@ public final class ResidencyTable {
     /** A replica left the pool: its residents must be admitted afresh elsewhere. */
     public synchronized void forgetReplica(String replica) {
         List<String> gone = sessions.values().stream().filter(r -> r.replica.equals(replica)).map(r -> r.session).toList();
-        gone.forEach(sessions::remove);
+        gone.forEach(s -> {
+            sessions.remove(s);
+            idleOldestFirst.remove(s);
+        });
         ledgers.remove(replica);
     }
 
