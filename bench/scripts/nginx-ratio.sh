@@ -12,61 +12,35 @@
 # router's ratio to nginx, and `uptime` before and after. Several jars (before=old.jar after=new.jar)
 # are measured side by side in the same run, alternating, so machine load hits them alike.
 # Environment: ROUNDS (3), DURATION (10s), WARMUP (10s per target), CONNECTIONS (32), THREADS (2),
-# NGINX_WORKERS (2, one per core here), KEEP (set: keep the temporary directory with logs).
+# NGINX_WORKERS (2, one per core here), NGINX_ACCESS_LOG (on: a line per request to a file, nginx's default, as the
+# router writes its request log; off), KEEP (set: keep the temporary directory with logs).
 set -euo pipefail
 
 ROUNDS=${ROUNDS:-3}
 DURATION=${DURATION:-10s}
 WARMUP=${WARMUP:-10s}
-CONNECTIONS=${CONNECTIONS:-32}
-THREADS=${THREADS:-2}
 NGINX_WORKERS=${NGINX_WORKERS:-2}
+NGINX_ACCESS_LOG=${NGINX_ACCESS_LOG:-on}
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
-LUA="$ROOT/bench/scripts/wrk-chat.lua"
-SIM_JAR="$ROOT/sim/target/lmw-sim.jar"
 if [ $# -eq 0 ]; then
   set -- "router=$ROOT/router/target/lmw-router.jar"
 fi
+WORK=$(mktemp -d /tmp/nginx-ratio.XXXXXX)
+. "$ROOT/bench/scripts/lib.sh"
 for spec in "$@"; do
-  [ -f "${spec#*=}" ] || { echo "no such jar: ${spec#*=} (build with: mvn -B -q -DskipTests -pl router,sim -am package)" >&2; exit 2; }
+  need_jar "${spec#*=}"
 done
-[ -f "$SIM_JAR" ] || { echo "no $SIM_JAR (build with: mvn -B -q -DskipTests -pl router,sim -am package)" >&2; exit 2; }
 command -v wrk >/dev/null || { echo "wrk is not installed (apt-get install wrk)" >&2; exit 2; }
 NGINX=$(command -v nginx || echo /usr/sbin/nginx)
 [ -x "$NGINX" ] || { echo "nginx is not installed (apt-get install nginx-light)" >&2; exit 2; }
-
-WORK=$(mktemp -d /tmp/nginx-ratio.XXXXXX)
-PIDS=()
 cleanup() {
-  for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null || true; done
+  stop_all
   [ -f "$WORK/nginx/nginx.pid" ] && kill "$(cat "$WORK/nginx/nginx.pid")" 2>/dev/null || true
-  wait 2>/dev/null || true
   if [ -z "${KEEP:-}" ]; then rm -rf "$WORK"; else echo "kept $WORK"; fi
 }
 trap cleanup EXIT
 
-free_port() {
-  local p
-  while :; do
-    p=$(( 20000 + RANDOM % 20000 ))
-    (exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null || { echo "$p"; return; }
-  done
-}
-
-wait_http() { # url: until it answers, at most 60 s
-  for _ in $(seq 1 600); do
-    curl -sf -o /dev/null "$1" && return 0
-    sleep 0.1
-  done
-  echo "nothing answered at $1" >&2
-  return 1
-}
-
-SIM_PORT=$(free_port)
-java -XX:+ExitOnOutOfMemoryError -jar "$SIM_JAR" --replicas 1 --port "$SIM_PORT" --profile tiny --time-scale 1000 \
-  > "$WORK/sim.out" 2> "$WORK/sim.err" &
-PIDS+=($!)
-wait_http "http://127.0.0.1:$SIM_PORT/health"
+start_sim
 
 NGINX_PORT=$(free_port)
 mkdir -p "$WORK/nginx/logs"
@@ -76,7 +50,7 @@ pid $WORK/nginx/nginx.pid;
 error_log $WORK/nginx/logs/error.log warn;
 events { worker_connections 4096; }
 http {
-  access_log off;
+  $( [ "$NGINX_ACCESS_LOG" = off ] && echo "access_log off;" || echo "access_log $WORK/nginx/logs/access.log;" )
   client_body_temp_path $WORK/nginx/body;
   proxy_temp_path $WORK/nginx/proxy;
   fastcgi_temp_path $WORK/nginx/fastcgi;
@@ -104,34 +78,14 @@ wait_http "http://127.0.0.1:$NGINX_PORT/health"
 NAMES=(nginx)
 URLS=("http://127.0.0.1:$NGINX_PORT/v1/chat/completions")
 for spec in "$@"; do
-  name=${spec%%=*}
-  jar=${spec#*=}
-  port=$(free_port)
-  # The request log (one line per request) goes where a pod's stderr would: a file.
-  java -XX:+ExitOnOutOfMemoryError -jar "$jar" --replicas "sim-0=http://127.0.0.1:$SIM_PORT" --host 127.0.0.1 --port "$port" \
-    > "$WORK/$name.out" 2> "$WORK/$name.err" &
-  PIDS+=($!)
-  wait_http "http://127.0.0.1:$port/readyz"
-  NAMES+=("$name")
-  URLS+=("http://127.0.0.1:$port/v1/chat/completions")
+  start_router "${spec%%=*}" "${spec#*=}"
+  NAMES+=("${spec%%=*}")
+  URLS+=("http://127.0.0.1:$ROUTER_PORT/v1/chat/completions")
 done
 
-# One wrk run; prints "rps p50_ms p99_ms non2xx".
-run_wrk() {
-  local out
-  out=$(wrk -t"$THREADS" -c"$CONNECTIONS" -d"$1" --latency -s "$LUA" "$2")
-  echo "$out" >> "$WORK/wrk.log"
-  awk '
-    function ms(v) { if (v ~ /us$/) return v / 1000; if (v ~ /ms$/) return v + 0; if (v ~ /s$/) return v * 1000; return v }
-    /Requests\/sec:/ { rps = $2 }
-    /^ +50%/ { p50 = ms($2) }
-    /^ +99%/ { p99 = ms($2) }
-    /Non-2xx or 3xx responses:/ { bad = $5 }
-    END { printf "%.0f %.3f %.3f %d\n", rps, p50, p99, bad }' <<< "$out"
-}
-
 echo "uptime before: $(uptime)"
-echo "targets: ${NAMES[*]}; wrk -t$THREADS -c$CONNECTIONS -d$DURATION, $ROUNDS rounds alternating; warm-up $WARMUP each"
+echo "targets: ${NAMES[*]}; wrk -t${THREADS:-2} -c${CONNECTIONS:-32} -d$DURATION, $ROUNDS rounds alternating; warm-up $WARMUP each;" \
+  "nginx: $NGINX_WORKERS workers, access log $NGINX_ACCESS_LOG"
 # A sanity check that each answers 200 through the script's request.
 for i in "${!NAMES[@]}"; do
   code=$(curl -s -o /dev/null -w '%{http_code}' -H 'Content-Type: application/json' -H 'X-Session-Id: wrk-ratio-session' \

@@ -108,6 +108,9 @@ public class RequestPath {
         RequestFactsReader reader;
         String[] keys;
         int next;
+        /** One read of each body, for the placement-only benchmarks. */
+        RequestFacts[] shapes;
+        int nextShape;
 
         @Setup(Level.Trial)
         public void setUp() {
@@ -119,6 +122,14 @@ public class RequestPath {
             sessionHeader = api.equals("chat") ? "x-session-id" : "x-claude-code-session-id";
             reader = new RequestFactsReader(new SessionKeyResolver(new ConversationLineages(65_536)));
             keys = RequestBodies.uuids(ACTIVE_SESSIONS, 7);
+            shapes = new RequestFacts[BODIES];
+            try {
+                for (int i = 0; i < BODIES; i++) {
+                    shapes[i] = read(keys[i]);
+                }
+            } catch (MalformedRequestException e) {
+                throw new IllegalStateException(e);
+            }
         }
 
         RequestFacts read(String key) throws MalformedRequestException {
@@ -126,6 +137,14 @@ public class RequestPath {
             byte[] body = bodies[nextBody];
             nextBody = nextBody + 1 == BODIES ? 0 : nextBody + 1;
             return reader.read(flavor, body, headers, Tenant.NONE);
+        }
+
+        /** Facts as the reader makes them, with another session key: placement alone, without reading a body. */
+        RequestFacts withKey(String key) {
+            RequestFacts f = shapes[nextShape];
+            nextShape = nextShape + 1 == shapes.length ? 0 : nextShape + 1;
+            return new RequestFacts(f.flavor(), f.model(), f.stream(), new SessionKey(key, f.sessionKey().source()), f.shape(),
+                    f.maxTokens(), f.pinnedReplica(), f.dataParallelRank());
         }
 
         String nextKey() {
@@ -278,10 +297,10 @@ public class RequestPath {
         return SessionKey.displayHash(b.nextKey());
     }
 
-    /** Placement (admission included when on) of a step of a pinned session: STICKY. */
+    /** Placement alone (admission included when on; no body read) of a step of a pinned session: STICKY. */
     @Benchmark
     public void placeSticky(Bodies b, Router r, Blackhole bh) throws Exception {
-        RequestFacts facts = b.read(r.nextPinnedKey());
+        RequestFacts facts = b.withKey(r.nextPinnedKey());
         Optional<AdmissionController.Admission> a = r.admit(facts, new LinkedHashSet<>());
         if (a.isPresent()) {
             bh.consume(a.get().placement());
@@ -289,10 +308,10 @@ public class RequestPath {
         }
     }
 
-    /** Placement of a session nobody has seen: NEW, pinned (the table's least recently used entry goes). */
+    /** Placement alone of a session nobody has seen: NEW, pinned (the table's least recently used entry goes). */
     @Benchmark
     public void placeNew(Bodies b, Router r, Blackhole bh) throws Exception {
-        RequestFacts facts = b.read(r.nextNewKey());
+        RequestFacts facts = b.withKey(r.nextNewKey());
         Optional<AdmissionController.Admission> a = r.admit(facts, new LinkedHashSet<>());
         if (a.isPresent()) {
             bh.consume(a.get().placement());

@@ -99,7 +99,8 @@ public final class RequestFactsReader {
         final JsonSpans cacheSalt = new JsonSpans();
     }
 
-    private record Message(String role, String text) {
+    /** A message's text stays in the buffer it was read into until rendered: copied once, not twice. */
+    private record Message(String role, CharSequence text) {
     }
 
     private Body parse(byte[] body) throws MalformedRequestException {
@@ -343,16 +344,16 @@ public final class RequestFactsReader {
                 default -> p.skipChildren();
             }
         }
-        return new Message(role, text.toString());
+        return new Message(role, text);
     }
 
     private void readContent(JsonParser p, JsonToken t, StringBuilder out) throws IOException {
         if (t == JsonToken.VALUE_STRING) {
-            out.append(p.getText());
+            appendText(p, out);
         } else if (t == JsonToken.START_ARRAY) {
             while (p.nextToken() != JsonToken.END_ARRAY) {
                 if (p.currentToken() == JsonToken.VALUE_STRING) {
-                    out.append(p.getText());
+                    appendText(p, out);
                 } else if (p.currentToken() == JsonToken.START_OBJECT) {
                     readContentBlock(p, out);
                 } else {
@@ -378,7 +379,7 @@ public final class RequestFactsReader {
             switch (name) {
                 case "text", "thinking" -> {
                     if (v == JsonToken.VALUE_STRING) {
-                        block.append(p.getText());
+                        appendText(p, block);
                     } else {
                         p.skipChildren();
                     }
@@ -398,6 +399,11 @@ public final class RequestFactsReader {
             out.append('[').append(type).append(']');
         }
         out.append(block);
+    }
+
+    /** The current string value, appended from the parser's own buffer: no String is made of a prompt's text. */
+    private static void appendText(JsonParser p, StringBuilder out) throws IOException {
+        out.append(p.getTextCharacters(), p.getTextOffset(), p.getTextLength());
     }
 
     private void readInput(JsonParser p, JsonToken t, Body b) throws IOException {

@@ -71,6 +71,9 @@ public final class ResidencyTable {
             r = new Residency(session, replica, ws, nowNanos);
             sessions.put(session, r);
             ledger(replica).add(ws);
+        } else if (r.replica.equals(replica)) {
+            ledger(replica).replace(r.workingSet, ws);
+            r.workingSet = ws;
         } else {
             ledger(r.replica).remove(r.workingSet);
             r.replica = replica;

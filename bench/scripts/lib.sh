@@ -1,0 +1,69 @@
+# Shared by the scripts here: free loopback ports, waiting for HTTP, the simulated replica and wrk.
+# Sourced, not run. Expects ROOT (the repository root) and WORK (a temporary directory) to be set.
+
+SIM_JAR="$ROOT/sim/target/lmw-sim.jar"
+LUA="$ROOT/bench/scripts/wrk-chat.lua"
+PIDS=()
+
+need_jar() { # path: exits 2 with the build command when it is missing
+  [ -f "$1" ] || { echo "no such jar: $1 (build with: mvn -B -q -DskipTests -pl router,sim,bench -am package)" >&2; exit 2; }
+}
+
+free_port() {
+  local p
+  while :; do
+    p=$(( 20000 + RANDOM % 20000 ))
+    (exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null || { echo "$p"; return; }
+  done
+}
+
+wait_http() { # url: until it answers, at most 60 s
+  for _ in $(seq 1 600); do
+    curl -sf -o /dev/null "$1" && return 0
+    sleep 0.1
+  done
+  echo "nothing answered at $1" >&2
+  return 1
+}
+
+# One simulated replica whose engine time is negligible (profile tiny at time scale 1000); sets SIM_PORT.
+start_sim() {
+  need_jar "$SIM_JAR"
+  SIM_PORT=$(free_port)
+  java -XX:+ExitOnOutOfMemoryError -jar "$SIM_JAR" --replicas 1 --port "$SIM_PORT" --profile tiny --time-scale 1000 \
+    > "$WORK/sim.out" 2> "$WORK/sim.err" &
+  PIDS+=($!)
+  wait_http "http://127.0.0.1:$SIM_PORT/health"
+}
+
+# start_router NAME JAR [JVM options...]: a router in front of the replica, on 127.0.0.1; sets ROUTER_PORT.
+# Its request log (a line per request on stderr) goes to a file, as a pod's stderr would.
+start_router() {
+  local name=$1 jar=$2
+  shift 2
+  need_jar "$jar"
+  ROUTER_PORT=$(free_port)
+  java -XX:+ExitOnOutOfMemoryError "$@" -jar "$jar" --replicas "sim-0=http://127.0.0.1:$SIM_PORT" --host 127.0.0.1 \
+    --port "$ROUTER_PORT" > "$WORK/$name.out" 2> "$WORK/$name.err" &
+  PIDS+=($!)
+  wait_http "http://127.0.0.1:$ROUTER_PORT/readyz"
+}
+
+stop_all() {
+  for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null || true; done
+  wait 2>/dev/null || true
+}
+
+# run_wrk DURATION URL: one wrk run (its output appended to $WORK/wrk.log); prints "rps p50_ms p99_ms non2xx".
+run_wrk() {
+  local out
+  out=$(wrk -t"${THREADS:-2}" -c"${CONNECTIONS:-32}" -d"$1" --latency -s "$LUA" "$2")
+  echo "$out" >> "$WORK/wrk.log"
+  awk '
+    function ms(v) { if (v ~ /us$/) return v / 1000; if (v ~ /ms$/) return v + 0; if (v ~ /s$/) return v * 1000; return v }
+    /Requests\/sec:/ { rps = $2 }
+    /^ +50%/ { p50 = ms($2) }
+    /^ +99%/ { p99 = ms($2) }
+    /Non-2xx or 3xx responses:/ { bad = $5 }
+    END { printf "%.0f %.3f %.3f %d\n", rps, p50, p99, bad }' <<< "$out"
+}
