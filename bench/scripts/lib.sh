@@ -1,7 +1,7 @@
 # Shared by the scripts here: free loopback ports, waiting for HTTP, the simulated replica and wrk.
 # Sourced, not run. Expects ROOT (the repository root) and WORK (a temporary directory) to be set.
 
-SIM_JAR="$ROOT/sim/target/lmw-sim.jar"
+SIM_JAR=${SIM_JAR:-$ROOT/sim/target/lmw-sim.jar}
 LUA="$ROOT/bench/scripts/wrk-chat.lua"
 PIDS=()
 
@@ -36,7 +36,7 @@ start_sim() {
   wait_http "http://127.0.0.1:$SIM_PORT/health"
 }
 
-# start_router NAME JAR [JVM options...]: a router in front of the replica, on 127.0.0.1; sets ROUTER_PORT.
+# start_router NAME JAR [JVM options...]: a router in front of the replica, on 127.0.0.1; sets ROUTER_PORT and ROUTER_PID.
 # Its request log (a line per request on stderr) goes to a file, as a pod's stderr would.
 start_router() {
   local name=$1 jar=$2
@@ -45,6 +45,7 @@ start_router() {
   ROUTER_PORT=$(free_port)
   java -XX:+ExitOnOutOfMemoryError "$@" -jar "$jar" --replicas "sim-0=http://127.0.0.1:$SIM_PORT" --host 127.0.0.1 \
     --port "$ROUTER_PORT" > "$WORK/$name.out" 2> "$WORK/$name.err" &
+  ROUTER_PID=$!
   PIDS+=($!)
   wait_http "http://127.0.0.1:$ROUTER_PORT/readyz"
 }
@@ -54,16 +55,31 @@ stop_all() {
   wait 2>/dev/null || true
 }
 
-# run_wrk DURATION URL: one wrk run (its output appended to $WORK/wrk.log); prints "rps p50_ms p99_ms non2xx".
+# CPU time (user + system, clock ticks) the processes have used so far.
+cpu_ticks() {
+  local t=0 p
+  for p in "$@"; do
+    t=$(( t + $(awk '{ print $14 + $15 }' "/proc/$p/stat" 2>/dev/null || echo 0) ))
+  done
+  echo "$t"
+}
+
+# run_wrk DURATION URL [PID...]: one wrk run (its output appended to $WORK/wrk.log); prints
+# "rps p50_ms p99_ms non2xx cpu_us_per_request", the last being the CPU the given processes (the proxy) used
+# per completed request: unlike requests/s it does not depend on how much of the machine others leave free.
 run_wrk() {
-  local out
-  out=$(wrk -t"${THREADS:-2}" -c"${CONNECTIONS:-32}" -d"$1" --latency -s "$LUA" "$2")
+  local out t0 t1 url=$2 duration=$1
+  shift 2
+  t0=$(cpu_ticks "$@")
+  out=$(wrk -t"${THREADS:-2}" -c"${CONNECTIONS:-32}" -d"$duration" --latency -s "$LUA" "$url")
+  t1=$(cpu_ticks "$@")
   echo "$out" >> "$WORK/wrk.log"
-  awk '
+  awk -v ticks=$(( t1 - t0 )) -v hz="$(getconf CLK_TCK)" '
     function ms(v) { if (v ~ /us$/) return v / 1000; if (v ~ /ms$/) return v + 0; if (v ~ /s$/) return v * 1000; return v }
     /Requests\/sec:/ { rps = $2 }
+    / requests in / { n = $1 }
     /^ +50%/ { p50 = ms($2) }
     /^ +99%/ { p99 = ms($2) }
     /Non-2xx or 3xx responses:/ { bad = $5 }
-    END { printf "%.0f %.3f %.3f %d\n", rps, p50, p99, bad }' <<< "$out"
+    END { printf "%.0f %.3f %.3f %d %.0f\n", rps, p50, p99, bad, (n > 0 ? ticks * 1e6 / hz / n : 0) }' <<< "$out"
 }

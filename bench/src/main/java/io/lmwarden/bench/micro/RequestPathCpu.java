@@ -11,7 +11,8 @@ import java.util.List;
  * for a core, while CPU time per operation stays what the code costs. Same states, same operations;
  * per case a warm-up, then the median of five rounds of CPU ns/op and allocated bytes/op (the thread's
  * own; GC threads are not counted).
- * Run: {@code java -Xms3g -Xmx3g -cp bench/target/lmw-bench.jar io.lmwarden.bench.micro.RequestPathCpu [ops-per-round]}.
+ * Run: {@code java -Xms3g -Xmx3g -cp bench/target/lmw-bench.jar io.lmwarden.bench.micro.RequestPathCpu [ops-per-round]
+ * [apis] [policies]} (defaults: 20000, {@code chat,anthropic}, all four policies; lists comma-separated).
  */
 public final class RequestPathCpu {
 
@@ -25,17 +26,20 @@ public final class RequestPathCpu {
 
     public static void main(String[] args) throws Exception {
         int ops = args.length > 0 ? Integer.parseInt(args[0]) : 20_000;
+        List<String> apis = args.length > 1 ? List.of(args[1].split(",")) : List.of("chat", "anthropic");
+        List<String> policies = args.length > 2 ? List.of(args[2].split(","))
+                : List.of("affinity+admission", "affinity", "cost", "least-loaded");
         var threads = (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
         Blackhole bh = new Blackhole("Today's password is swordfish. I understand instantiating Blackholes directly is dangerous.");
         RequestPath bench = new RequestPath();
         System.out.printf("%-14s %-10s %-19s %12s %12s%n", "benchmark", "api", "policy", "cpu ns/op", "bytes/op");
-        for (String api : List.of("chat", "anthropic")) {
+        for (String api : apis) {
             RequestPath.Bodies b = new RequestPath.Bodies();
             b.api = api;
             b.setUp();
             report("facts", api, "", ops, threads, () -> bh.consume(bench.facts(b)));
             report("sessionKeyHash", api, "", ops, threads, () -> bh.consume(bench.sessionKeyHash(b)));
-            for (String policy : List.of("affinity+admission", "affinity", "cost", "least-loaded")) {
+            for (String policy : policies) {
                 RequestPath.Router r = new RequestPath.Router();
                 r.policy = policy;
                 r.setUp();
