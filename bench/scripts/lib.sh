@@ -37,14 +37,15 @@ start_sim() {
 }
 
 # start_router NAME JAR [JVM options...]: a router in front of the replica, on 127.0.0.1; sets ROUTER_PORT and ROUTER_PID.
-# Its request log (a line per request on stderr) goes to a file, as a pod's stderr would.
+# Its request log (a line per request on stderr) goes to a file, as a pod's stderr would. ROUTER_ARGS: more router
+# flags, e.g. "--health-timeout 5s" on a machine so loaded that the default 1 s health check fails.
 start_router() {
   local name=$1 jar=$2
   shift 2
   need_jar "$jar"
   ROUTER_PORT=$(free_port)
   java -XX:+ExitOnOutOfMemoryError "$@" -jar "$jar" --replicas "sim-0=http://127.0.0.1:$SIM_PORT" --host 127.0.0.1 \
-    --port "$ROUTER_PORT" > "$WORK/$name.out" 2> "$WORK/$name.err" &
+    --port "$ROUTER_PORT" ${ROUTER_ARGS:-} > "$WORK/$name.out" 2> "$WORK/$name.err" &
   ROUTER_PID=$!
   PIDS+=($!)
   wait_http "http://127.0.0.1:$ROUTER_PORT/readyz"

@@ -126,7 +126,7 @@ for n in "${NAMES[@]}"; do
   c=$(median "${CPU[$n]}")
   printf '%-8s %10s %10s %10s %8s %9s %12s %13s\n' "$n" "$r" "$(median "${P50[$n]}")" "$(median "${P99[$n]}")" "${BAD[$n]}" \
     "$(awk -v a="$r" -v b="$base" 'BEGIN { printf "%.2f", a / b }')" "$c" \
-    "$(awk -v a="$c" -v b="$basecpu" 'BEGIN { printf "%.2f", a > 0 ? b / a : 0 }')"
+    "$(awk -v a="$c" -v b="$basecpu" 'BEGIN { printf "%.2f", (a > 0 ? b / a : 0) }')"
 done
 echo "medians of $ROUNDS rounds"
 echo "uptime after: $(uptime)"
