@@ -35,9 +35,10 @@ public final class LoadOrder {
     }
 
     public static String describe(ReplicaView r) {
+        // Concatenation, not String.format: this is in every new session's placement reason.
         return r.metricsFresh()
-                ? String.format("waiting=%.0f running=%.0f pending=%d inFlight=%d", r.metrics().waiting(), r.metrics().running(),
-                r.sentSinceScrape(), r.inFlight())
+                ? "waiting=" + Math.round(r.metrics().waiting()) + " running=" + Math.round(r.metrics().running())
+                + " pending=" + r.sentSinceScrape() + " inFlight=" + r.inFlight()
                 : "inFlight=" + r.inFlight() + " (engine metrics stale)";
     }
 }

@@ -4,6 +4,7 @@ import io.lmwarden.router.pool.PoolSnapshot;
 import io.lmwarden.router.pool.ReplicaView;
 import io.lmwarden.router.session.RequestFacts;
 
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
@@ -56,7 +57,13 @@ public final class Placer {
     }
 
     private static List<ReplicaView> ready(PoolSnapshot pool, Set<String> alreadyTried) throws NoReplicaAvailableException {
-        List<ReplicaView> ready = pool.ready().stream().filter(r -> !alreadyTried.contains(r.id())).toList();
+        // Loops, not streams: this runs for every request over every replica.
+        List<ReplicaView> ready = new ArrayList<>(pool.replicas().size());
+        for (ReplicaView r : pool.replicas()) {
+            if (r.ready() && !alreadyTried.contains(r.id())) {
+                ready.add(r);
+            }
+        }
         if (ready.isEmpty()) {
             if (pool.replicas().isEmpty()) {
                 throw new NoReplicaAvailableException(503, "no replica is known yet; the router is waiting for discovery");
@@ -73,9 +80,13 @@ public final class Placer {
         if (facts.model().isEmpty()) {
             return ready;
         }
-        return ready.stream()
-                .filter(r -> r.metrics() == null || r.metrics().models().isEmpty() || r.metrics().models().contains(facts.model()))
-                .toList();
+        List<ReplicaView> serving = new ArrayList<>(ready.size());
+        for (ReplicaView r : ready) {
+            if (r.metrics() == null || r.metrics().models().isEmpty() || r.metrics().models().contains(facts.model())) {
+                serving.add(r);
+            }
+        }
+        return serving.size() == ready.size() ? ready : serving;
     }
 
     private static Optional<Placement> clientPinned(RequestFacts facts, PoolSnapshot pool, Set<String> alreadyTried)

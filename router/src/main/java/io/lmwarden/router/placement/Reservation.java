@@ -1,5 +1,6 @@
 package io.lmwarden.router.placement;
 
+import io.lmwarden.router.pool.ReplicaAddress;
 import io.lmwarden.router.pool.ReplicaState;
 import io.lmwarden.router.session.RequestFacts;
 
@@ -74,6 +75,11 @@ public final class Reservation {
 
     public String replicaUrl() {
         return replica.url();
+    }
+
+    /** The replica's URL taken apart, or null when it is not a plain http(s) URL. */
+    public ReplicaAddress replicaAddress() {
+        return replica.address();
     }
 
     /** 1 for the first choice, 2 for the retry after it failed. */

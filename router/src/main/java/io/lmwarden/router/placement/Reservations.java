@@ -9,6 +9,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.function.LongFunction;
 
 /**
  * The placement feedback seam: the one way in for a request that wants a replica, and the one way
@@ -50,11 +51,12 @@ public final class Reservations {
      * Reserves the replica a placement already chose (admission control decides where a request may
      * go before it is sent); when that replica has left the pool meanwhile, places the request afresh.
      */
-    public Reservation openAt(RequestFacts facts, Placement placement, PoolSnapshot snapshot, Set<String> alreadyTried, long nowNanos,
-                              long receivedAtNanos) throws NoReplicaAvailableException {
+    public Reservation openAt(RequestFacts facts, Placement placement, LongFunction<PoolSnapshot> snapshots, Set<String> alreadyTried,
+                              long nowNanos, long receivedAtNanos) throws NoReplicaAvailableException {
         ReplicaState state = pool.get(placement.replica().id()).orElse(null);
         if (state == null || alreadyTried.contains(state.id())) {
-            return open(facts, snapshot, alreadyTried, nowNanos, receivedAtNanos);
+            // Only then is a snapshot needed: building one for every request would cost a pass over the pool.
+            return open(facts, snapshots.apply(nowNanos), alreadyTried, nowNanos, receivedAtNanos);
         }
         alreadyTried.add(state.id());
         Reservation r = new Reservation(facts, placement, state, alreadyTried.size(), receivedAtNanos, listeners);

@@ -4,6 +4,7 @@ import io.lmwarden.router.config.SpillThreshold;
 import io.lmwarden.router.pool.ReplicaView;
 import io.lmwarden.router.session.RequestFacts;
 
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 
@@ -49,14 +50,19 @@ final class SessionHomes {
     Step step(PlacementRequest request, Choices choices) {
         RequestFacts f = request.facts();
         Optional<String> home = table.lookup(f.model(), f.sessionKey().value(), request.nowNanos());
-        Optional<ReplicaView> homeView = home.flatMap(h -> request.candidates().stream().filter(r -> r.id().equals(h)).findFirst());
+        Optional<ReplicaView> homeView = home.flatMap(h -> byId(request.candidates(), h));
         if (homeView.isEmpty()) {
             String why = home.map(h -> "home " + h + " unavailable").orElse("new session");
             Placement p = choices.forNewSession(request.candidates(), why);
             return new Step(Optional.of(claim(request, home, p)), null, List.of());
         }
         ReplicaView h = homeView.get();
-        List<ReplicaView> others = request.candidates().stream().filter(r -> r != h).toList();
+        List<ReplicaView> others = new ArrayList<>(request.candidates().size());
+        for (ReplicaView r : request.candidates()) {
+            if (r != h) {
+                others.add(r);
+            }
+        }
         int threshold = threshold();
         // The step would push the home over its threshold: move, but only to somewhere less busy.
         if (h.inFlight() >= threshold && !others.isEmpty()) {
@@ -86,13 +92,22 @@ final class SessionHomes {
         if (winner.equals(p.replica().id())) {
             return p;
         }
-        Optional<ReplicaView> theirs = request.candidates().stream().filter(r -> r.id().equals(winner)).findFirst();
+        Optional<ReplicaView> theirs = byId(request.candidates(), winner);
         if (theirs.isEmpty()) {
             // The other router's choice cannot take requests from here: ours stands, and is the pin from now on.
             pin(request, p.replica());
             return p;
         }
         return new Placement(theirs.get(), Decision.STICKY, "another router pinned this session to " + winner + " first");
+    }
+
+    private static Optional<ReplicaView> byId(List<ReplicaView> replicas, String id) {
+        for (ReplicaView r : replicas) {
+            if (r.id().equals(id)) {
+                return Optional.of(r);
+            }
+        }
+        return Optional.empty();
     }
 
     private void pin(PlacementRequest request, ReplicaView r) {

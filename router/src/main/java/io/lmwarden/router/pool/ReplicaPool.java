@@ -27,6 +27,10 @@ public final class ReplicaPool {
 
     private static final Logger LOG = Logger.getLogger(ReplicaPool.class.getName());
 
+    /** Endpoint order, then rank order: X-data-parallel-rank k of a client names the k-th replica. */
+    private static final Comparator<ReplicaView> SNAPSHOT_ORDER = Comparator.comparing(ReplicaView::endpointId)
+            .thenComparingInt(ReplicaView::rank);
+
     private final Map<String, EndpointState> endpoints = new ConcurrentHashMap<>();
     private final Map<String, ReplicaState> replicas = new ConcurrentHashMap<>();
     private final long staleAfterNanos;
@@ -205,8 +209,7 @@ public final class ReplicaPool {
                     s.sentSinceScrape(), stickySessions.applyAsInt(s.id()), s.pendingPrefillTokens(), s.pendingRequests(),
                     s.pendingAtScrape(), m, fresh, s.endpointId(), s.dataParallelRank().orElse(-1)));
         }
-        // Endpoint order, then rank order: X-data-parallel-rank k of a client names the k-th replica.
-        views.sort(Comparator.comparing(ReplicaView::endpointId).thenComparingInt(ReplicaView::rank));
+        views.sort(SNAPSHOT_ORDER);
         return new PoolSnapshot(views, nowNanos);
     }
 }

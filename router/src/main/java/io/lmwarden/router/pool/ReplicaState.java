@@ -15,6 +15,8 @@ public final class ReplicaState {
     /** The engine rank behind the endpoint this replica is, or -1 when it is the whole endpoint. */
     private final int rank;
     private volatile String url;
+    /** {@link #url} taken apart; null when it is not a plain http(s) URL. */
+    private volatile ReplicaAddress address;
     private volatile boolean discoveredReady;
     private volatile boolean healthy = true;
     private volatile EngineMetrics metrics;
@@ -44,6 +46,7 @@ public final class ReplicaState {
         this.endpointId = endpointId;
         this.rank = rank;
         this.url = url;
+        this.address = ReplicaAddress.parse(url);
         this.discoveredReady = ready;
     }
 
@@ -65,7 +68,15 @@ public final class ReplicaState {
         return url;
     }
 
+    /** The URL's parts, or null when it is not a plain http(s) URL. */
+    public ReplicaAddress address() {
+        return address;
+    }
+
     void update(String newUrl, boolean ready) {
+        if (!newUrl.equals(url)) {
+            this.address = ReplicaAddress.parse(newUrl);
+        }
         this.url = newUrl;
         this.discoveredReady = ready;
     }

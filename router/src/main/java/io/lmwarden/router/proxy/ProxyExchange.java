@@ -6,6 +6,7 @@ import io.lmwarden.router.placement.Placement;
 import io.lmwarden.router.placement.Reservation;
 import io.lmwarden.router.placement.admission.AdmissionController;
 import io.lmwarden.router.pool.Refusals;
+import io.lmwarden.router.pool.ReplicaAddress;
 import io.lmwarden.router.pool.ReplicaState;
 import io.lmwarden.router.session.RequestFacts;
 import io.vertx.core.Context;
@@ -174,7 +175,7 @@ final class ProxyExchange {
             Placement at = admitted;
             admitted = null;
             r = at != null
-                    ? ctx.reservations().openAt(facts, at, ctx.snapshot().apply(now), tried, now, receivedAtNanos)
+                    ? ctx.reservations().openAt(facts, at, ctx.snapshot(), tried, now, receivedAtNanos)
                     : ctx.reservations().open(facts, ctx.snapshot().apply(now), tried, now, receivedAtNanos);
         } catch (NoReplicaAvailableException e) {
             if (noneLeft != null) {
@@ -218,8 +219,14 @@ final class ProxyExchange {
     /** Connect, copy the headers, send the body, read the status: each step a future, each failure named. */
     private Future<HttpClientResponse> forward(Reservation r) {
         RequestOptions opts = new RequestOptions().setMethod(HttpMethod.POST)
-                .setAbsoluteURI(r.replicaUrl() + RequestTarget.originForm(request))
                 .setConnectTimeout(ctx.acquireTimeout().toMillis());
+        ReplicaAddress to = r.replicaAddress();
+        if (to == null) {
+            opts.setAbsoluteURI(r.replicaUrl() + RequestTarget.originForm(request));
+        } else {
+            // What setAbsoluteURI would set, without parsing the replica's URL again for every request.
+            opts.setHost(to.host()).setPort(to.port()).setSsl(to.ssl()).setURI(to.pathPrefix() + RequestTarget.originForm(request));
+        }
         return ctx.client().request(opts)
                 .recover(err -> Future.failedFuture(connectFailure(r, err)))
                 .compose(req -> {

@@ -37,10 +37,11 @@ public final class ResponseObserver {
     }
 
     public void accept(Buffer chunk) {
-        byte[] b = chunk.getBytes();
-        bytes += b.length;
-        for (byte x : b) {
-            char c = (char) (x & 0xff);
+        int n = chunk.length();
+        bytes += n;
+        // Read in place: a copy of every chunk would be garbage as large as the whole response.
+        for (int i = 0; i < n; i++) {
+            char c = (char) (chunk.getByte(i) & 0xff);
             if (c == '\n') {
                 endLine();
             } else if (line.length() < MAX_LINE) {

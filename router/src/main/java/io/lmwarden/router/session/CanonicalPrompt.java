@@ -10,7 +10,7 @@ import java.util.List;
  */
 public final class CanonicalPrompt {
 
-    private final StringBuilder text = new StringBuilder(4096);
+    private final StringBuilder text;
     private final List<PromptSegment> segments = new ArrayList<>();
     /** Mixed into every hash: a tenant's prompts hash apart from the same text of another tenant. */
     private final long seed;
@@ -20,7 +20,13 @@ public final class CanonicalPrompt {
     }
 
     public CanonicalPrompt(long seed) {
+        this(seed, 256);
+    }
+
+    /** @param expectedChars how long the text will be, about: the buffer is sized once */
+    public CanonicalPrompt(long seed, int expectedChars) {
         this.seed = seed;
+        this.text = new StringBuilder(Math.max(16, expectedChars));
     }
 
     /** Starts a named segment; its text follows with {@link #append}. */

@@ -28,6 +28,8 @@ public final class RequestFactsReader {
     private static final int COMPLETIONS_FINGERPRINT_CHARS = 4096;
     /** Hugging Face ids are at most 96 characters; a served name of a few hundred is already odd. */
     static final int MAX_MODEL_CHARS = 512;
+    /** A body beyond this is mostly media or tool output the prompt text leaves out; its text buffer grows as needed. */
+    private static final int MAX_PRESIZED_CHARS = 1 << 20;
 
     private final JsonFactory json;
     private final SessionKeyResolver keys;
@@ -53,11 +55,14 @@ public final class RequestFactsReader {
     public RequestFacts read(ApiFlavor flavor, byte[] body, Function<String, String> header, Tenant tenant)
             throws MalformedRequestException {
         Body b = parse(body);
-        CanonicalPrompt prompt = new CanonicalPrompt(tenant.present() ? CanonicalPrompt.hashBlock(0, tenant.id(), 0, tenant.id().length()) : 0);
+        // The canonical text is about as long as the body (less its JSON syntax): sized once, not grown by copying.
+        CanonicalPrompt prompt = new CanonicalPrompt(tenant.present() ? CanonicalPrompt.hashBlock(0, tenant.id(), 0, tenant.id().length()) : 0,
+                Math.min(body.length, MAX_PRESIZED_CHARS) + 64);
         Rendered r = render(b, prompt);
         PromptShape shape = prompt.shape();
+        // The lineage and fingerprint hashes are each a pass over the prompt: only a request without a session key needs them.
         SessionKey key = keys.resolve(new SessionKeyFields(b.metadataUserId, b.promptCacheKey, b.conversation, b.user,
-                prompt.hashOfPrefix(r.fixedStartEnd()), prompt.hashesOfPrefixes(r.messageEnds())), header).inTenant(tenant.id());
+                () -> prompt.hashOfPrefix(r.fixedStartEnd()), () -> prompt.hashesOfPrefixes(r.messageEnds())), header).inTenant(tenant.id());
         Optional<String> pinned = Optional.ofNullable(header.apply("x-lmw-replica")).map(String::trim).filter(s -> !s.isEmpty());
         Optional<Integer> rank = Optional.empty();
         String rankHeader = header.apply("x-data-parallel-rank");
@@ -94,7 +99,8 @@ public final class RequestFactsReader {
         final JsonSpans cacheSalt = new JsonSpans();
     }
 
-    private record Message(String role, String text) {
+    /** A message's text stays in the buffer it was read into until rendered: copied once, not twice. */
+    private record Message(String role, CharSequence text) {
     }
 
     private Body parse(byte[] body) throws MalformedRequestException {
@@ -338,16 +344,16 @@ public final class RequestFactsReader {
                 default -> p.skipChildren();
             }
         }
-        return new Message(role, text.toString());
+        return new Message(role, text);
     }
 
     private void readContent(JsonParser p, JsonToken t, StringBuilder out) throws IOException {
         if (t == JsonToken.VALUE_STRING) {
-            out.append(p.getText());
+            appendText(p, out);
         } else if (t == JsonToken.START_ARRAY) {
             while (p.nextToken() != JsonToken.END_ARRAY) {
                 if (p.currentToken() == JsonToken.VALUE_STRING) {
-                    out.append(p.getText());
+                    appendText(p, out);
                 } else if (p.currentToken() == JsonToken.START_OBJECT) {
                     readContentBlock(p, out);
                 } else {
@@ -373,7 +379,7 @@ public final class RequestFactsReader {
             switch (name) {
                 case "text", "thinking" -> {
                     if (v == JsonToken.VALUE_STRING) {
-                        block.append(p.getText());
+                        appendText(p, block);
                     } else {
                         p.skipChildren();
                     }
@@ -393,6 +399,11 @@ public final class RequestFactsReader {
             out.append('[').append(type).append(']');
         }
         out.append(block);
+    }
+
+    /** The current string value, appended from the parser's own buffer: no String is made of a prompt's text. */
+    private static void appendText(JsonParser p, StringBuilder out) throws IOException {
+        out.append(p.getTextCharacters(), p.getTextOffset(), p.getTextLength());
     }
 
     private void readInput(JsonParser p, JsonToken t, Body b) throws IOException {

@@ -41,12 +41,17 @@ public record SessionKey(String value, SessionKeySource source) {
 
     /** A short stable digest to show instead of the raw key, which may be personal data (an e-mail in {@code user}). */
     public static String displayHash(String value) {
-        return "h-" + sha256(value).substring(0, 16);
+        // Only the first 8 bytes are shown: formatting all 32 to cut 48 characters off would cost as much as the digest.
+        return "h-" + HexFormat.of().formatHex(sha256Bytes(value), 0, 8);
     }
 
     static String sha256(String s) {
+        return HexFormat.of().formatHex(sha256Bytes(s));
+    }
+
+    private static byte[] sha256Bytes(String s) {
         try {
-            return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(s.getBytes(StandardCharsets.UTF_8)));
+            return MessageDigest.getInstance("SHA-256").digest(s.getBytes(StandardCharsets.UTF_8));
         } catch (NoSuchAlgorithmException e) {
             throw new IllegalStateException("SHA-256 is part of every JRE", e);
         }

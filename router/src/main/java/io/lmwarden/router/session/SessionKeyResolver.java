@@ -61,10 +61,11 @@ public final class SessionKeyResolver {
         if (nonBlank(body.user()) != null) {
             return new SessionKey(body.user(), SessionKeySource.USER);
         }
-        if (body.turnHashes().length > 0) {
-            return new SessionKey(lineages.keyOf(body.turnHashes()), SessionKeySource.LINEAGE);
+        long[] turns = body.turnHashes().get();
+        if (turns.length > 0) {
+            return new SessionKey(lineages.keyOf(turns), SessionKeySource.LINEAGE);
         }
-        return new SessionKey(String.format("fp-%016x", body.fixedStartHash()), SessionKeySource.FINGERPRINT);
+        return new SessionKey(String.format("fp-%016x", body.fixedStartHash().getAsLong()), SessionKeySource.FINGERPRINT);
     }
 
     /** {@code metadata.user_id} is either JSON with {@code session_id} or the legacy {@code user_…_session_<uuid>}. */

@@ -29,6 +29,7 @@ import io.prometheus.metrics.core.metrics.Info;
 
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
@@ -84,7 +85,7 @@ public final class RouterMetrics implements AutoCloseable {
     private final MultiGauge ready;
     private final JvmGcMetrics gc = new JvmGcMetrics();
     /** Meters by name and tag values: built once, so the request path does a map lookup only. */
-    private final Map<String, Counter> counters = new ConcurrentHashMap<>();
+    private final Map<MeterKey, Counter> counters = new ConcurrentHashMap<>();
     private final Map<String, Timer> ttfb = new ConcurrentHashMap<>();
     private final Timer overhead;
     private MultiGauge resident;
@@ -145,8 +146,26 @@ public final class RouterMetrics implements AutoCloseable {
     }
 
     private Counter counter(String name, String description, String... tags) {
-        return counters.computeIfAbsent(name + String.join("\u0001", tags),
+        return counters.computeIfAbsent(new MeterKey(name, tags),
                 k -> Counter.builder(name).description(description).tags(tags).register(registry));
+    }
+
+    /** A meter's name and tag pairs as the cache key: looking a meter up builds no string (several per request otherwise). */
+    private record MeterKey(String name, String[] tags) {
+        @Override
+        public boolean equals(Object o) {
+            return o instanceof MeterKey k && name.equals(k.name) && Arrays.equals(tags, k.tags);
+        }
+
+        @Override
+        public int hashCode() {
+            return 31 * name.hashCode() + Arrays.hashCode(tags);
+        }
+
+        @Override
+        public String toString() {
+            return name + Arrays.toString(tags);
+        }
     }
 
     /** Gauges read from the admission controller: queue length and resident sessions per replica. */

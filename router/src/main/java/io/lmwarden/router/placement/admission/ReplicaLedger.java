@@ -39,6 +39,28 @@ final class ReplicaLedger {
         privateBlocks += ws.privateBlocks();
     }
 
+    /**
+     * A resident's next step here: the same counts as {@code remove(old)} then {@code add(now)}, but only
+     * the blocks after the prefix both share are touched (a follow-up step re-sends its whole history,
+     * so that is the new turn, not the whole conversation twice).
+     */
+    void replace(WorkingSet old, WorkingSet now) {
+        long[] a = old.blockHashes();
+        long[] b = now.blockHashes();
+        int same = 0;
+        int n = Math.min(a.length, b.length);
+        while (same < n && a[same] == b[same]) {
+            same++;
+        }
+        for (int i = same; i < a.length; i++) {
+            refs.computeIfPresent(a[i], (k, c) -> c <= 1 ? null : c - 1);
+        }
+        for (int i = same; i < b.length; i++) {
+            refs.merge(b[i], 1, Integer::sum);
+        }
+        privateBlocks += now.privateBlocks() - old.privateBlocks();
+    }
+
     void remove(WorkingSet ws) {
         for (long h : ws.blockHashes()) {
             refs.computeIfPresent(h, (k, n) -> n <= 1 ? null : n - 1);

@@ -23,6 +23,12 @@ public final class ResidencyTable {
 
     private final Map<String, Residency> sessions = new HashMap<>();
     private final Map<String, ReplicaLedger> ledgers = new HashMap<>();
+    /**
+     * Residents with nothing in flight, in the order they went idle (so oldest idle first, on the
+     * controller's monotonic clock): expiry, which runs whenever a step ends, stops at the first one
+     * still within the limit instead of walking every resident.
+     */
+    private final LinkedHashMap<String, Residency> idleOldestFirst = new LinkedHashMap<>();
     /** Sessions that lost their residency while pausing (idle limit or pressure), most recent last; bounded. */
     private final LinkedHashMap<String, Long> interrupted = new LinkedHashMap<>(256, 0.75f, true) {
         @Override
@@ -67,13 +73,18 @@ public final class ResidencyTable {
             r = new Residency(session, replica, ws, nowNanos);
             sessions.put(session, r);
             ledger(replica).add(ws);
+        } else if (r.replica.equals(replica)) {
+            ledger(replica).replace(r.workingSet, ws);
+            r.workingSet = ws;
         } else {
             ledger(r.replica).remove(r.workingSet);
             r.replica = replica;
             r.workingSet = ws;
             ledger(replica).add(ws);
         }
-        r.inFlight++;
+        if (r.inFlight++ == 0) {
+            idleOldestFirst.remove(session);
+        }
     }
 
     /** A step moved to another replica before it was sent (a retry): its residency follows. */
@@ -98,6 +109,8 @@ public final class ResidencyTable {
         r.inFlight = Math.max(0, r.inFlight - 1);
         if (r.inFlight == 0) {
             r.idleSinceNanos = nowNanos;
+            idleOldestFirst.remove(session);
+            idleOldestFirst.put(session, r);
             return true;
         }
         return false;
@@ -129,6 +142,7 @@ public final class ResidencyTable {
         if (r == null) {
             return false;
         }
+        idleOldestFirst.remove(session);
         ledger(r.replica).remove(r.workingSet);
         return true;
     }
@@ -142,10 +156,11 @@ public final class ResidencyTable {
     /** Ends the residency of every session idle for at least {@code idleNanos}; returns how many. */
     public synchronized int expireIdle(long nowNanos, long idleNanos) {
         List<String> expired = new ArrayList<>();
-        for (Residency r : sessions.values()) {
-            if (r.idle() && nowNanos - r.idleSinceNanos >= idleNanos) {
-                expired.add(r.session);
+        for (Residency r : idleOldestFirst.values()) {
+            if (nowNanos - r.idleSinceNanos < idleNanos) {
+                break;
             }
+            expired.add(r.session);
         }
         expired.forEach(s -> interrupt(s, nowNanos));
         return expired.size();
@@ -254,7 +269,10 @@ public final class ResidencyTable {
     /** A replica left the pool: its residents must be admitted afresh elsewhere. */
     public synchronized void forgetReplica(String replica) {
         List<String> gone = sessions.values().stream().filter(r -> r.replica.equals(replica)).map(r -> r.session).toList();
-        gone.forEach(sessions::remove);
+        gone.forEach(s -> {
+            sessions.remove(s);
+            idleOldestFirst.remove(s);
+        });
         ledgers.remove(replica);
     }
 

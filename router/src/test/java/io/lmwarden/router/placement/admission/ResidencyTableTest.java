@@ -48,6 +48,25 @@ class ResidencyTableTest {
     }
 
     @Test
+    void aStepWhosePromptDivergesGivesBackTheOldTailButKeepsWhatAnotherResidentShares() {
+        ResidencyTable t = new ResidencyTable();
+        t.stepStarted("a", "r0", ws(0, 50, 100, 16), 0);
+        t.stepStarted("b", "r0", ws(1, 50, 20, 16), 0);
+        assertThat(t.usedBlocks("r0")).isEqualTo(50 + 100 + 16 + 20 + 16);
+        t.stepEnded("a", 1);
+        // a's next prompt keeps the 50 shared blocks and 40 of its own, then differs: 30 new blocks, a 32-block reply.
+        long[] h = LongStream.concat(LongStream.range(0, 50),
+                LongStream.concat(LongStream.range(0, 40).map(i -> 1_000_000L + i), LongStream.range(0, 30).map(i -> 9_000_000L + i)))
+                .toArray();
+        t.stepStarted("a", "r0", new WorkingSet(h, 32), 2);
+        assertThat(t.usedBlocks("r0")).isEqualTo(50 + 40 + 30 + 32 + 20 + 16);
+        t.revoke("a");
+        // b still holds the shared prefix and its own blocks.
+        assertThat(t.usedBlocks("r0")).isEqualTo(50 + 20 + 16);
+        assertThat(t.extraBlocks("r0", ws(1, 50, 20, 16))).isEqualTo(16);
+    }
+
+    @Test
     void fitsHonoursTheBudgetButAnEmptyReplicaTakesAnySession() {
         ResidencyTable t = new ResidencyTable();
         assertThat(t.fits("r0", ws(0, 0, 5000, 16), 1000)).isTrue();
