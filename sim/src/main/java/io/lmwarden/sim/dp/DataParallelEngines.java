@@ -26,7 +26,7 @@ public final class DataParallelEngines implements AutoCloseable {
     private final List<Engine> engines;
     private final InternalBalancer balancer;
     private final double timeScale;
-    /** Requests this server sent to each engine that may not have finished yet (vLLM's {@code engine_inflight}). */
+    /** Requests this server sent to each engine that may not have finished yet (vLLM's {@code engine_inflight}); with several engines only. */
     private final List<Set<SimRequest>> live = new ArrayList<>();
     /** Per engine: waiting, running and the token counters at the last publication, to see whether anything changed. */
     private long[] lastSeen;
@@ -85,10 +85,21 @@ public final class DataParallelEngines implements AutoCloseable {
         int index = rank != null ? rank : engines.size() == 1 ? 0 : balancer.choose(inflight());
         Engine engine = engines.get(index);
         SimRequest request = engine.submit(promptTokens, outputTokens, stopsAtMaxTokens, cacheSalt, listener);
-        synchronized (live) {
-            live.get(index).add(request);
+        // Only the balancer reads the in-flight sets, and it prunes them as it reads: one engine has no balancer,
+        // so tracking its requests would keep every request ever served.
+        if (engines.size() > 1) {
+            synchronized (live) {
+                live.get(index).add(request);
+            }
         }
         return new Submitted(engine, request);
+    }
+
+    /** Requests held for the balancer's in-flight counts (pruned of finished ones at each choice). */
+    public int tracked() {
+        synchronized (live) {
+            return live.stream().mapToInt(Set::size).sum();
+        }
     }
 
     /** vLLM's {@code int(header)}: surrounding blanks allowed, anything else not an integer is ignored. */
