@@ -129,42 +129,17 @@ public final class SimulatedTarget implements BenchTarget {
             cluster.close();
             throw e;
         }
-        ReplicaProbe probe = new SimulatedEnginesProbe(cluster.replicas());
-        return new VariantTarget() {
-            @Override
-            public String url() {
-                return routers.urls().get(0);
+        return new RoutedPool(routers, new SimulatedEnginesProbe(cluster.replicas()), fault -> {
+            if (fault.replica() >= cluster.replicas().size()) {
+                return "no replica " + fault.replica() + " (the pool has " + cluster.replicas().size() + ")";
             }
-
-            @Override
-            public List<String> urls() {
-                return routers.urls();
+            if (fault.kind() == ScheduledFault.Kind.KILL) {
+                cluster.kill(fault.replica());
+                return "killed sim-" + fault.replica() + " (in-process: its server closed)";
             }
-
-            @Override
-            public ReplicaProbe probe() {
-                return probe;
-            }
-
-            @Override
-            public String inject(ScheduledFault fault) {
-                if (fault.replica() >= cluster.replicas().size()) {
-                    return "no replica " + fault.replica() + " (the pool has " + cluster.replicas().size() + ")";
-                }
-                if (fault.kind() == ScheduledFault.Kind.KILL) {
-                    cluster.kill(fault.replica());
-                    return "killed sim-" + fault.replica() + " (in-process: its server closed)";
-                }
-                cluster.armFaults(fault.replica(), fault.simFaultsBody());
-                return "armed on sim-" + fault.replica();
-            }
-
-            @Override
-            public void close() {
-                routers.close();
-                cluster.close();
-            }
-        };
+            cluster.armFaults(fault.replica(), fault.simFaultsBody());
+            return "armed on sim-" + fault.replica();
+        }, cluster::close);
     }
 
     private VariantTarget openProcesses(SimulatedVariant variant) {
@@ -180,34 +155,32 @@ public final class SimulatedTarget implements BenchTarget {
             pool.close();
             throw e;
         }
-        ReplicaProbe probe = new ReplicaMetricsProbe(pool.ids(), pool.urls());
-        return new VariantTarget() {
-            @Override
-            public String url() {
-                return routers.urls().get(0);
-            }
+        return new RoutedPool(routers, new ReplicaMetricsProbe(pool.ids(), pool.urls()), pool::inject, pool::close);
+    }
 
-            @Override
-            public List<String> urls() {
-                return routers.urls();
-            }
+    /** A variant's routers in front of its replicas; closing it stops the routers, then the replicas. */
+    private record RoutedPool(LoopbackRouters routers, ReplicaProbe probe, java.util.function.Function<ScheduledFault, String> faults,
+                              Runnable closeReplicas) implements VariantTarget {
+        @Override
+        public String url() {
+            return routers.urls().get(0);
+        }
 
-            @Override
-            public ReplicaProbe probe() {
-                return probe;
-            }
+        @Override
+        public List<String> urls() {
+            return routers.urls();
+        }
 
-            @Override
-            public String inject(ScheduledFault fault) {
-                return pool.inject(fault);
-            }
+        @Override
+        public String inject(ScheduledFault fault) {
+            return faults.apply(fault);
+        }
 
-            @Override
-            public void close() {
-                routers.close();
-                pool.close();
-            }
-        };
+        @Override
+        public void close() {
+            routers.close();
+            closeReplicas.run();
+        }
     }
 
     /**
