@@ -47,9 +47,9 @@ public final class SessionHeap {
         int sessions = args.length > 0 ? Integer.parseInt(args[0]) : 1_000_000;
         int concurrency = args.length > 1 ? Integer.parseInt(args[1]) : 32;
         System.out.println("start: " + LoadReport.uptime());
-        // The simulated replicas run in a JVM of their own with a large heap, so that only the router's state is
-        // measured here. (The simulator keeps every request it served: 233,883 SimRequest/ReplyStream objects after
-        // 234k requests, by jmap; in this JVM they filled a 1 GB heap, in a small JVM of their own they stopped it.)
+        // The simulated replicas run in a JVM of their own, so that only the router's state is measured here. (Until
+        // 2026-12-01 a one-engine simulator kept every request it served — 233,883 SimRequests after 234k requests,
+        // by jmap — which is why its heap is generous.)
         try (ChildJvm sim = ChildJvm.start("sim", "6g", "io.lmwarden.sim.SimMain", List.of("--replicas", "4", "--port", "0",
                 "--host", "127.0.0.1", "--profile", "tiny", "--time-scale", "1000", "--output-length", "fixed"))) {
             List<String> replicas = new ArrayList<>();
