@@ -6,13 +6,9 @@ import io.lmwarden.bench.report.CsvReport;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -233,18 +229,6 @@ class BenchSimulatedRunTest {
     }
 
     private static String run(List<String> args, int expectedExit) {
-        ByteArrayOutputStream captured = new ByteArrayOutputStream();
-        PrintStream progress = new PrintStream(captured, true, StandardCharsets.UTF_8);
-        PrintStream err = System.err;
-        System.setErr(progress);
-        int exit;
-        try {
-            exit = BenchMain.run(args.toArray(String[]::new), progress);
-        } finally {
-            System.setErr(err);
-        }
-        String text = captured.toString(StandardCharsets.UTF_8);
-        assertThat(exit).as("exit code of %s; output:%n%s", Arrays.toString(args.toArray()), text).isEqualTo(expectedExit);
-        return text;
+        return BenchInvocation.run(args, expectedExit);
     }
 }

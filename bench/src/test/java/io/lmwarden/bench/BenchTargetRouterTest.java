@@ -11,13 +11,10 @@ import io.lmwarden.sim.SimProfile;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -89,18 +86,6 @@ class BenchTargetRouterTest {
     }
 
     private static String run(List<String> args, int expectedExit) {
-        ByteArrayOutputStream captured = new ByteArrayOutputStream();
-        PrintStream progress = new PrintStream(captured, true, StandardCharsets.UTF_8);
-        PrintStream err = System.err;
-        System.setErr(progress);
-        int exit;
-        try {
-            exit = BenchMain.run(args.toArray(String[]::new), progress);
-        } finally {
-            System.setErr(err);
-        }
-        String text = captured.toString(StandardCharsets.UTF_8);
-        assertThat(exit).as("exit code; output:%n%s", text).isEqualTo(expectedExit);
-        return text;
+        return BenchInvocation.run(args, expectedExit);
     }
 }

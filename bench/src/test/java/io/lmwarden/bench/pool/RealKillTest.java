@@ -2,7 +2,6 @@ package io.lmwarden.bench.pool;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import io.lmwarden.bench.BenchMain;
 import io.lmwarden.router.LmWardenRouter;
 import io.lmwarden.router.config.RouterConfig;
 import io.lmwarden.sim.SimProfile;
@@ -10,9 +9,6 @@ import io.lmwarden.sim.dp.BalancerEra;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -99,18 +95,6 @@ class RealKillTest {
     }
 
     private static String run(List<String> args) {
-        ByteArrayOutputStream captured = new ByteArrayOutputStream();
-        PrintStream progress = new PrintStream(captured, true, StandardCharsets.UTF_8);
-        PrintStream err = System.err;
-        System.setErr(progress);
-        int exit;
-        try {
-            exit = BenchMain.run(args.toArray(String[]::new), progress);
-        } finally {
-            System.setErr(err);
-        }
-        String text = captured.toString(StandardCharsets.UTF_8);
-        assertThat(exit).as("exit code; output:%n%s", text).isZero();
-        return text;
+        return io.lmwarden.bench.BenchInvocation.run(args, 0);
     }
 }
