@@ -6,6 +6,7 @@ import io.lmwarden.router.api.AdminAuth;
 import io.lmwarden.router.edge.ClientConnections;
 import io.lmwarden.router.edge.ClientErrors;
 import io.lmwarden.router.edge.HeaderDeadline;
+import io.lmwarden.router.stats.LineWriter;
 import io.lmwarden.router.stats.RequestLog;
 import io.lmwarden.router.session.TenantResolver;
 import io.vertx.core.http.HttpConnection;
@@ -97,6 +98,8 @@ final class RouterRuntime {
     /** Session log bound: 2,000 × 50 steps of ~400 B each is at most ~40 MB, whatever clients send (keys are capped). */
     private static final int SESSIONS_LOGGED = 2_000;
     private static final int STEPS_LOGGED_PER_SESSION = 50;
+    /** Request-log lines waiting for stderr at most (a few seconds of a busy router's lines); beyond, dropped and counted. */
+    private static final int REQUEST_LOG_QUEUE = 65_536;
     /** A session counts towards the KV demand while its last step is at most this old, in workload time. */
     private static final Duration ACTIVE_WINDOW_WORKLOAD = Duration.ofMinutes(1);
 
@@ -110,11 +113,13 @@ final class RouterRuntime {
     private final InFlightTracker inFlight;
     private final RouterMetrics metrics;
     private final RouterCluster cluster;
+    private final LineWriter requestLines;
 
     private RouterRuntime(RouterConfig config, Vertx vertx, ReplicaDiscovery discovery, EngineMetricsScraper scraper,
                           List<HttpClient> clients, HttpServer server, HttpServer adminServer, InFlightTracker inFlight,
-                          RouterMetrics metrics, RouterCluster cluster) {
+                          RouterMetrics metrics, RouterCluster cluster, LineWriter requestLines) {
         this.cluster = cluster;
+        this.requestLines = requestLines;
         this.config = config;
         this.vertx = vertx;
         this.discovery = discovery;
@@ -132,6 +137,7 @@ final class RouterRuntime {
                 ? InfinispanCluster.start(config.cluster(), config.affinityMaxEntries(), config.sessionIdleTimeout())
                 : new LocalCluster(new AffinityTable(config.affinityMaxEntries(), config.sessionIdleTimeout()));
         Vertx vertx = Vertx.vertx();
+        LineWriter requestLines = new LineWriter(System.err, REQUEST_LOG_QUEUE, "lmw-request-log");
         try {
             ReplicaDiscovery discovery = config.k8sService().isPresent()
                     ? new EndpointSliceDiscovery(config.k8sService().get(), config.namespace())
@@ -184,7 +190,8 @@ final class RouterRuntime {
             reservations.listen(admission.feedback());
             metrics.gaugeAdmission(admission);
             pool.onUnavailable(admission::forgetReplica);
-            reservations.listen(RequestLog.toStderr("json".equals(config.logFormat())));
+            reservations.listen(RequestLog.to(requestLines, "json".equals(config.logFormat())));
+            metrics.countRequestLogDrops(requestLines);
             ProxyContext ctx = new ProxyContext(vertx, client, pool, snapshot, reservations, admission, metrics,
                     config.streamIdleTimeout(), inFlight, config.maxConnectionsPerReplica(),
                     config.connectTimeout().plus(config.replicaQueueTimeout()),
@@ -285,8 +292,9 @@ final class RouterRuntime {
                     "adminPort", adminListening == null ? "" : adminListening.actualPort(), "discovery", discovery.describe(),
                     "policy", policy.get().name(), "version", BuildVersion.of(RouterRuntime.class));
             return new RouterRuntime(config, vertx, discovery, scraper, List.of(client, checks), server, adminServer, inFlight,
-                    metrics, cluster);
+                    metrics, cluster, requestLines);
         } catch (RuntimeException e) {
+            requestLines.close();
             vertx.close();
             cluster.close();
             throw e;
@@ -357,6 +365,8 @@ final class RouterRuntime {
         }
         clients.forEach(c -> await(c.close()));
         await(vertx.close());
+        // After the last request ended: its line is out before the shutdown's own lines.
+        requestLines.close();
         metrics.close();
     }
 

@@ -8,6 +8,9 @@ import io.vertx.core.http.HttpMethod;
 import io.vertx.core.http.PoolOptions;
 import io.vertx.core.http.RequestOptions;
 
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.ServerSocket;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -15,6 +18,8 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.stream.Collectors;
 
 /**
  * Many concurrent SSE streams through one router to four simulated replicas, held open together:
@@ -24,9 +29,11 @@ import java.util.concurrent.atomic.AtomicInteger;
  * router's open file descriptors, and a {@link ServiceProbe}'s /readyz (all four replicas ready),
  * /healthz and a real request every 250 ms throughout. Traffic goes to 127.0.0.1 only.
  * <p>
- * Run: {@code java -cp bench/target/lmw-bench.jar io.lmwarden.bench.load.StreamHold [streams] [perSecond] [maxTokens] [stepMs]}
- * (defaults 9500, 100, 100, 1500). Each stream holds one client→router and one router→replica socket in
- * the router process, so under {@code ulimit -n} N the router can hold at most about N/2 streams.
+ * Run: {@code java -cp bench/target/lmw-bench.jar io.lmwarden.bench.load.StreamHold [streams] [perSecond] [maxTokens] [stepMs] [routers]}
+ * (defaults 9500, 100, 100, 1500, 1). Each stream holds one client→router and one router→replica socket in
+ * the router process, so under {@code ulimit -n} N one router can hold at most about N/2 streams. With
+ * {@code routers} above 1 they run clustered (each its own JVM, static members on loopback) and the
+ * streams are spread round robin over them, as a Service spreads connections over router pods.
  */
 public final class StreamHold {
 
@@ -38,6 +45,7 @@ public final class StreamHold {
         int perSecond = args.length > 1 ? Integer.parseInt(args[1]) : 100;
         int maxTokens = args.length > 2 ? Integer.parseInt(args[2]) : 100;
         int stepMs = args.length > 3 ? Integer.parseInt(args[3]) : 1500;
+        int routerCount = args.length > 4 ? Integer.parseInt(args[4]) : 1;
         System.out.println("start: " + LoadReport.uptime());
         try (ChildJvm sim = ChildJvm.start("sim", "1g", "io.lmwarden.sim.SimMain", List.of("--replicas", "4", "--port", "0",
                 "--host", "127.0.0.1", "--profile", "tiny", "--time-scale", "1", "--max-num-seqs", "4096", "--kv-blocks", "200000",
@@ -47,22 +55,69 @@ public final class StreamHold {
                 String line = sim.awaitLine(l -> l.startsWith("sim-") && l.contains("http://"), 60_000, true);
                 replicas.add(line.substring(0, line.indexOf(' ')) + "=" + ChildJvm.urlIn(line));
             }
-            try (ChildJvm router = ChildJvm.start("router", "1g", "io.lmwarden.router.RouterMain", List.of("--replicas",
-                    String.join(",", replicas), "--host", "127.0.0.1", "--port", "0",
-                    // Thousands of new upstream connections at once complete slowly on a busy machine: slow, not failed.
-                    "--max-connections-per-replica", String.valueOf(streams), "--connect-timeout", "30s",
-                    "--max-client-connections", String.valueOf(streams + 100)))) {
-                String url = ChildJvm.urlIn(router.awaitLine(l -> l.contains("LM Warden router on http://"), 60_000, true));
-                LoadReport.awaitReady(url, 4);
-                run(url, router.pid(), streams, perSecond, maxTokens, stepMs);
-                router.drain().stream().filter(l -> l.contains("SEVERE") || l.contains("Exception")).limit(10)
-                        .forEach(l -> System.out.println("[router] " + l));
+            List<ChildJvm> routers = new ArrayList<>();
+            try {
+                List<Integer> clusterPorts = routerCount > 1 ? clusterPorts(routerCount) : List.of();
+                String members = clusterPorts.stream().map(p -> "127.0.0.1:" + p).collect(Collectors.joining(","));
+                int perRouter = (streams + routerCount - 1) / routerCount;
+                for (int r = 0; r < routerCount; r++) {
+                    List<String> routerArgs = new ArrayList<>(List.of("--replicas", String.join(",", replicas), "--host", "127.0.0.1",
+                            "--port", "0",
+                            // Thousands of new upstream connections at once complete slowly on a busy machine: slow, not failed.
+                            "--max-connections-per-replica", String.valueOf(perRouter), "--connect-timeout", "30s",
+                            "--max-client-connections", String.valueOf(perRouter + 100)));
+                    if (routerCount > 1) {
+                        // Routers acting as one (shared stickiness and load), as a ModelDeployment with router.replicas > 1 runs them.
+                        routerArgs.addAll(List.of("--cluster", "static:" + members, "--cluster-bind", "127.0.0.1",
+                                "--cluster-port", String.valueOf(clusterPorts.get(r))));
+                    }
+                    routers.add(ChildJvm.start("router-" + r, "1g", "io.lmwarden.router.RouterMain", routerArgs));
+                }
+                List<String> urls = new ArrayList<>();
+                List<Long> pids = new ArrayList<>();
+                for (ChildJvm router : routers) {
+                    String url = ChildJvm.urlIn(router.awaitLine(l -> l.contains("LM Warden router on http://"), 90_000, true));
+                    LoadReport.awaitReady(url, 4);
+                    urls.add(url);
+                    pids.add(router.pid());
+                }
+                run(urls, pids, streams, perSecond, maxTokens, stepMs);
+                for (ChildJvm router : routers) {
+                    router.drain().stream().filter(l -> l.contains("SEVERE") || l.contains("Exception")).limit(10)
+                            .forEach(l -> System.out.println("[router] " + l));
+                }
+            } finally {
+                routers.forEach(ChildJvm::close);
             }
         }
         System.out.println("end: " + LoadReport.uptime());
     }
 
-    private static void run(String url, long routerPid, int streams, int perSecond, int maxTokens, int stepMs) throws Exception {
+    /** Free ports for the routers' cluster transport, each with the next port free too (failure detection listens there). */
+    private static List<Integer> clusterPorts(int n) throws IOException {
+        List<Integer> ports = new ArrayList<>();
+        while (ports.size() < n) {
+            int p;
+            try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+                p = s.getLocalPort();
+            }
+            if (p < 65535 && !ports.contains(p) && !ports.contains(p + 1) && !ports.contains(p - 1) && free(p + 1)) {
+                ports.add(p);
+            }
+        }
+        return ports;
+    }
+
+    private static boolean free(int port) {
+        try (ServerSocket s = new ServerSocket(port, 1, InetAddress.getLoopbackAddress())) {
+            return true;
+        } catch (IOException e) {
+            return false;
+        }
+    }
+
+    private static void run(List<String> urls, List<Long> routerPids, int streams, int perSecond, int maxTokens, int stepMs)
+            throws Exception {
         Vertx vertx = Vertx.vertx();
         HttpClient http = vertx.createHttpClient(new HttpClientOptions().setKeepAlive(false).setConnectTimeout(30_000),
                 new PoolOptions().setHttp1MaxSize(streams).setMaxWaitQueueSize(-1));
@@ -71,17 +126,20 @@ public final class StreamHold {
         AtomicInteger completed = new AtomicInteger();
         Map<String, AtomicInteger> errors = new ConcurrentHashMap<>();
         CountDownLatch finished = new CountDownLatch(streams);
-        AtomicInteger routerFdsAtPeak = new AtomicInteger();
+        AtomicReference<String> routerFdsAtPeak = new AtomicReference<>("");
         String probeBody = "{\"model\":\"Qwen/Qwen3-4B-Instruct-2507\",\"max_tokens\":1,\"messages\":[{\"role\":\"user\",\"content\":\"probe\"}]}";
         long t0 = System.nanoTime();
-        try (ServiceProbe probe = new ServiceProbe(url, 4, probeBody, 250)) {
+        List<ServiceProbe> probes = new ArrayList<>();
+        urls.forEach(url -> probes.add(new ServiceProbe(url, 4, probeBody, 250)));
+        try {
             AtomicInteger sent = new AtomicInteger();
             long tickMs = 20;
             int perTick = Math.max(1, (int) (perSecond * tickMs / 1000));
             vertx.setPeriodic(tickMs, id -> {
                 for (int k = 0; k < perTick && sent.get() < streams; k++) {
                     int i = sent.getAndIncrement();
-                    openStream(http, url, i, maxTokens, open, peak, completed, errors, finished);
+                    // Round robin over the routers, as a Kubernetes Service spreads new connections over router pods.
+                    openStream(http, urls.get(i % urls.size()), i, maxTokens, open, peak, completed, errors, finished);
                 }
                 if (sent.get() >= streams) {
                     vertx.cancelTimer(id);
@@ -96,19 +154,27 @@ public final class StreamHold {
                 int p = peak.get();
                 if (p > lastPeak) {
                     lastPeak = p;
-                    routerFdsAtPeak.set(LoadReport.openFds(routerPid));
+                    routerFdsAtPeak.set(fds(routerPids));
                 }
-                System.out.printf("t=%3.0fs sent=%d open=%d peak=%d completed=%d errors=%s routerFds=%d%n", (System.nanoTime() - t0) / 1e9,
-                        sent.get(), open.get(), peak.get(), completed.get(), errors, LoadReport.openFds(routerPid));
+                System.out.printf("t=%3.0fs sent=%d open=%d peak=%d completed=%d errors=%s routerFds=%s%n", (System.nanoTime() - t0) / 1e9,
+                        sent.get(), open.get(), peak.get(), completed.get(), errors, fds(routerPids));
             }
-            System.out.printf("RESULT streams=%d completed=%d errors=%d %s peakConcurrentOpen=%d routerFdsAtPeak=%d unfinished=%d%n",
+            System.out.printf("RESULT routers=%d streams=%d completed=%d errors=%d %s peakConcurrentOpen=%d routerFdsAtPeak=%s unfinished=%d%n",
+                    urls.size(),
                     streams, completed.get(), errors.values().stream().mapToInt(AtomicInteger::get).sum(), errors, peak.get(),
                     routerFdsAtPeak.get(), finished.getCount());
-            System.out.println("RESULT service " + probe.summary());
+            for (int r = 0; r < probes.size(); r++) {
+                System.out.println("RESULT service router-" + r + " " + probes.get(r).summary());
+            }
         } finally {
+            probes.forEach(ServiceProbe::close);
             http.close().await();
             vertx.close().await();
         }
+    }
+
+    private static String fds(List<Long> pids) {
+        return pids.stream().map(pid -> String.valueOf(LoadReport.openFds(pid))).collect(Collectors.joining("+"));
     }
 
     private static void openStream(HttpClient http, String url, int i, int maxTokens, AtomicInteger open, AtomicInteger peak,

@@ -32,7 +32,7 @@ public final class ProfileShares {
      * logging and metrics libraries, which are charged to themselves wherever they are called from.
      */
     static final List<Part> PARTS = List.of(
-            new Part("logging", f -> f.startsWith("java.util.logging.") || f.startsWith(R + "stats.RequestLog.")
+            new Part("logging", f -> f.startsWith("java.util.logging.") || f.startsWith(R + "stats.RequestLog.") || f.startsWith(R + "stats.LineWriter.")
                     || f.startsWith("io.lmwarden.common.logging.")),
             new Part("metrics+accounting", f -> f.startsWith("io.micrometer.") || f.startsWith("io.prometheus.")
                     || f.startsWith(R + "stats.") || f.startsWith(R + "diagnostics.")),

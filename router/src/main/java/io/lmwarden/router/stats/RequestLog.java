@@ -13,10 +13,7 @@ import java.io.StringWriter;
 import java.io.UncheckedIOException;
 import java.time.Instant;
 import java.util.function.Consumer;
-import java.util.logging.ConsoleHandler;
-import java.util.logging.Formatter;
 import java.util.logging.Level;
-import java.util.logging.LogRecord;
 import java.util.logging.Logger;
 
 /**
@@ -38,23 +35,17 @@ public final class RequestLog implements PlacementFeedback {
         this.sink = sink;
     }
 
-    /** Lines on stderr through their own logger, written as they are (not wrapped in another log line's message). */
-    public static RequestLog toStderr(boolean json) {
+    /**
+     * Lines through {@code writer} (stderr, from a thread of its own: the event loop that ends a request never
+     * waits for the log). The logger {@value #LOGGER} only switches them: below INFO, nothing is written.
+     */
+    public static RequestLog to(LineWriter writer, boolean json) {
         Logger log = Logger.getLogger(LOGGER);
-        log.setUseParentHandlers(false);
-        for (var h : log.getHandlers()) {
-            log.removeHandler(h);
-        }
-        ConsoleHandler handler = new ConsoleHandler();
-        handler.setFormatter(new Formatter() {
-            @Override
-            public String format(LogRecord r) {
-                return r.getMessage() + System.lineSeparator();
+        return new RequestLog(json, line -> {
+            if (log.isLoggable(Level.INFO)) {
+                writer.offer(line);
             }
         });
-        handler.setLevel(Level.INFO);
-        log.addHandler(handler);
-        return new RequestLog(json, line -> log.info(line));
     }
 
     @Override
@@ -70,7 +61,7 @@ public final class RequestLog implements PlacementFeedback {
         String ts = Instant.ofEpochMilli(epochMillis).toString();
         String session = SessionKey.displayHash(f.sessionKey().value());
         if (!json) {
-            return ts + " INFO requests api=" + f.flavor().path() + " model=" + f.model() + " session=" + session
+            return ts + " INFO requests request api=" + f.flavor().path() + " model=" + f.model() + " session=" + session
                     + " tenant=" + (f.tenant().present() ? f.tenant().id() : "-") + " replica=" + r.replicaId()
                     + " decision=" + r.placement().decision() + " attempt=" + r.attempt() + " status=" + end.status()
                     + " ttfb_ms=" + ttfbMs + " cached_tokens=" + end.cachedTokens() + " prompt_tokens=" + end.promptTokens()
@@ -79,9 +70,11 @@ public final class RequestLog implements PlacementFeedback {
         StringWriter w = new StringWriter(320);
         try (JsonGenerator g = JSON.createGenerator(w)) {
             g.writeStartObject();
-            g.writeStringField("ts", ts);
+            // The keys every other log line has (LogOutput): a collector parses them all alike.
+            g.writeStringField("time", ts);
             g.writeStringField("level", "INFO");
             g.writeStringField("logger", "requests");
+            g.writeStringField("message", "request");
             g.writeStringField("api", f.flavor().path());
             g.writeStringField("model", f.model());
             g.writeStringField("session", session);

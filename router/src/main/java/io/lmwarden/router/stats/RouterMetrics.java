@@ -11,6 +11,7 @@ import io.lmwarden.router.placement.PrefixIndexes;
 import io.lmwarden.router.session.ApiFlavor;
 import io.lmwarden.router.session.SessionKeySource;
 import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MultiGauge;
 import io.micrometer.core.instrument.Tags;
@@ -166,6 +167,12 @@ public final class RouterMetrics implements AutoCloseable {
         public String toString() {
             return name + Arrays.toString(tags);
         }
+    }
+
+    /** Request-log lines dropped because stderr did not take them fast enough (the log never holds up a request). */
+    public void countRequestLogDrops(LineWriter lines) {
+        FunctionCounter.builder("lmw_request_log_dropped_lines", lines, LineWriter::dropped)
+                .description("Request-log lines dropped because stderr did not take them as fast as requests ended").register(registry);
     }
 
     /** Gauges read from the admission controller: queue length and resident sessions per replica. */

@@ -96,7 +96,7 @@ class FaultInjectionTest {
             sims.forEach(SimProcess::close);
         }
         assertThat(outcomes).as("streams served").filteredOn(o -> o == Outcome.COMPLETED).hasSizeGreaterThan(40);
-        assertThat(outcomes).as("requests lost before their first byte").doesNotContain(Outcome.LOST_BEFORE_FIRST_BYTE);
+        assertThat(outcomes).as("requests lost before their first byte: %s", badEnds).doesNotContain(Outcome.LOST_BEFORE_FIRST_BYTE);
         assertThat(outcomes).as("streams cut without an error event: %s", badEnds).doesNotContain(Outcome.TRUNCATED_SILENTLY);
     }
 
