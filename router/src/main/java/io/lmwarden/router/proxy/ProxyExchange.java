@@ -66,6 +66,9 @@ final class ProxyExchange {
     private Reservation reservation;
     private HttpClientRequest upstream;
     private long idleTimer = -1;
+    /** The attempt the running idle timer watches, and when that attempt's replica last sent (or was sent) something. */
+    private Reservation idleWatched;
+    private long lastHeardNanos;
     /** When the first attempt started: the retry budget's time runs from here, not from the queue. */
     private long firstAttemptNanos;
     private boolean attempted;
@@ -438,16 +441,34 @@ final class ProxyExchange {
         return one.length() > 300 ? one.substring(0, 300) + "…" : one;
     }
 
+    /**
+     * The replica was just heard from (or the attempt just started): the stream idle timeout counts from now. One
+     * timer per attempt, not one per chunk: when it fires early (the replica spoke since) it waits out the rest.
+     */
     private void armIdleTimer() {
+        lastHeardNanos = System.nanoTime();
+        if (idleTimer >= 0 && idleWatched == reservation) {
+            return;
+        }
         if (idleTimer >= 0) {
             ctx.vertx().cancelTimer(idleTimer);
         }
+        idleWatched = reservation;
+        scheduleIdleCheck(ctx.streamIdleTimeout().toMillis());
+    }
+
+    private void scheduleIdleCheck(long delayMs) {
         long ms = ctx.streamIdleTimeout().toMillis();
-        String replica = reservation.replicaId();
         Reservation current = reservation;
-        idleTimer = ctx.vertx().setTimer(ms, id -> {
+        String replica = current.replicaId();
+        idleTimer = ctx.vertx().setTimer(Math.max(1, delayMs), id -> {
             idleTimer = -1;
             if (done || reservation != current) {
+                return;
+            }
+            long silentMs = (System.nanoTime() - lastHeardNanos) / 1_000_000;
+            if (silentMs < ms) {
+                scheduleIdleCheck(ms - silentMs);
                 return;
             }
             Runnable cut = () -> midStreamFailure("idle_timeout", "replica " + replica + " sent nothing for " + ms
