@@ -19,7 +19,9 @@ import java.util.Set;
  */
 public final class PassThrough {
 
-    private static final Set<String> SET_HERE = Set.of("host", "content-length", "accept-encoding", DataParallelRank.HEADER);
+    private static final Set<String> SET_HERE = HopByHopHeaders.names("host", "content-length", "accept-encoding", DataParallelRank.HEADER);
+
+    private static final Set<String> RESPONSE_SET_HERE = HopByHopHeaders.names("content-length");
 
     private final ProxyContext ctx;
 
@@ -52,7 +54,7 @@ public final class PassThrough {
                 })
                 .compose(resp -> resp.body().map(b -> {
                     rc.response().setStatusCode(resp.statusCode());
-                    HopByHopHeaders.copy(resp.headers(), rc.response().headers(), Set.of("content-length"));
+                    HopByHopHeaders.copy(resp.headers(), rc.response().headers(), RESPONSE_SET_HERE);
                     rc.response().putHeader("X-LMW-Replica", target.id());
                     return b;
                 }))

@@ -38,9 +38,9 @@ final class ProxyExchange {
 
     private static final Logger LOG = Logger.getLogger(ProxyExchange.class.getName());
     /** The router sets these itself on the upstream request. */
-    private static final Set<String> REQUEST_HEADERS_SET_HERE = Set.of("host", "content-length", "accept-encoding",
+    private static final Set<String> REQUEST_HEADERS_SET_HERE = HopByHopHeaders.names("host", "content-length", "accept-encoding",
             DataParallelRank.HEADER);
-    private static final Set<String> RESPONSE_HEADERS_SET_HERE = Set.of("x-lmw-replica", "x-lmw-decision");
+    private static final Set<String> RESPONSE_HEADERS_SET_HERE = HopByHopHeaders.names("x-lmw-replica", "x-lmw-decision");
 
     /** Why an attempt produced no answer to relay. */
     private static final class UpstreamFailure extends RuntimeException {
