@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The router's requests/s beside nginx's, as reverse proxies in front of the same simulated replica.
 #
-#   bench/scripts/nginx-ratio.sh [name=router.jar ...]     (from the repository root, after mvn package)
+#   bench/scripts/nginx-ratio.sh [name=router.jar ...] ["name=router.jar --flag value" ...]   (from the repository root, after mvn package)
 #
 # Starts one simulated replica (sim/target/lmw-sim.jar, profile tiny at time scale 1000: the engine's
 # own time is negligible), nginx in front of it (non-root, a temporary prefix, keepalive upstream,
@@ -18,6 +18,7 @@
 # NGINX_WORKERS (2, one per core here), NGINX_ACCESS_LOG (on: a line per request to a file, nginx's default, as the
 # router writes its request log; off), KEEP (set: keep the temporary directory with logs).
 set -euo pipefail
+BASE_ROUTER_ARGS=${ROUTER_ARGS:-}
 
 ROUNDS=${ROUNDS:-3}
 DURATION=${DURATION:-10s}
@@ -30,8 +31,11 @@ if [ $# -eq 0 ]; then
 fi
 WORK=$(mktemp -d /tmp/nginx-ratio.XXXXXX)
 . "$ROOT/bench/scripts/lib.sh"
+# A target is name=jar, or "name=jar --flag value ..." with router flags of its own (e.g. "nio=router.jar --transport nio").
+target_jar() { local rest=${1#*=}; echo "${rest%% *}"; }
+target_args() { local rest=${1#*=}; [[ "$rest" == *" "* ]] && echo "${rest#* }" || true; }
 for spec in "$@"; do
-  need_jar "${spec#*=}"
+  need_jar "$(target_jar "$spec")"
 done
 command -v wrk >/dev/null || { echo "wrk is not installed (apt-get install wrk)" >&2; exit 2; }
 NGINX=$(command -v nginx || echo /usr/sbin/nginx)
@@ -84,7 +88,7 @@ URLS=("http://127.0.0.1:$NGINX_PORT/v1/chat/completions")
 # The processes whose CPU counts for each target: nginx's master and workers; each router's JVM.
 PROCS=("$NGINX_MASTER $(pgrep -P "$NGINX_MASTER" | tr '\n' ' ')")
 for spec in "$@"; do
-  start_router "${spec%%=*}" "${spec#*=}"
+  ROUTER_ARGS="${BASE_ROUTER_ARGS:-} $(target_args "$spec")" start_router "${spec%%=*}" "$(target_jar "$spec")"
   NAMES+=("${spec%%=*}")
   URLS+=("http://127.0.0.1:$ROUTER_PORT/v1/chat/completions")
   PROCS+=("$ROUTER_PID")

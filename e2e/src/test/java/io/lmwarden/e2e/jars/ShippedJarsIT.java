@@ -79,6 +79,10 @@ class ShippedJarsIT {
         JsonNode listening = find(lines, "router listening");
         assertThat(listening.path("port").asInt()).isEqualTo(port);
         assertThat(listening.path("version").asText()).isEqualTo(VERSION);
+        if (System.getProperty("os.name").equals("Linux") && List.of("amd64", "aarch64").contains(System.getProperty("os.arch"))) {
+            assertThat(listening.path("transport").asText()).as("the shaded jar carries epoll's native library, and it loads")
+                    .isEqualTo("epoll");
+        }
         // An endpoint of its own (one engine): the pool logs the endpoint it discovered.
         JsonNode added = find(lines, "endpoint added");
         assertThat(added.path("endpoint").asText()).startsWith("sim-");

@@ -96,6 +96,7 @@ public final class ConfigResolver {
                     parseBoolean(RouterOption.TENANT_FROM_API_KEY, v.get(RouterOption.TENANT_FROM_API_KEY)),
                     optional(v.get(RouterOption.TENANT_SECRET)),
                     parseLogFormat(v.get(RouterOption.LOG_FORMAT)),
+                    v.get(RouterOption.TRANSPORT),
                     new ClusterSettings(ClusterSettings.parseDiscovery(v.get(RouterOption.CLUSTER)), v.get(RouterOption.CLUSTER_BIND),
                             Integer.parseInt(v.get(RouterOption.CLUSTER_PORT)), v.get(RouterOption.CLUSTER_NAME)));
         } catch (NumberFormatException e) {

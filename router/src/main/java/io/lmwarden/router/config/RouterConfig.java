@@ -52,10 +52,14 @@ public record RouterConfig(
         boolean tenantFromApiKey,
         Optional<String> tenantSecret,
         String logFormat,
+        String transport,
         ClusterSettings cluster) {
 
     public RouterConfig {
         replicas = List.copyOf(replicas);
+        if (!TRANSPORTS.contains(transport)) {
+            throw new IllegalArgumentException("transport must be native or nio, got '" + transport + "'");
+        }
         if (port < 0 || port > 65535) {
             throw new IllegalArgumentException("port must be 0..65535, got " + port);
         }
@@ -108,6 +112,9 @@ public record RouterConfig(
             throw new IllegalArgumentException("choose one replica source: --replicas, --k8s-service or --simulate");
         }
     }
+
+    /** {@code native}: epoll on Linux when its library loads, else NIO; {@code nio}: always Java NIO. */
+    public static final List<String> TRANSPORTS = List.of("native", "nio");
 
     /** All defaults: no replica source yet. */
     public static RouterConfig defaults() {
@@ -319,6 +326,12 @@ public record RouterConfig(
         return b.build();
     }
 
+    public RouterConfig withTransport(String value) {
+        Builder b = toBuilder();
+        b.transport = value;
+        return b.build();
+    }
+
     public RouterConfig withLogFormat(String value) {
         Builder b = toBuilder();
         b.logFormat = value;
@@ -371,6 +384,7 @@ public record RouterConfig(
         boolean tenantFromApiKey;
         Optional<String> tenantSecret;
         String logFormat;
+        String transport;
         ClusterSettings cluster;
 
         private Builder(RouterConfig c) {
@@ -419,11 +433,12 @@ public record RouterConfig(
             tenantSecret = c.tenantSecret;
 
             logFormat = c.logFormat;
+            transport = c.transport;
             cluster = c.cluster;
         }
 
         public RouterConfig build() {
-            return new RouterConfig(port, host, replicas, k8sService, namespace, simulate, simProfile, simModel, timeScale, policy, spillThreshold, affinity, maxNumSeqs, prefillMsPerToken, admission, kvBudget, residencyIdle, residencySlice, queueMax, queueTimeout, queueKeepAlive, sessionIdleTimeout, affinityMaxEntries, scrapeInterval, metricsStaleAfter, bodyLimitBytes, connectTimeout, streamIdleTimeout, shutdownGrace, maxConnectionsPerReplica, replicaQueueTimeout, healthTimeout, maxClientConnections, bodyTimeout, clientIdleTimeout, headerTimeout, retryAttempts, retryBudget, adminPort, adminToken, tenantHeader, tenantFromApiKey, tenantSecret, logFormat, cluster);
+            return new RouterConfig(port, host, replicas, k8sService, namespace, simulate, simProfile, simModel, timeScale, policy, spillThreshold, affinity, maxNumSeqs, prefillMsPerToken, admission, kvBudget, residencyIdle, residencySlice, queueMax, queueTimeout, queueKeepAlive, sessionIdleTimeout, affinityMaxEntries, scrapeInterval, metricsStaleAfter, bodyLimitBytes, connectTimeout, streamIdleTimeout, shutdownGrace, maxConnectionsPerReplica, replicaQueueTimeout, healthTimeout, maxClientConnections, bodyTimeout, clientIdleTimeout, headerTimeout, retryAttempts, retryBudget, adminPort, adminToken, tenantHeader, tenantFromApiKey, tenantSecret, logFormat, transport, cluster);
         }
     }
 }

@@ -53,6 +53,7 @@ public enum RouterOption {
     CLUSTER_PORT("clusterPort", "7800", "cluster transport port; failure detection listens on clusterPort + 1"),
     CLUSTER_NAME("clusterName", "lmw-router", "routers join only a cluster of this name (one per ModelDeployment)"),
     LOG_FORMAT("logFormat", "text", "log line format: text or json"),
+    TRANSPORT("transport", "native", "sockets through Linux's epoll (native; Java NIO where epoll is not available) or Java NIO (nio)"),
     CONFIG("config", "", "YAML config file with any of these keys");
 
     private final String key;
