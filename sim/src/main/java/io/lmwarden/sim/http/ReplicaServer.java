@@ -65,7 +65,9 @@ public final class ReplicaServer {
                 "Method " + ctx.request().method() + " is not allowed on " + ctx.request().path(), null));
         router.errorHandler(500, ctx -> Requests.error(ctx, styleOf(ctx), 500,
                 "Internal simulator error: " + ctx.failure(), null));
-        server = vertx.createHttpServer(new HttpServerOptions().setDecompressionSupported(true))
+        // HTTP/1.1 only, as vLLM's uvicorn: no h2c upgrade. (The JDK client asks for one by default, and once hung for
+        // 10 minutes on a 21 KB /metrics answer over the upgraded connection.)
+        server = vertx.createHttpServer(new HttpServerOptions().setDecompressionSupported(true).setHttp2ClearTextEnabled(false))
                 .requestHandler(router);
         return server.listen(port, host).map(HttpServer::actualPort);
     }
