@@ -42,11 +42,14 @@ final class ReplicaActivity {
         this.nowMillis = nowMillis;
         this.windowMillis = windowMillis;
         this.shownKey = shownKey;
-        for (SessionLog.Summary s : sessions.arrivals(Integer.MAX_VALUE)) {
+        List<SessionLog.Summary> arrivals = sessions.arrivals(Integer.MAX_VALUE);
+        // Latest arrival first, appended (inserting each at the front was quadratic in the sessions listed).
+        for (int i = arrivals.size() - 1; i >= 0; i--) {
+            SessionLog.Summary s = arrivals.get(i);
             // Its home: the sticky entry when the affinity table keeps one, else where its latest step ran.
             String pinnedTo = pins.peek(s.model(), s.sessionKey()).orElse(null);
             String home = pinnedTo != null ? pinnedTo : s.lastReplica();
-            sessionsByHome.computeIfAbsent(home, k -> new ArrayList<>()).add(0, s);
+            sessionsByHome.computeIfAbsent(home, k -> new ArrayList<>()).add(s);
             sticky.put(s.sessionKey(), pinnedTo != null);
             for (StepRecord step : s.spills()) {
                 spilledOff.computeIfAbsent(step.movedFrom(), k -> new ArrayList<>()).add(step);

@@ -10,6 +10,7 @@ import java.util.Deque;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 
 /**
@@ -22,9 +23,26 @@ public final class SessionLog {
     private final int maxSessions;
     private final int stepsPerSession;
     /** In order of last activity: a session is moved to the end when it records a step, never when it is read. */
-    private final LinkedHashMap<String, Deque<StepRecord>> sessions = new LinkedHashMap<>(1024);
-    /** When each session's first step arrived, and how many steps it has recorded (its deque keeps the latest only). */
-    private final HashMap<String, long[]> arrivals = new HashMap<>(1024);
+    private final LinkedHashMap<String, Entry> sessions = new LinkedHashMap<>(1024);
+    /** Raw keys by their display hash, so that a hash from the UI finds its session without hashing every key. */
+    private final HashMap<String, String> byHash = new HashMap<>(1024);
+
+    /** One session's kept steps, when its first step arrived and how many it has recorded (its deque keeps the latest only). */
+    private static final class Entry {
+        final Deque<StepRecord> steps = new ArrayDeque<>();
+        final String hash;
+        long firstMillis;
+        long count;
+
+        Entry(String hash, long firstMillis) {
+            this.hash = hash;
+            this.firstMillis = firstMillis;
+        }
+    }
+
+    /** What {@link #arrivals} copies under the lock; the summaries are built from it outside. */
+    private record Copy(String key, long firstMillis, long count, StepRecord[] steps) {
+    }
 
     /**
      * A recent session at a glance, for the session list in arrival order.
@@ -45,19 +63,22 @@ public final class SessionLog {
 
     /** Records a step where it arrived: concurrent steps may end in another order than they came. */
     public synchronized void record(StepRecord step) {
-        Deque<StepRecord> steps = sessions.remove(step.sessionKey());
-        if (steps == null) {
-            steps = new ArrayDeque<>();
+        String key = step.sessionKey();
+        Entry e = sessions.remove(key);
+        if (e == null) {
+            e = new Entry(SessionKey.displayHash(key), step.epochMillis());
+            byHash.put(e.hash, key);
         }
-        sessions.put(step.sessionKey(), steps);
-        long[] arrival = arrivals.computeIfAbsent(step.sessionKey(), k -> new long[] {step.epochMillis(), 0});
-        arrival[0] = Math.min(arrival[0], step.epochMillis());
-        arrival[1]++;
+        sessions.put(key, e);
+        e.firstMillis = Math.min(e.firstMillis, step.epochMillis());
+        e.count++;
         if (sessions.size() > maxSessions) {
-            Iterator<String> eldest = sessions.keySet().iterator();
-            arrivals.remove(eldest.next());
+            Iterator<Map.Entry<String, Entry>> eldest = sessions.entrySet().iterator();
+            Map.Entry<String, Entry> gone = eldest.next();
+            byHash.remove(gone.getValue().hash, gone.getKey());
             eldest.remove();
         }
+        Deque<StepRecord> steps = e.steps;
         Deque<StepRecord> later = new ArrayDeque<>();
         while (!steps.isEmpty() && steps.peekLast().epochMillis() > step.epochMillis()) {
             later.addFirst(steps.removeLast());
@@ -71,38 +92,46 @@ public final class SessionLog {
 
     /** The raw key of a recent session by its {@link SessionKey#displayHash}, if one is that. */
     public synchronized Optional<String> keyForHash(String hash) {
-        if (!hash.startsWith("h-")) {
-            return Optional.empty();
-        }
-        for (String key : sessions.keySet()) {
-            if (SessionKey.displayHash(key).equals(hash)) {
-                return Optional.of(key);
-            }
-        }
-        return Optional.empty();
+        return Optional.ofNullable(byHash.get(hash));
     }
 
     public synchronized Optional<List<StepRecord>> steps(String sessionKey) {
-        Deque<StepRecord> steps = sessions.get(sessionKey);
-        return steps == null ? Optional.empty() : Optional.of(new ArrayList<>(steps));
+        Entry e = sessions.get(sessionKey);
+        return e == null ? Optional.empty() : Optional.of(new ArrayList<>(e.steps));
     }
 
-    /** The {@code limit} sessions that arrived last, in arrival order (the earliest first). */
-    public synchronized List<Summary> arrivals(int limit) {
-        List<Summary> all = new ArrayList<>(sessions.size());
-        sessions.forEach((key, steps) -> {
-            long[] arrival = arrivals.get(key);
-            StepRecord last = steps.peekLast();
-            List<StepRecord> spills = steps.stream().filter(st -> st.movedFrom() != null).toList();
-            all.add(new Summary(key, last.model(), arrival[0], last.epochMillis(), arrival[1], last.replica(), last.decision(), spills));
-        });
-        all.sort(Comparator.comparingLong(Summary::firstMillis).thenComparing(Summary::sessionKey));
-        return all.subList(Math.max(0, all.size() - limit), all.size());
+    /**
+     * The {@code limit} sessions that arrived last, in arrival order (the earliest first). Only the copy is made
+     * under the lock that every ending request takes; the summaries, filtering and sorting happen outside it.
+     */
+    public List<Summary> arrivals(int limit) {
+        List<Copy> copies;
+        synchronized (this) {
+            copies = new ArrayList<>(sessions.size());
+            sessions.forEach((key, e) -> copies.add(new Copy(key, e.firstMillis, e.count, e.steps.toArray(new StepRecord[0]))));
+        }
+        copies.sort(Comparator.comparingLong(Copy::firstMillis).thenComparing(Copy::key));
+        List<Summary> out = new ArrayList<>(Math.min(limit, copies.size()));
+        for (Copy c : copies.subList(Math.max(0, copies.size() - limit), copies.size())) {
+            StepRecord last = c.steps()[c.steps().length - 1];
+            List<StepRecord> spills = new ArrayList<>();
+            for (StepRecord st : c.steps()) {
+                if (st.movedFrom() != null) {
+                    spills.add(st);
+                }
+            }
+            out.add(new Summary(c.key(), last.model(), c.firstMillis(), last.epochMillis(), c.count(), last.replica(), last.decision(),
+                    spills));
+        }
+        return out;
     }
 
     /** Most recently active session keys first. */
-    public synchronized List<String> recentSessions(int limit) {
-        List<String> keys = new ArrayList<>(sessions.keySet());
+    public List<String> recentSessions(int limit) {
+        List<String> keys;
+        synchronized (this) {
+            keys = new ArrayList<>(sessions.keySet());
+        }
         List<String> out = new ArrayList<>(Math.min(limit, keys.size()));
         for (int i = keys.size() - 1; i >= 0 && out.size() < limit; i--) {
             out.add(keys.get(i));
