@@ -1,5 +1,6 @@
 package io.lmwarden.bench.load;
 
+import io.lmwarden.router.cluster.LoopbackPorts;
 import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.http.HttpClient;
@@ -8,9 +9,6 @@ import io.vertx.core.http.HttpMethod;
 import io.vertx.core.http.PoolOptions;
 import io.vertx.core.http.RequestOptions;
 
-import java.io.IOException;
-import java.net.InetAddress;
-import java.net.ServerSocket;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -57,7 +55,7 @@ public final class StreamHold {
             }
             List<ChildJvm> routers = new ArrayList<>();
             try {
-                List<Integer> clusterPorts = routerCount > 1 ? clusterPorts(routerCount) : List.of();
+                List<Integer> clusterPorts = routerCount > 1 ? LoopbackPorts.freePairs(routerCount) : List.of();
                 String members = clusterPorts.stream().map(p -> "127.0.0.1:" + p).collect(Collectors.joining(","));
                 int perRouter = (streams + routerCount - 1) / routerCount;
                 for (int r = 0; r < routerCount; r++) {
@@ -91,29 +89,6 @@ public final class StreamHold {
             }
         }
         System.out.println("end: " + LoadReport.uptime());
-    }
-
-    /** Free ports for the routers' cluster transport, each with the next port free too (failure detection listens there). */
-    private static List<Integer> clusterPorts(int n) throws IOException {
-        List<Integer> ports = new ArrayList<>();
-        while (ports.size() < n) {
-            int p;
-            try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-                p = s.getLocalPort();
-            }
-            if (p < 65535 && !ports.contains(p) && !ports.contains(p + 1) && !ports.contains(p - 1) && free(p + 1)) {
-                ports.add(p);
-            }
-        }
-        return ports;
-    }
-
-    private static boolean free(int port) {
-        try (ServerSocket s = new ServerSocket(port, 1, InetAddress.getLoopbackAddress())) {
-            return true;
-        } catch (IOException e) {
-            return false;
-        }
     }
 
     private static void run(List<String> urls, List<Long> routerPids, int streams, int perSecond, int maxTokens, int stepMs)
