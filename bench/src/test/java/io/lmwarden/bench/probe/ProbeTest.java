@@ -2,7 +2,7 @@ package io.lmwarden.bench.probe;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import io.lmwarden.bench.BenchMain;
+import io.lmwarden.bench.BenchInvocation;
 import io.lmwarden.router.LmWardenRouter;
 import io.lmwarden.router.config.RouterConfig;
 import io.lmwarden.sim.SimCluster;
@@ -11,9 +11,6 @@ import io.lmwarden.sim.SimProfile;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -33,21 +30,10 @@ class ProbeTest {
              LmWardenRouter router = LmWardenRouter.start(RouterConfig.forReplicas(cluster.urls()).withTimeScale(20)
                      .withScrapeInterval(Duration.ofMillis(20)).withAdminToken("s3cret"))) {
             Thread.sleep(300); // one scrape, so both replicas are ready
-            ByteArrayOutputStream captured = new ByteArrayOutputStream();
-            PrintStream progress = new PrintStream(captured, true, StandardCharsets.UTF_8);
-            PrintStream err = System.err;
-            System.setErr(progress);
-            int exit;
-            try {
-                exit = BenchMain.run(new String[]{"probe", "--target", router.url(), "--admin-token", "s3cret", "--repeat", "1",
-                        "--sessions", "2", "--stage", "20s", "--out", out.toString(), "--",
-                        "--time-scale", "20", "--system-tokens", "300", "--first-tokens", "500", "--steps", "2",
-                        "--step-tokens", "60", "--max-tokens", "32", "--think-time", "0.5s"}, progress);
-            } finally {
-                System.setErr(err);
-            }
-            String text = captured.toString(StandardCharsets.UTF_8);
-            assertThat(exit).as("exit code; output:%n%s", text).isZero();
+            String text = BenchInvocation.run(List.of("probe", "--target", router.url(), "--admin-token", "s3cret", "--repeat", "1",
+                    "--sessions", "2", "--stage", "20s", "--out", out.toString(), "--",
+                    "--time-scale", "20", "--system-tokens", "300", "--first-tokens", "500", "--steps", "2",
+                    "--step-tokens", "60", "--max-tokens", "32", "--think-time", "0.5s"), 0);
             assertThat(text).contains("a hit, as expected").contains("a miss, as expected");
 
             JsonNode report = new ObjectMapper().readTree(out.resolve("probe.json").toFile());
