@@ -297,8 +297,8 @@ public final class BenchMain implements Callable<Integer> {
             }
             m.put(pair.substring(0, eq).trim(), pair.substring(eq + 1).trim());
         }
-        java.util.Set<String> known = java.util.Arrays.stream(io.lmwarden.router.config.RouterOption.values())
-                .map(io.lmwarden.router.config.RouterOption::key).collect(java.util.stream.Collectors.toSet());
+        java.util.Set<String> known = io.lmwarden.router.config.SettingsTable.ALL.stream()
+                .map(io.lmwarden.router.config.Setting::key).collect(java.util.stream.Collectors.toSet());
         for (String k : m.keySet()) {
             if (!known.contains(k)) {
                 throw new IllegalArgumentException("--router-set: unknown router setting '" + k + "'");

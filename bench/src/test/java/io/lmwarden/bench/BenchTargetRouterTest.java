@@ -1,5 +1,7 @@
 package io.lmwarden.bench;
 
+import io.lmwarden.router.config.ServerSettings;
+import io.lmwarden.router.config.PlacementSettings;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.lmwarden.bench.pool.LoopbackRouters;
@@ -30,8 +32,8 @@ class BenchTargetRouterTest {
     void switchesPoliciesThroughTheAdminApiAndReadsCountersFromApiReplicas(@TempDir Path out) throws Exception {
         try (SimCluster cluster = SimCluster.start(SimOptions.defaults().withReplicas(2)
                 .withProfile(SimProfile.named(SimProfile.A4000_QWEN3_4B)).withTimeScale(K));
-             LmWardenRouter router = LmWardenRouter.start(RouterConfig.forReplicas(cluster.urls()).withPolicy("round-robin")
-                     .withTimeScale(K).withScrapeInterval(Duration.ofMillis(20)).withAdminToken("s3cret"))) {
+             LmWardenRouter router = LmWardenRouter.start(RouterConfig.forReplicas(cluster.urls()).with(PlacementSettings.POLICY, "round-robin")
+                     .withTimeScale(K).withScrapeInterval(Duration.ofMillis(20)).with(ServerSettings.ADMIN_TOKEN, java.util.Optional.of("s3cret")))) {
             String progress = run(List.of("--target", router.url(), "--admin-token", "s3cret", "--time-scale", "20",
                     "--policies", "least-loaded,affinity", "--sessions", "2", "--stage", "30s", "--system-tokens", "300",
                     "--first-tokens", "500", "--steps", "3", "--step-tokens", "60", "--max-tokens", "32",
@@ -59,8 +61,8 @@ class BenchTargetRouterTest {
     void aCommaSeparatedTargetSendsStepsToEveryRouterOfTheClusterInTurn(@TempDir Path out) throws Exception {
         try (SimCluster cluster = SimCluster.start(SimOptions.defaults().withReplicas(2)
                 .withProfile(SimProfile.named(SimProfile.A4000_QWEN3_4B)).withTimeScale(K));
-             LoopbackRouters routers = LoopbackRouters.start(RouterConfig.forReplicas(cluster.urls()).withHost("127.0.0.1")
-                     .withTimeScale(K).withScrapeInterval(Duration.ofMillis(20)).withAdminToken("s3cret"), 2,
+             LoopbackRouters routers = LoopbackRouters.start(RouterConfig.forReplicas(cluster.urls()).with(ServerSettings.HOST, "127.0.0.1")
+                     .withTimeScale(K).withScrapeInterval(Duration.ofMillis(20)).with(ServerSettings.ADMIN_TOKEN, java.util.Optional.of("s3cret")), 2,
                      "lmw-bench-target-test-" + ProcessHandle.current().pid())) {
             String targets = String.join(",", routers.urls());
             run(List.of("--target", targets, "--admin-token", "s3cret", "--time-scale", "20",

@@ -21,7 +21,7 @@ interface ReplicaSource extends AutoCloseable {
     void close();
 
     static ReplicaSource forConfig(RouterConfig config) {
-        return config.simulate() > 0 ? SimulatedReplicas.start(config) : CONFIGURED;
+        return config.discovery().simulate() > 0 ? SimulatedReplicas.start(config) : CONFIGURED;
     }
 
     ReplicaSource CONFIGURED = new ReplicaSource() {

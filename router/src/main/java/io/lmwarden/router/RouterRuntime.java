@@ -31,7 +31,7 @@ import io.lmwarden.router.placement.PrefixIndexes;
 import io.lmwarden.router.placement.Reservations;
 import io.lmwarden.router.placement.TtftEstimator;
 import io.lmwarden.router.placement.admission.AdmissionController;
-import io.lmwarden.router.placement.admission.AdmissionSettings;
+import io.lmwarden.router.placement.admission.AdmissionRules;
 import io.lmwarden.router.placement.PolicyFactory;
 import io.lmwarden.router.placement.PolicyHolder;
 import io.lmwarden.router.pool.EndpointSliceDiscovery;
@@ -135,16 +135,16 @@ final class RouterRuntime {
     static RouterRuntime start(RouterConfig config) {
         RouterCluster cluster = config.cluster().enabled()
                 // Before the HTTP port opens: a router joins and learns the existing pins before it serves.
-                ? InfinispanCluster.start(config.cluster(), config.affinityMaxEntries(), config.sessionIdleTimeout())
-                : new LocalCluster(new AffinityTable(config.affinityMaxEntries(), config.sessionIdleTimeout()));
+                ? InfinispanCluster.start(config.cluster(), config.placement().affinityMaxEntries(), config.placement().sessionIdleTimeout())
+                : new LocalCluster(new AffinityTable(config.placement().affinityMaxEntries(), config.placement().sessionIdleTimeout()));
         // epoll costs less CPU per request than NIO (router/README.md, "Transport"); without its library Vert.x falls back to NIO.
-        Vertx vertx = Vertx.vertx(new VertxOptions().setPreferNativeTransport(config.transport().equals("native")));
+        Vertx vertx = Vertx.vertx(new VertxOptions().setPreferNativeTransport(config.server().transport().equals("native")));
         LineWriter requestLines = new LineWriter(System.err, REQUEST_LOG_QUEUE, "lmw-request-log");
         try {
-            ReplicaDiscovery discovery = config.k8sService().isPresent()
-                    ? new EndpointSliceDiscovery(config.k8sService().get(), config.namespace())
-                    : new StaticReplicaDiscovery(config.replicas());
-            ReplicaPool pool = new ReplicaPool(config.metricsStaleAfter());
+            ReplicaDiscovery discovery = config.discovery().k8sService().isPresent()
+                    ? new EndpointSliceDiscovery(config.discovery().k8sService().get(), config.discovery().namespace())
+                    : new StaticReplicaDiscovery(config.discovery().replicas());
+            ReplicaPool pool = new ReplicaPool(config.discovery().metricsStaleAfter());
             SessionPins affinity = cluster.pins();
             RouterMetrics metrics = new RouterMetrics(pool, affinity, BuildVersion.of(RouterRuntime.class));
             pool.onAdded(metrics::replicaDiscovered);
@@ -153,29 +153,28 @@ final class RouterRuntime {
             PrefixIndexes prefixIndexes = new PrefixIndexes(DEFAULT_KV_CAPACITY_TOKENS);
             TokenRates tokenRates = new TokenRates();
             // The prior is in engine time; a simulator running K times faster prefills K times faster.
-            PrefillRates prefillRates = new PrefillRates(config.prefillMsPerToken() / config.timeScale());
+            PrefillRates prefillRates = new PrefillRates(config.placement().prefillMsPerToken() / config.simulation().timeScale());
             // Active means a step within a minute of workload time: a simulator K times faster gets 1/K of it.
             LiveWorkingSets workingSets = new LiveWorkingSets(
-                    Duration.ofNanos((long) (ACTIVE_WINDOW_WORKLOAD.toNanos() / config.timeScale())), SESSIONS_WITH_PROMPT_HISTORY);
+                    Duration.ofNanos((long) (ACTIVE_WINDOW_WORKLOAD.toNanos() / config.simulation().timeScale())), SESSIONS_WITH_PROMPT_HISTORY);
             RequestAccounting accounting = new RequestAccounting(metrics, sessions,
                     new PrefixBreakDetector(SESSIONS_WITH_PROMPT_HISTORY), prefillRates, tokenRates, workingSets);
             pool.onUnavailable(prefixIndexes::forget);
             pool.onUnavailable(affinity::release);
-            TtftEstimator estimator = new TtftEstimator(prefixIndexes, prefillRates, config.maxNumSeqs(),
-                    TYPICAL_DECODE_ENGINE_MS / config.timeScale());
-            PolicyHolder policy = new PolicyHolder(new PolicyFactory(affinity, config.maxNumSeqs(), estimator, config.timeScale()),
-                    config.affinity() ? config.policy() : io.lmwarden.router.placement.LeastLoadedPolicy.NAME,
-                    config.spillThreshold());
+            TtftEstimator estimator = new TtftEstimator(prefixIndexes, prefillRates, config.placement().maxNumSeqs(),
+                    TYPICAL_DECODE_ENGINE_MS / config.simulation().timeScale());
+            PolicyHolder policy = new PolicyHolder(new PolicyFactory(affinity, config.placement().maxNumSeqs(), estimator, config.simulation().timeScale()),
+                    config.placement().startPolicy(), config.placement().spillThreshold());
             // The proxy's connections to each replica are capped, and a request waits for one only so long.
             HttpClient client = vertx.createHttpClient(new HttpClientOptions()
-                            .setConnectTimeout((int) config.connectTimeout().toMillis())
+                            .setConnectTimeout((int) config.upstream().connectTimeout().toMillis())
                             .setKeepAlive(true)
                             .setTcpNoDelay(true),
-                    new PoolOptions().setHttp1MaxSize(config.maxConnectionsPerReplica())
-                            .setMaxWaitQueueSize(config.maxConnectionsPerReplica()));
+                    new PoolOptions().setHttp1MaxSize(config.upstream().maxConnectionsPerReplica())
+                            .setMaxWaitQueueSize(config.upstream().maxConnectionsPerReplica()));
             // Health and metric checks have their own connections: a replica busy with a full proxy pool still answers them.
             HttpClient checks = vertx.createHttpClient(new HttpClientOptions()
-                            .setConnectTimeout((int) Math.min(config.connectTimeout().toMillis(), config.healthTimeout().toMillis()))
+                            .setConnectTimeout((int) Math.min(config.upstream().connectTimeout().toMillis(), config.discovery().healthTimeout().toMillis()))
                             .setKeepAlive(true)
                             .setTcpNoDelay(true),
                     new PoolOptions().setHttp1MaxSize(2));
@@ -184,25 +183,24 @@ final class RouterRuntime {
             Placer placer = new Placer(policy, prefixIndexes);
             Reservations reservations = new Reservations(placer, pool, prefixIndexes, prefillRates);
             reservations.listen(accounting);
-            AdmissionSettings admissionSettings = AdmissionSettings.of(config.admission(), config.kvBudget(), config.residencyIdle(),
-                    config.residencySlice(), config.queueMax(), config.queueTimeout(), config.queueKeepAlive(), config.timeScale());
+            AdmissionRules admissionSettings = AdmissionRules.of(config.admission(), config.simulation().timeScale());
             AdmissionController admission = new AdmissionController(admissionSettings, placer, snapshot, policy, affinity, prefixIndexes,
                     DEFAULT_KV_CAPACITY_TOKENS, metrics.admissionObserver(), System::nanoTime, cluster.peerResidents());
             // Admission hears how each attempt ended after placement's own learning and the accounting.
             reservations.listen(admission.feedback());
             metrics.gaugeAdmission(admission);
             pool.onUnavailable(admission::forgetReplica);
-            reservations.listen(RequestLog.to(requestLines, "json".equals(config.logFormat())));
+            reservations.listen(RequestLog.to(requestLines, config.logging().json()));
             metrics.countRequestLogDrops(requestLines);
             ProxyContext ctx = new ProxyContext(vertx, client, pool, snapshot, reservations, admission, metrics,
-                    config.streamIdleTimeout(), inFlight, config.maxConnectionsPerReplica(),
-                    config.connectTimeout().plus(config.replicaQueueTimeout()),
-                    new RetryBudget(config.retryAttempts(), config.retryBudget()));
-            ClientConnections connections = new ClientConnections(vertx, config.maxClientConnections(), config.clientIdleTimeout());
-            AdminAuth auth = new AdminAuth(config.adminToken());
+                    config.upstream().streamIdleTimeout(), inFlight, config.upstream().maxConnectionsPerReplica(),
+                    config.upstream().connectTimeout().plus(config.upstream().replicaQueueTimeout()),
+                    new RetryBudget(config.upstream().retryAttempts(), config.upstream().retryBudget()));
+            ClientConnections connections = new ClientConnections(vertx, config.server().maxClientConnections(), config.server().clientIdleTimeout());
+            AdminAuth auth = new AdminAuth(config.server().adminToken());
             AdminApi admin = new AdminApi(pool, snapshot, policy, admission, affinity, sessions, accounting, metrics, inFlight,
                     auth, discovery.describe(), tokenRates, workingSets, cluster, history);
-            boolean ownAdminPort = config.adminPort().isPresent();
+            boolean ownAdminPort = config.server().adminPort().isPresent();
 
             Map<String, String> allowed = new LinkedHashMap<>();
             Router router = Router.router(vertx);
@@ -211,14 +209,14 @@ final class RouterRuntime {
                 HttpConnection conn = rc.request().connection();
                 connections.requestStarted(conn);
                 rc.addEndHandler(v -> connections.requestEnded(conn));
-                ClientErrors.bodyDeadline(rc, config.bodyTimeout());
+                ClientErrors.bodyDeadline(rc, config.server().bodyTimeout());
             });
             router.route().method(HttpMethod.POST).method(HttpMethod.PUT).handler(ClientErrors::refuseEncodedBody);
-            BodyHandler body = BodyHandler.create(false).setBodyLimit(config.bodyLimitBytes());
+            BodyHandler body = BodyHandler.create(false).setBodyLimit(config.server().bodyLimitBytes());
             ProxyHandler proxy = new ProxyHandler(ctx,
                     new RequestFactsReader(new SessionKeyResolver(new ConversationLineages(KEYLESS_PROMPTS_REMEMBERED))),
-                    new TenantResolver(config.tenantHeader(), config.tenantFromApiKey(),
-                            Optional.of(TenantSecret.resolve(config.tenantSecret(), cluster).value())));
+                    new TenantResolver(config.tenants().header(), config.tenants().fromApiKey(),
+                            Optional.of(TenantSecret.resolve(config.tenants().secret(), cluster).value())));
             PassThrough passThrough = new PassThrough(ctx);
             for (ApiFlavor flavor : ApiFlavor.values()) {
                 allowed.put(flavor.path(), "POST");
@@ -254,26 +252,26 @@ final class RouterRuntime {
             }
 
             discovery.start(pool::apply);
-            EngineMetricsScraper scraper = new EngineMetricsScraper(vertx, checks, pool, config.scrapeInterval(), config.healthTimeout());
+            EngineMetricsScraper scraper = new EngineMetricsScraper(vertx, checks, pool, config.discovery().scrapeInterval(), config.discovery().healthTimeout());
             scraper.start();
             // Sweeps often enough that a clustered pin in use is rewritten well before it would expire.
-            long sweepMs = Math.max(1, Math.min(AFFINITY_SWEEP_MS, config.sessionIdleTimeout().toMillis() / 4));
+            long sweepMs = Math.max(1, Math.min(AFFINITY_SWEEP_MS, config.placement().sessionIdleTimeout().toMillis() / 4));
             vertx.setPeriodic(sweepMs, id -> affinity.expireIdle(System.nanoTime()));
-            vertx.setPeriodic(loadReportPeriodMillis(config.timeScale()), id -> cluster.publish(ownLoad(pool, admission, affinity)));
+            vertx.setPeriodic(loadReportPeriodMillis(config.simulation().timeScale()), id -> cluster.publish(ownLoad(pool, admission, affinity)));
             vertx.setPeriodic(pumpPeriodMillis(admissionSettings), id -> admission.pump());
             history.sample(System.currentTimeMillis(), pool.all());
             vertx.setPeriodic(HISTORY_SAMPLE_MS, id -> history.sample(System.currentTimeMillis(), pool.all()));
 
             HttpServer server = vertx.createHttpServer(new HttpServerOptions()
-                            .setPort(config.port()).setHost(config.host()).setTcpNoDelay(true).setCompressionSupported(false)
+                            .setPort(config.server().port()).setHost(config.server().host()).setTcpNoDelay(true).setCompressionSupported(false)
                             // HTTP/1.1 only: with h2c on, Vert.x builds a connection only once its first request's head is in,
                             // out of reach of the connection cap and the header deadline.
                             .setHttp2ClearTextEnabled(false)
                             // Nothing read or written for this long closes the socket: idle or half-sent requests alike.
-                            .setIdleTimeout((int) config.clientIdleTimeout().toMillis()).setIdleTimeoutUnit(TimeUnit.MILLISECONDS))
+                            .setIdleTimeout((int) config.server().clientIdleTimeout().toMillis()).setIdleTimeoutUnit(TimeUnit.MILLISECONDS))
                     .connectionHandler(c -> {
                         if (connections.accepted(c)) {
-                            HeaderDeadline.install(c, config.headerTimeout());
+                            HeaderDeadline.install(c, config.server().headerTimeout());
                         }
                     })
                     .invalidRequestHandler(ClientErrors::invalidRequest)
@@ -282,9 +280,9 @@ final class RouterRuntime {
             HttpServer adminServer = null;
             if (ownAdminPort) {
                 adminServer = vertx.createHttpServer(new HttpServerOptions()
-                                .setPort(config.adminPort().getAsInt()).setHost(config.host()).setHttp2ClearTextEnabled(false)
-                                .setIdleTimeout((int) config.clientIdleTimeout().toMillis()).setIdleTimeoutUnit(TimeUnit.MILLISECONDS))
-                        .connectionHandler(c -> HeaderDeadline.install(c, config.headerTimeout()))
+                                .setPort(config.server().adminPort().getAsInt()).setHost(config.server().host()).setHttp2ClearTextEnabled(false)
+                                .setIdleTimeout((int) config.server().clientIdleTimeout().toMillis()).setIdleTimeoutUnit(TimeUnit.MILLISECONDS))
+                        .connectionHandler(c -> HeaderDeadline.install(c, config.server().headerTimeout()))
                         .invalidRequestHandler(ClientErrors::invalidRequest)
                         .requestHandler(adminRouter);
                 await(adminServer.listen());
@@ -323,7 +321,7 @@ final class RouterRuntime {
     }
 
     /** Often enough that residency expiry and queue timeouts are late by at most a twentieth of their length. */
-    static long pumpPeriodMillis(AdmissionSettings s) {
+    static long pumpPeriodMillis(AdmissionRules s) {
         long shortest = Math.min(s.residencyIdleNanos(), Math.min(s.queueTimeoutNanos(), s.keepAliveNanos()));
         return Math.max(5, Math.min(250, shortest / 20 / 1_000_000));
     }
@@ -331,7 +329,7 @@ final class RouterRuntime {
     private static void failure(RoutingContext rc, ApiFlavor flavor, RouterConfig config) {
         int status = rc.statusCode() > 0 ? rc.statusCode() : 500;
         String message = status == 413
-                ? "request body exceeds the router's limit of " + config.bodyLimitBytes() + " bytes (bodyLimit)"
+                ? "request body exceeds the router's limit of " + config.server().bodyLimitBytes() + " bytes (bodyLimit)"
                 : "router error: " + (rc.failure() == null ? "status " + status : rc.failure().getMessage());
         if (!rc.response().headWritten()) {
             rc.response().setStatusCode(status).putHeader(HttpHeaders.CONTENT_TYPE, "application/json")
@@ -350,7 +348,7 @@ final class RouterRuntime {
 
     /** Stops accepting, lets in-flight streams finish up to the grace period, then stops everything. */
     void close() {
-        long graceMs = config.shutdownGrace().toMillis();
+        long graceMs = config.server().shutdownGrace().toMillis();
         Future<Void> shutdown = server.shutdown(graceMs, TimeUnit.MILLISECONDS);
         try {
             inFlight.whenDrained().get(graceMs, TimeUnit.MILLISECONDS);

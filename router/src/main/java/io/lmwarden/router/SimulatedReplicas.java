@@ -1,5 +1,6 @@
 package io.lmwarden.router;
 
+import io.lmwarden.router.config.DiscoverySettings;
 import io.lmwarden.router.config.RouterConfig;
 import io.lmwarden.sim.AgentModelNames;
 import io.lmwarden.sim.OutputLength;
@@ -21,15 +22,15 @@ final class SimulatedReplicas implements ReplicaSource {
     }
 
     static SimulatedReplicas start(RouterConfig config) {
-        SimProfile profile = SimProfile.named(config.simProfile());
+        SimProfile profile = SimProfile.named(config.simulation().profile());
         SimCluster cluster = SimCluster.start(SimOptions.defaults()
-                .withReplicas(config.simulate())
+                .withReplicas(config.discovery().simulate())
                 .withProfile(profile)
                 // Claude Code's default model names too, and replies of chat-like lengths ending in "stop",
                 // so agents work against --simulate without extra settings.
-                .withServedModelNames(AgentModelNames.servedWith(config.simModel()))
+                .withServedModelNames(AgentModelNames.servedWith(config.simulation().model()))
                 .withOutputLength(OutputLength.REALISTIC)
-                .withTimeScale(config.timeScale()));
+                .withTimeScale(config.simulation().timeScale()));
         return new SimulatedReplicas(cluster, profile);
     }
 
@@ -37,7 +38,7 @@ final class SimulatedReplicas implements ReplicaSource {
     public RouterConfig configure(RouterConfig config) {
         // The prior is in engine time, as the profile's; the runtime scales it by the time scale.
         // The replicas are started: from here on they are a static list like any other.
-        return config.withSimulate(0).withReplicas(cluster.replicas().stream().map(r -> r.id() + "=" + r.url()).toList())
+        return config.with(DiscoverySettings.SIMULATE, 0).withReplicas(cluster.replicas().stream().map(r -> r.id() + "=" + r.url()).toList())
                 .withPrefillMsPerToken(profile.prefillMsPerToken());
     }
 

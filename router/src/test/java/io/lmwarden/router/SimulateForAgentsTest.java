@@ -13,7 +13,9 @@ import com.openai.models.responses.ResponseInputItem;
 import com.openai.models.responses.ResponseStreamEvent;
 import io.lmwarden.router.config.ConfigResolver;
 import io.lmwarden.router.config.RouterConfig;
-import io.lmwarden.router.config.RouterOption;
+import io.lmwarden.router.config.DiscoverySettings;
+import io.lmwarden.router.config.ServerSettings;
+import io.lmwarden.router.config.SimulationSettings;
 import io.lmwarden.router.testing.Http;
 import io.lmwarden.sim.AgentModelNames;
 import org.junit.jupiter.api.AfterAll;
@@ -44,8 +46,8 @@ class SimulateForAgentsTest {
     @BeforeAll
     static void start() {
         // As RouterMain does for --simulate: the replica source starts the simulated replicas.
-        RouterConfig config = ConfigResolver.resolve(Map.of(RouterOption.SIMULATE, "3", RouterOption.PORT, "0",
-                RouterOption.HOST, "127.0.0.1", RouterOption.SIM_PROFILE, "tiny", RouterOption.TIME_SCALE, "20"), Map.of(), Map.of());
+        RouterConfig config = ConfigResolver.resolve(Map.of(DiscoverySettings.SIMULATE, "3", ServerSettings.PORT, "0",
+                ServerSettings.HOST, "127.0.0.1", SimulationSettings.SIM_PROFILE, "tiny", SimulationSettings.TIME_SCALE, "20"), Map.of(), Map.of());
         replicas = ReplicaSource.forConfig(config);
         router = LmWardenRouter.start(replicas.configure(config));
         openai = OpenAIOkHttpClient.builder().baseUrl(router.url() + "/v1").apiKey("dummy").maxRetries(0).build();

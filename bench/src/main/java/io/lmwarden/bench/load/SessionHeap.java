@@ -1,5 +1,6 @@
 package io.lmwarden.bench.load;
 
+import io.lmwarden.router.config.ServerSettings;
 import io.lmwarden.bench.micro.LiveHeap;
 import io.lmwarden.router.LmWardenRouter;
 import io.lmwarden.router.config.RouterConfig;
@@ -58,7 +59,7 @@ public final class SessionHeap {
                 replicas.add(line.substring(0, line.indexOf(' ')) + "=" + ChildJvm.urlIn(line));
             }
             // Defaults throughout: affinityMaxEntries is 1,000,000, so beyond that the table evicts.
-            LmWardenRouter router = LmWardenRouter.start(RouterConfig.forReplicas(replicas).withHost("127.0.0.1"));
+            LmWardenRouter router = LmWardenRouter.start(RouterConfig.forReplicas(replicas).with(ServerSettings.HOST, "127.0.0.1"));
             REQUEST_LOG.setLevel(Level.WARNING);
             Vertx vertx = Vertx.vertx();
             HttpClient http = vertx.createHttpClient(new HttpClientOptions().setKeepAlive(true),

@@ -1,5 +1,6 @@
 package io.lmwarden.bench.micro;
 
+import io.lmwarden.router.config.ServerSettings;
 import io.lmwarden.bench.pool.LoopbackRouters;
 import io.lmwarden.router.config.RouterConfig;
 import io.lmwarden.sim.SimCluster;
@@ -31,7 +32,7 @@ public final class ClusterOverhead {
         int iterations = args.length > 0 ? Integer.parseInt(args[0]) : 3000;
         try (SimCluster sim = SimCluster.start(SimOptions.defaults().withReplicas(1).withProfile(SimProfile.named("tiny"))
                 .withTimeScale(1000))) {
-            RouterConfig base = RouterConfig.forReplicas(List.of("sim-0=" + sim.urls().get(0))).withHost("127.0.0.1");
+            RouterConfig base = RouterConfig.forReplicas(List.of("sim-0=" + sim.urls().get(0))).with(ServerSettings.HOST, "127.0.0.1");
             try (LoopbackRouters alone = LoopbackRouters.start(base, 1, "unused");
                  LoopbackRouters cluster = LoopbackRouters.start(base, 3, "lmw-cluster-overhead-" + ProcessHandle.current().pid())) {
                 HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();

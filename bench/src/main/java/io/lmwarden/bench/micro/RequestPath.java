@@ -16,7 +16,7 @@ import io.lmwarden.router.placement.Reservation;
 import io.lmwarden.router.placement.Reservations;
 import io.lmwarden.router.placement.TtftEstimator;
 import io.lmwarden.router.placement.admission.AdmissionController;
-import io.lmwarden.router.placement.admission.AdmissionSettings;
+import io.lmwarden.router.placement.admission.AdmissionRules;
 import io.lmwarden.router.pool.DiscoveredReplica;
 import io.lmwarden.router.pool.EndpointMetrics;
 import io.lmwarden.router.pool.EngineMetrics;
@@ -219,8 +219,8 @@ public class RequestPath {
             reservations = new Reservations(placer, pool, prefixIndexes, prefillRates);
             reservations.listen(new RequestAccounting(metrics, new SessionLog(2_000, 50), new PrefixBreakDetector(4096), prefillRates,
                     new TokenRates(), new LiveWorkingSets(Duration.ofMinutes(1), 4096)));
-            AdmissionSettings settings = AdmissionSettings.of(admit, 0.9, Duration.ofSeconds(5), Duration.ofMinutes(10), 1024,
-                    Duration.ofMinutes(5), Duration.ofSeconds(10), 1);
+            // The router's defaults, as it starts with them.
+            AdmissionRules settings = AdmissionRules.of(io.lmwarden.router.config.RouterConfig.defaults().admission().withEnabled(admit), 1);
             admission = new AdmissionController(settings, placer, this::snapshot, policies, pins, prefixIndexes, 38_400,
                     metrics.admissionObserver(), () -> clock);
             reservations.listen(admission.feedback());

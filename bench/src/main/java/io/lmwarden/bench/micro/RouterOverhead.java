@@ -1,5 +1,7 @@
 package io.lmwarden.bench.micro;
 
+import io.lmwarden.router.config.ServerSettings;
+import io.lmwarden.router.config.AdmissionSettings;
 import io.lmwarden.router.LmWardenRouter;
 import io.lmwarden.router.config.RouterConfig;
 import io.lmwarden.sim.SimCluster;
@@ -33,7 +35,7 @@ public final class RouterOverhead {
         try (SimCluster sim = SimCluster.start(SimOptions.defaults().withReplicas(1).withProfile(SimProfile.named("tiny"))
                 .withTimeScale(1000))) {
             LmWardenRouter router = LmWardenRouter.start(RouterConfig.forReplicas(List.of("sim-0=" + sim.urls().get(0)))
-                    .withHost("127.0.0.1").withAdmission(admission));
+                    .with(ServerSettings.HOST, "127.0.0.1").with(AdmissionSettings.ADMISSION, admission));
             try {
                 HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
                 String body = "{\"model\":\"" + SimOptions.DEFAULT_MODEL + "\",\"max_tokens\":1,"

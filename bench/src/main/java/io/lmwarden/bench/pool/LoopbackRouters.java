@@ -32,7 +32,7 @@ public final class LoopbackRouters implements AutoCloseable {
             } else {
                 LoopbackCluster cluster = LoopbackCluster.ofFreePorts(count, clusterName);
                 for (int i = 0; i < count; i++) {
-                    started.add(LmWardenRouter.start(config.withCluster(cluster.member(i))));
+                    started.add(LmWardenRouter.start(config.with(cluster.member(i))));
                 }
             }
         } catch (RuntimeException e) {

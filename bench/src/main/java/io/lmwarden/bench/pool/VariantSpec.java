@@ -1,7 +1,8 @@
 package io.lmwarden.bench.pool;
 
+import io.lmwarden.router.config.PlacementSettings;
+import io.lmwarden.router.config.AdmissionSettings;
 import io.lmwarden.router.config.RouterConfig;
-import io.lmwarden.router.config.RouterOption;
 
 /**
  * What one {@code --policies} entry asks of the router: {@code default} (the router's out-of-the-box
@@ -27,15 +28,15 @@ public record VariantSpec(String label, String policy, Boolean admission) {
         if (policy == null) {
             return base;
         }
-        return base.withPolicy(policy).withAdmission(admission);
+        return base.with(PlacementSettings.POLICY, policy).with(AdmissionSettings.ADMISSION, admission);
     }
 
     /** The policy a running router is switched to; {@code default} is the router's documented default. */
     public String policyForRemote() {
-        return policy != null ? policy : RouterOption.POLICY.defaultValue();
+        return policy != null ? policy : PlacementSettings.POLICY.defaultValue();
     }
 
     public boolean admissionForRemote() {
-        return admission != null ? admission : Boolean.parseBoolean(RouterOption.ADMISSION.defaultValue());
+        return admission != null ? admission : AdmissionSettings.ADMISSION.defaultValue();
     }
 }

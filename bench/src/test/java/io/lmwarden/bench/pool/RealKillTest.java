@@ -1,5 +1,6 @@
 package io.lmwarden.bench.pool;
 
+import io.lmwarden.router.config.PlacementSettings;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.lmwarden.router.LmWardenRouter;
@@ -79,7 +80,7 @@ class RealKillTest {
     void withTargetAKillReachesTheListedReplicaAdminUrlAsTheCrashFault(@TempDir Path dir) throws Exception {
         SimProfile profile = SimProfile.named(SimProfile.A4000_QWEN3_4B);
         try (SimProcessPool pool = SimProcessPool.start(List.of(profile, profile), 10, 42, 1, BalancerEra.CURRENT);
-             LmWardenRouter router = LmWardenRouter.start(RouterConfig.forReplicas(pool.urls()).withPolicy("round-robin")
+             LmWardenRouter router = LmWardenRouter.start(RouterConfig.forReplicas(pool.urls()).with(PlacementSettings.POLICY, "round-robin")
                      .withTimeScale(10).withScrapeInterval(Duration.ofMillis(10)))) {
             long victim = pool.pid(1);
             String progress = run(List.of("--target", router.url(), "--replica-admin", String.join(",", pool.urls()),

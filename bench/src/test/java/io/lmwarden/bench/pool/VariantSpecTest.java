@@ -1,7 +1,8 @@
 package io.lmwarden.bench.pool;
 
+import io.lmwarden.router.config.AdmissionSettings;
+import io.lmwarden.router.config.PlacementSettings;
 import io.lmwarden.router.config.RouterConfig;
-import io.lmwarden.router.config.RouterOption;
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -12,17 +13,17 @@ class VariantSpecTest {
 
     @Test
     void defaultIsTheRoutersOwnConfigurationUntouched() {
-        RouterConfig c = VariantSpec.parse("default").apply(base.withKvBudget(0.7));
-        assertThat(c.policy()).isEqualTo(RouterOption.POLICY.defaultValue());
-        assertThat(c.admission()).isEqualTo(Boolean.parseBoolean(RouterOption.ADMISSION.defaultValue()));
-        assertThat(c.kvBudget()).isEqualTo(0.7);
+        RouterConfig c = VariantSpec.parse("default").apply(base.with(AdmissionSettings.KV_BUDGET, 0.7));
+        assertThat(c.placement().policy()).isEqualTo(PlacementSettings.POLICY.defaultValue());
+        assertThat(c.admission().enabled()).isEqualTo(AdmissionSettings.ADMISSION.defaultValue());
+        assertThat(c.admission().kvBudget()).isEqualTo(0.7);
     }
 
     @Test
     void aPolicyNameRunsWithoutAdmissionAndTheSuffixSwitchesItOn() {
-        assertThat(VariantSpec.parse("affinity").apply(base.withAdmission(true)).admission()).isFalse();
-        RouterConfig c = VariantSpec.parse("cost+admission").apply(base.withAdmission(false));
-        assertThat(c.policy()).isEqualTo("cost");
-        assertThat(c.admission()).isTrue();
+        assertThat(VariantSpec.parse("affinity").apply(base.with(AdmissionSettings.ADMISSION, true)).admission().enabled()).isFalse();
+        RouterConfig c = VariantSpec.parse("cost+admission").apply(base.with(AdmissionSettings.ADMISSION, false));
+        assertThat(c.placement().policy()).isEqualTo("cost");
+        assertThat(c.admission().enabled()).isTrue();
     }
 }

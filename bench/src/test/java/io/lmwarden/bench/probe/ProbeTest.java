@@ -1,5 +1,6 @@
 package io.lmwarden.bench.probe;
 
+import io.lmwarden.router.config.ServerSettings;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.lmwarden.bench.BenchInvocation;
@@ -28,7 +29,7 @@ class ProbeTest {
         try (SimCluster cluster = SimCluster.start(SimOptions.defaults().withReplicas(2)
                 .withProfile(SimProfile.named(SimProfile.A4000_QWEN3_4B)).withTimeScale(20));
              LmWardenRouter router = LmWardenRouter.start(RouterConfig.forReplicas(cluster.urls()).withTimeScale(20)
-                     .withScrapeInterval(Duration.ofMillis(20)).withAdminToken("s3cret"))) {
+                     .withScrapeInterval(Duration.ofMillis(20)).with(ServerSettings.ADMIN_TOKEN, java.util.Optional.of("s3cret")))) {
             Thread.sleep(300); // one scrape, so both replicas are ready
             String text = BenchInvocation.run(List.of("probe", "--target", router.url(), "--admin-token", "s3cret", "--repeat", "1",
                     "--sessions", "2", "--stage", "20s", "--out", out.toString(), "--",

@@ -17,7 +17,8 @@ import io.lmwarden.operator.model.RouterSpec;
 import io.lmwarden.operator.model.SecretKeySpec;
 import io.lmwarden.router.config.ConfigResolver;
 import io.lmwarden.router.config.RouterConfig;
-import io.lmwarden.router.config.RouterOption;
+import io.lmwarden.router.config.Setting;
+import io.lmwarden.router.config.SettingsTable;
 import io.lmwarden.router.config.SpillThreshold;
 import io.lmwarden.router.placement.AffinityTable;
 import io.lmwarden.router.placement.PolicyFactory;
@@ -31,7 +32,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Arrays;
-import java.util.EnumMap;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -87,11 +88,11 @@ class OperatorRouterConfigContractTest {
     }
 
     /** What the router's command line would give ConfigResolver: every {@code --flag value} pair of the args. */
-    private static Map<RouterOption, String> flags(List<String> args) {
-        Map<RouterOption, String> flags = new EnumMap<>(RouterOption.class);
+    private static Map<Setting<?>, String> flags(List<String> args) {
+        Map<Setting<?>, String> flags = new HashMap<>();
         for (int i = 0; i < args.size(); i += 2) {
             String flag = args.get(i);
-            RouterOption option = Arrays.stream(RouterOption.values()).filter(o -> o.flag().equals(flag)).findFirst()
+            Setting<?> option = SettingsTable.ALL.stream().filter(o -> o.flag().equals(flag)).findFirst()
                     .orElseThrow(() -> new AssertionError("the operator passes " + flag + ", which the router does not know"));
             assertThat(i + 1).as("value of %s", flag).isLessThan(args.size());
             flags.put(option, args.get(i + 1));
@@ -103,8 +104,8 @@ class OperatorRouterConfigContractTest {
         String yaml = new RouterConfigMapDependent(DEFAULTS).desired(md).getData().get(RouterSettings.CONFIG_FILE);
         Path file = Files.writeString(dir.resolve(RouterSettings.CONFIG_FILE), yaml);
         Container router = new RouterDeploymentDependent(DEFAULTS).desired(md).getSpec().getTemplate().getSpec().getContainers().get(0);
-        Map<RouterOption, String> flags = flags(router.getArgs());
-        assertThat(flags.get(RouterOption.CONFIG)).isEqualTo(RouterSettings.CONFIG_DIR + "/" + RouterSettings.CONFIG_FILE);
+        Map<Setting<?>, String> flags = flags(router.getArgs());
+        assertThat(flags.get(SettingsTable.CONFIG)).isEqualTo(RouterSettings.CONFIG_DIR + "/" + RouterSettings.CONFIG_FILE);
         return ConfigResolver.resolve(flags, Map.of(), ConfigResolver.readYaml(file));
     }
 
@@ -130,15 +131,15 @@ class OperatorRouterConfigContractTest {
                     boolean affinity = !policy.equals("round-robin");
                     RouterConfig c = resolve(deployment(policy, spill, idle, affinity), dir);
                     String what = policy + "/" + idle + "/" + spill;
-                    assertThat(c.policy()).as(what).isEqualTo(policy);
-                    assertThat(c.spillThreshold().toString()).as(what).isEqualTo(spill);
-                    assertThat(c.sessionIdleTimeout()).as(what).isEqualTo(Durations.parse(idle));
-                    assertThat(c.affinity()).as(what).isEqualTo(affinity);
-                    assertThat(c.maxNumSeqs()).as(what).isEqualTo(48);
-                    assertThat(c.port()).isEqualTo(RouterSettings.PORT);
-                    assertThat(c.k8sService()).hasValueSatisfying(s -> assertThat(s).startsWith("agents"));
-                    assertThat(c.namespace()).contains("team-a");
-                    assertThat(c.replicas()).isEmpty();
+                    assertThat(c.placement().policy()).as(what).isEqualTo(policy);
+                    assertThat(c.placement().spillThreshold().toString()).as(what).isEqualTo(spill);
+                    assertThat(c.placement().sessionIdleTimeout()).as(what).isEqualTo(Durations.parse(idle));
+                    assertThat(c.placement().affinity()).as(what).isEqualTo(affinity);
+                    assertThat(c.placement().maxNumSeqs()).as(what).isEqualTo(48);
+                    assertThat(c.server().port()).isEqualTo(RouterSettings.PORT);
+                    assertThat(c.discovery().k8sService()).hasValueSatisfying(s -> assertThat(s).startsWith("agents"));
+                    assertThat(c.discovery().namespace()).contains("team-a");
+                    assertThat(c.discovery().replicas()).isEmpty();
                 }
             }
         }

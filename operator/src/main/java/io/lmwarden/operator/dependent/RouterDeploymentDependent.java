@@ -29,9 +29,9 @@ import java.util.Map;
 public class RouterDeploymentDependent extends ModelDeploymentDependent<Deployment> {
     public static final String CONTAINER = "router";
     public static final String CONFIG_HASH_ANNOTATION = "lmwarden.io/router-config-hash";
-    /** The router's adminToken setting as an environment variable (router/README.md, RouterOption.ADMIN_TOKEN). */
+    /** The router's adminToken setting as an environment variable (router/README.md, ServerSettings.ADMIN_TOKEN). */
     public static final String ADMIN_TOKEN_ENV = "LMW_ADMIN_TOKEN";
-    /** The router's tenantSecret setting as an environment variable (RouterOption.TENANT_SECRET). */
+    /** The router's tenantSecret setting as an environment variable (TenantSettings.TENANT_SECRET). */
     public static final String TENANT_SECRET_ENV = "LMW_TENANT_SECRET";
     static final String ROUTER_JAR = "/app/lmw-router.jar";
 

@@ -132,7 +132,7 @@ class NetworkPolicyDesiredStateTest {
 
     @Test
     void theVariableIsTheOneTheRouterReads() throws java.io.IOException {
-        // The router's settings table (router/README.md, checked against RouterOption by the router's DocumentationTest).
+        // The router's settings table (router/README.md, generated from its settings table by the router's DocumentationTest).
         String routerReadme = java.nio.file.Files.readString(java.nio.file.Path.of("..", "router", "README.md"));
         assertThat(routerReadme).contains("| `adminToken` | `--admin-token` | `" + RouterDeploymentDependent.ADMIN_TOKEN_ENV + "` |");
     }

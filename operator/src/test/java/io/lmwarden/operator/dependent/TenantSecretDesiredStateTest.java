@@ -55,7 +55,7 @@ class TenantSecretDesiredStateTest {
 
     @Test
     void theVariableIsTheOneTheRouterReads() throws Exception {
-        // The router's settings table, which the router's DocumentationTest checks against RouterOption.
+        // The router's settings table, which the router's DocumentationTest generates from its settings table.
         assertThat(Files.readString(Path.of("..", "router", "README.md")))
                 .contains("| `tenantSecret` | `--tenant-secret` | `" + RouterDeploymentDependent.TENANT_SECRET_ENV + "` |");
     }

@@ -2,13 +2,14 @@ package io.lmwarden.router.api;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.lmwarden.router.config.AdmissionSettings;
+import io.lmwarden.router.config.PlacementSettings;
 import io.lmwarden.router.config.SpillThreshold;
 import io.lmwarden.router.diagnostics.CapacityAdvice;
 import io.lmwarden.router.diagnostics.LiveWorkingSets;
 import io.lmwarden.router.diagnostics.TokenRates;
 import io.lmwarden.router.cluster.RouterCluster;
 import io.lmwarden.router.placement.SessionPins;
-import io.lmwarden.router.placement.PolicyFactory;
 import io.lmwarden.router.placement.PolicyHolder;
 import io.lmwarden.router.placement.admission.AdmissionController;
 import io.lmwarden.router.placement.admission.ResidencyTable;
@@ -175,7 +176,7 @@ public final class AdminApi {
         m.put("affinity", c.policy().pinsSessions());
         m.put("spillThreshold", c.spillThreshold().toString());
         m.put("spillThresholdValue", c.policy().spillThreshold().isPresent() ? Integer.valueOf(c.policy().spillThreshold().getAsInt()) : null);
-        m.put("policies", PolicyFactory.NAMES);
+        m.put("policies", PlacementSettings.POLICIES);
         m.put("admission", admission.enabled());
         return m;
     }
@@ -322,23 +323,33 @@ public final class AdminApi {
         json(rc, 200, m);
     }
 
+    /**
+     * Switches the policy, its spill threshold and admission at run time. Each field is read by its setting
+     * ({@link PlacementSettings#POLICY}, {@link PlacementSettings#SPILL_THRESHOLD}, {@link AdmissionSettings#ADMISSION}),
+     * as a flag would be, and nothing changes unless all of them are good.
+     */
     private void putPolicy(RoutingContext rc) {
         try {
             JsonNode body = rc.body() == null || rc.body().buffer() == null ? null : JSON.readTree(rc.body().buffer().getBytes());
             if (body == null || !body.isObject() || !body.hasNonNull("policy")) {
                 throw new IllegalArgumentException("send a JSON object like {\"policy\":\"affinity\",\"spillThreshold\":\"auto\"}; "
-                        + "policies: " + String.join(", ", PolicyFactory.NAMES));
+                        + "policies: " + String.join(", ", PlacementSettings.POLICIES));
             }
+            String name = PlacementSettings.POLICY.parse(body.get("policy").asText());
             SpillThreshold spill = body.hasNonNull("spillThreshold")
-                    ? SpillThreshold.parse(body.get("spillThreshold").asText())
+                    ? PlacementSettings.SPILL_THRESHOLD.parse(body.get("spillThreshold").asText())
                     : policy.current().spillThreshold();
+            Optional<Boolean> admit = Optional.empty();
             if (body.has("admission")) {
-                if (!body.get("admission").isBoolean()) {
-                    throw new IllegalArgumentException("admission must be true or false, got " + body.get("admission"));
+                JsonNode a = body.get("admission");
+                // A JSON boolean, not a word: JSON has the type that a flag's text ("on") spells out.
+                if (!a.isBoolean()) {
+                    throw new IllegalArgumentException(AdmissionSettings.ADMISSION.key() + " must be true or false, got " + a);
                 }
-                admission.setEnabled(body.get("admission").asBoolean());
+                admit = Optional.of(AdmissionSettings.ADMISSION.check(a.asBoolean()));
             }
-            policy.switchTo(body.get("policy").asText(), spill);
+            admit.ifPresent(admission::setEnabled);
+            policy.switchTo(name, spill);
             json(rc, 200, policyView());
         } catch (IOException e) {
             rc.response().setStatusCode(400).putHeader(HttpHeaders.CONTENT_TYPE, "application/json")

@@ -10,7 +10,11 @@ import java.util.Optional;
  * for a fixed list (JGroups TCPPING; tests on loopback). Members talk JGroups TCP on {@code bind:port};
  * failure detection listens on {@code port + 1}.
  */
-public record ClusterSettings(Optional<Discovery> discovery, String bind, int port, String name) {
+public record ClusterSettings(
+        @Key("cluster") Optional<Discovery> discovery,
+        @Key("clusterBind") String bind,
+        @Key("clusterPort") int port,
+        @Key("clusterName") String name) {
 
     public sealed interface Discovery permits Dns, Static {
     }
@@ -24,17 +28,20 @@ public record ClusterSettings(Optional<Discovery> discovery, String bind, int po
         }
     }
 
-    public ClusterSettings {
-        if (port < 1 || port > 65534) {
-            throw new IllegalArgumentException("clusterPort must be 1..65534 (failure detection uses port + 1), got " + port);
-        }
-        if (name.isBlank()) {
-            throw new IllegalArgumentException("clusterName must not be empty");
-        }
-    }
+    public static final Setting<Optional<Discovery>> CLUSTER = Setting.ofGeneric("cluster", "discovery",
+            "java.util.Optional<" + Discovery.class.getName() + ">", ClusterSettings::parseDiscovery, "",
+            "router pods that share pins and load: empty (this router alone), dns:<headless Service name> (Kubernetes) or "
+                    + "static:host:port,... (every member's clusterBind:clusterPort)");
+    public static final Setting<String> CLUSTER_BIND = Setting.text("clusterBind", "127.0.0.1",
+            "address the cluster transport (JGroups TCP) binds; on Kubernetes the pod IP");
+    public static final Setting<Integer> CLUSTER_PORT = Setting.integer("clusterPort", 7800,
+            "cluster transport port; failure detection listens on clusterPort + 1").between(1, 65534);
+    public static final Setting<String> CLUSTER_NAME = Setting.text("clusterName", "lmw-router",
+            "routers join only a cluster of this name (one per ModelDeployment)").check(n -> !n.isBlank(), "a name, not empty");
 
+    /** A router alone, with the defaults. */
     public static ClusterSettings single() {
-        return new ClusterSettings(Optional.empty(), "127.0.0.1", 7800, "lmw-router");
+        return new ClusterSettings(Optional.empty(), CLUSTER_BIND.defaultValue(), CLUSTER_PORT.defaultValue(), CLUSTER_NAME.defaultValue());
     }
 
     public boolean enabled() {
@@ -42,7 +49,7 @@ public record ClusterSettings(Optional<Discovery> discovery, String bind, int po
     }
 
     /** Parses the {@code cluster} setting. */
-    public static Optional<Discovery> parseDiscovery(String spec) {
+    static Optional<Discovery> parseDiscovery(String spec) {
         String s = spec == null ? "" : spec.trim();
         if (s.isEmpty() || s.equals("none")) {
             return Optional.empty();
@@ -55,15 +62,15 @@ public record ClusterSettings(Optional<Discovery> discovery, String bind, int po
             for (String h : hosts) {
                 int colon = h.lastIndexOf(':');
                 if (colon <= 0 || !h.substring(colon + 1).matches("\\d{1,5}")) {
-                    throw new IllegalArgumentException("cluster: '" + h + "' is not host:port (in " + s + ")");
+                    throw new IllegalArgumentException("must list host:port pairs; '" + h + "' is not one");
                 }
             }
             return Optional.of(new Static(hosts));
         }
-        throw new IllegalArgumentException("cluster must be empty (one router), dns:<headless service name> or "
-                + "static:host:port,host:port; got '" + s + "'");
+        throw new IllegalArgumentException("must be empty (one router), dns:<headless service name> or static:host:port,host:port");
     }
 
+    /** Members listed by address on loopback or a fixed network, this one on {@code ownPort}. */
     public ClusterSettings withStatic(List<String> hostPorts, int ownPort) {
         return new ClusterSettings(Optional.of(new Static(hostPorts)), bind, ownPort, name);
     }

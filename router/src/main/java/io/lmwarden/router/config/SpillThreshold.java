@@ -8,10 +8,11 @@ package io.lmwarden.router.config;
 public record SpillThreshold(boolean auto, int fixed) {
 
     public static final SpillThreshold AUTO = new SpillThreshold(true, 0);
+    private static final String RULE = "must be 'auto' or an integer >= 1";
 
     public SpillThreshold {
         if (!auto && fixed < 1) {
-            throw new IllegalArgumentException("spill threshold must be 'auto' or an integer >= 1, got " + fixed);
+            throw new IllegalArgumentException("spillThreshold " + RULE + ", got " + fixed);
         }
     }
 
@@ -19,16 +20,22 @@ public record SpillThreshold(boolean auto, int fixed) {
         return new SpillThreshold(false, n);
     }
 
+    /** As people write it; the parser of {@link PlacementSettings#SPILL_THRESHOLD}, whose message it completes. */
     public static SpillThreshold parse(String text) {
         String t = text.trim();
         if (t.equalsIgnoreCase("auto")) {
             return AUTO;
         }
+        int n;
         try {
-            return fixed(Integer.parseInt(t));
+            n = Integer.parseInt(t);
         } catch (NumberFormatException e) {
-            throw new IllegalArgumentException("spill threshold must be 'auto' or an integer >= 1, got '" + text + "'");
+            throw new IllegalArgumentException(RULE);
         }
+        if (n < 1) {
+            throw new IllegalArgumentException(RULE);
+        }
+        return fixed(n);
     }
 
     /** The threshold in effect for an engine with the given max_num_seqs. */

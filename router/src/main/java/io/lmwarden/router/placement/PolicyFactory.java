@@ -1,5 +1,6 @@
 package io.lmwarden.router.placement;
 
+import io.lmwarden.router.config.PlacementSettings;
 import io.lmwarden.router.config.SpillThreshold;
 
 import java.util.List;
@@ -7,8 +8,8 @@ import java.util.List;
 /** Builds a policy by its name; the list of names is what {@code --policy} and {@code PUT /api/policy} accept. */
 public final class PolicyFactory {
 
-    public static final List<String> NAMES = List.of(AffinityPolicy.NAME, CostPolicy.NAME, LeastLoadedPolicy.NAME, RoundRobinPolicy.NAME,
-            PassthroughPolicy.NAME);
+    /** Checked when the setting is read ({@link PlacementSettings#POLICY}); a test checks that each one is built here. */
+    public static final List<String> NAMES = PlacementSettings.POLICIES;
 
     private final SessionPins affinity;
     private final int maxNumSeqs;

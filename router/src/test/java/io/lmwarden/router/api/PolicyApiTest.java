@@ -1,5 +1,6 @@
 package io.lmwarden.router.api;
 
+import io.lmwarden.router.config.ServerSettings;
 import io.lmwarden.router.testing.Http;
 import io.lmwarden.router.testing.RouterUnderTest;
 import io.lmwarden.router.testing.SimPool;
@@ -15,7 +16,7 @@ class PolicyApiTest {
     @Test
     void switchesPolicyAtRunTimeBehindTheAdminToken() {
         try (RouterUnderTest router = RouterUnderTest.start(SimPool.start(2, SimProfile.named("tiny"), 5),
-                c -> c.withAdminToken("s3cret"))) {
+                c -> c.with(ServerSettings.ADMIN_TOKEN, java.util.Optional.of("s3cret")))) {
             Http http = new Http();
             assertThat(http.get(router.url() + "/api/policy").status()).as("the whole admin API is behind the token").isEqualTo(401);
             assertThat(http.get(router.url() + "/api/policy", Map.of("Authorization", "bearer s3cret")).body()).contains("\"policy\":\"affinity\"").contains("\"affinity\":true");
@@ -24,7 +25,11 @@ class PolicyApiTest {
             assertThat(noToken.status()).isEqualTo(401);
             Http.Reply unknown = http.put(router.url() + "/api/policy", "{\"policy\":\"random\"}", Map.of("Authorization", "Bearer s3cret"));
             assertThat(unknown.status()).isEqualTo(400);
-            assertThat(unknown.body()).contains("unknown policy 'random'").contains("least-loaded");
+            assertThat(unknown.body()).contains("policy must be one of").contains("least-loaded").contains("got 'random'");
+            // Read whole before anything changes: a bad policy leaves admission as it was.
+            assertThat(http.put(router.url() + "/api/policy", "{\"policy\":\"random\",\"admission\":false}",
+                    Map.of("Authorization", "Bearer s3cret")).status()).isEqualTo(400);
+            assertThat(http.get(router.url() + "/api/policy", Map.of("Authorization", "Bearer s3cret")).body()).contains("\"admission\":true");
             Http.Reply ok = http.put(router.url() + "/api/policy", "{\"policy\":\"least-loaded\"}", Map.of("Authorization", "Bearer s3cret"));
             assertThat(ok.status()).isEqualTo(200);
             assertThat(ok.body()).contains("\"policy\":\"least-loaded\"").contains("\"affinity\":false");

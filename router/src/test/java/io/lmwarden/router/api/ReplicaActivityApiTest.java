@@ -1,5 +1,6 @@
 package io.lmwarden.router.api;
 
+import io.lmwarden.router.config.ServerSettings;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.lmwarden.router.session.SessionKey;
@@ -27,7 +28,7 @@ class ReplicaActivityApiTest {
 
     @Test
     void listsEachReplicasSessionsAsHashesUnlessTheCallerIsAnAdmin() throws Exception {
-        try (RouterUnderTest router = RouterUnderTest.start(SimPool.start(2, SimProfile.defaultProfile(), 20), c -> c.withAdminToken("s3cret"))) {
+        try (RouterUnderTest router = RouterUnderTest.start(SimPool.start(2, SimProfile.defaultProfile(), 20), c -> c.with(ServerSettings.ADMIN_TOKEN, java.util.Optional.of("s3cret")))) {
             AgentWorkload.Result traffic = new AgentWorkload(4, 2, AgentSession.Identity.CLAUDE_CODE_HEADER).run(router, "act");
             assertThat(traffic.statuses()).containsOnly(200);
             Http http = new Http();

@@ -1,5 +1,6 @@
 package io.lmwarden.router.cluster;
 
+import io.lmwarden.router.config.AdmissionSettings;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.lmwarden.router.testing.AgentSession;
 import io.lmwarden.router.testing.ClusteredRouters;
@@ -123,7 +124,7 @@ class ClusteredRoutersTest {
     @Test
     void aSessionResidentThroughOneRouterGoesHomeAtOnceThroughTheOthers() throws Exception {
         try (ClusteredRouters routers = ClusteredRouters.start(SimPool.start(2, SimProfile.defaultProfile(), TIME_SCALE), 3, 3,
-                c -> c.withAdmission(true).withKvBudget(0.3).withResidencyIdle(Duration.ofSeconds(30)))) {
+                c -> c.with(AdmissionSettings.ADMISSION, true).with(AdmissionSettings.KV_BUDGET, 0.3).with(AdmissionSettings.RESIDENCY_IDLE, Duration.ofSeconds(30)))) {
             routers.awaitAgreement(3, Duration.ofSeconds(30));
             Http http = new Http();
             String system = AgentSession.sharedSystem(4000);

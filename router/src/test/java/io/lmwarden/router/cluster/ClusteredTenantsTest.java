@@ -1,5 +1,6 @@
 package io.lmwarden.router.cluster;
 
+import io.lmwarden.router.config.TenantSettings;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.lmwarden.router.testing.AgentSession;
 import io.lmwarden.router.testing.ClusteredRouters;
@@ -61,7 +62,7 @@ class ClusteredTenantsTest {
     @Test
     void aConfiguredSecretWinsAndKeepsSaltsThroughAFullRestart() throws Exception {
         try (ClusteredRouters routers = ClusteredRouters.start(SimPool.start(1, SimProfile.named("tiny"), 5), 2, 1,
-                c -> c.withTenantSecret("configured-tenant-secret"))) {
+                c -> c.with(TenantSettings.TENANT_SECRET, java.util.Optional.of("configured-tenant-secret")))) {
             String prompt = "configured secret probe ".repeat(120);
             Map<String, String> a = Map.of("Authorization", "Bearer sk-restart-tenant", "X-Session-Id", "s2");
             assertThat(cached(routers.url(0), prompt, a)).isZero();

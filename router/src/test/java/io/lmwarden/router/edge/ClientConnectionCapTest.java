@@ -1,5 +1,6 @@
 package io.lmwarden.router.edge;
 
+import io.lmwarden.router.config.ServerSettings;
 import io.lmwarden.router.testing.RouterUnderTest;
 import io.lmwarden.router.testing.SimPool;
 import io.lmwarden.sim.SimProfile;
@@ -31,7 +32,7 @@ class ClientConnectionCapTest {
 
     @BeforeAll
     static void start() {
-        router = RouterUnderTest.start(SimPool.start(1, SimProfile.named("tiny"), 5), c -> c.withMaxClientConnections(CAP));
+        router = RouterUnderTest.start(SimPool.start(1, SimProfile.named("tiny"), 5), c -> c.with(ServerSettings.MAX_CLIENT_CONNECTIONS, CAP));
     }
 
     @AfterAll

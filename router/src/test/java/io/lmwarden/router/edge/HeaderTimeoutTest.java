@@ -1,5 +1,6 @@
 package io.lmwarden.router.edge;
 
+import io.lmwarden.router.config.ServerSettings;
 import io.lmwarden.router.testing.Http;
 import io.lmwarden.router.testing.RouterUnderTest;
 import io.lmwarden.router.testing.SimPool;
@@ -38,8 +39,8 @@ class HeaderTimeoutTest {
     @BeforeAll
     static void start() {
         router = RouterUnderTest.start(SimPool.start(1, SimProfile.named("tiny"), 5),
-                c -> c.withHeaderTimeout(Duration.ofMillis(HEADER_TIMEOUT_MS))
-                        .withClientTimeouts(Duration.ofSeconds(20), Duration.ofMillis(IDLE_TIMEOUT_MS)));
+                c -> c.with(ServerSettings.HEADER_TIMEOUT, Duration.ofMillis(HEADER_TIMEOUT_MS))
+                        .with(ServerSettings.BODY_TIMEOUT, Duration.ofSeconds(20)).with(ServerSettings.CLIENT_IDLE_TIMEOUT, Duration.ofMillis(IDLE_TIMEOUT_MS)));
     }
 
     @AfterAll

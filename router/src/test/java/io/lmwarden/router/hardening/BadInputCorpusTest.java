@@ -1,5 +1,6 @@
 package io.lmwarden.router.hardening;
 
+import io.lmwarden.router.config.ServerSettings;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.lmwarden.router.session.ApiFlavor;
@@ -47,10 +48,10 @@ class BadInputCorpusTest {
     @BeforeAll
     static void start() {
         router = RouterUnderTest.start(SimPool.start(2, SimProfile.named("tiny"), 5),
-                c -> c.withBodyLimitBytes(256 * 1024)
-                        .withClientTimeouts(Duration.ofMillis(800), Duration.ofMillis(1500))
-                        .withHeaderTimeout(Duration.ofMillis(700))
-                        .withAdminToken("corpus-token"));
+                c -> c.with(ServerSettings.BODY_LIMIT, (long) (256 * 1024))
+                        .with(ServerSettings.BODY_TIMEOUT, Duration.ofMillis(800)).with(ServerSettings.CLIENT_IDLE_TIMEOUT, Duration.ofMillis(1500))
+                        .with(ServerSettings.HEADER_TIMEOUT, Duration.ofMillis(700))
+                        .with(ServerSettings.ADMIN_TOKEN, java.util.Optional.of("corpus-token")));
     }
 
     @AfterAll

@@ -1,5 +1,7 @@
 package io.lmwarden.router.hardening;
 
+import io.lmwarden.router.config.UpstreamSettings;
+import io.lmwarden.router.config.ServerSettings;
 import io.lmwarden.router.LmWardenRouter;
 import io.lmwarden.router.config.RouterConfig;
 import io.lmwarden.router.testing.AgentSession;
@@ -40,8 +42,8 @@ class FaultInjectionTest {
             sims.add(SimProcess.start("tiny", 5, 2000 + i));
         }
         List<String> entries = IntStream.range(0, 4).mapToObj(i -> "sim-" + i + "=" + sims.get(i).url()).toList();
-        LmWardenRouter router = LmWardenRouter.start(RouterConfig.forReplicas(entries).withHost("127.0.0.1")
-                .withScrapeInterval(Duration.ofMillis(200)).withStreamIdleTimeout(Duration.ofMillis(5000)));
+        LmWardenRouter router = LmWardenRouter.start(RouterConfig.forReplicas(entries).with(ServerSettings.HOST, "127.0.0.1")
+                .withScrapeInterval(Duration.ofMillis(200)).with(UpstreamSettings.STREAM_IDLE_TIMEOUT, Duration.ofMillis(5000)));
         ConcurrentLinkedQueue<Outcome> outcomes = new ConcurrentLinkedQueue<>();
         ConcurrentLinkedQueue<String> badEnds = new ConcurrentLinkedQueue<>();
         AtomicBoolean running = new AtomicBoolean(true);

@@ -1,5 +1,6 @@
 package io.lmwarden.router.hardening;
 
+import io.lmwarden.router.config.ServerSettings;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.lmwarden.router.testing.AgentSession;
@@ -38,7 +39,7 @@ class TenantIsolationTest {
     @Test
     void tenantsShareNoCacheAndNoSessions() throws Exception {
         try (RouterUnderTest router = RouterUnderTest.start(SimPool.start(1, SimProfile.named("tiny"), 5),
-                c -> c.withAdminToken("adm"))) {
+                c -> c.with(ServerSettings.ADMIN_TOKEN, java.util.Optional.of("adm")))) {
             String url = router.url() + "/v1/chat/completions";
             Map<String, String> a = Map.of("Authorization", "Bearer sk-tenant-a", "X-Session-Id", "shared-id");
             Map<String, String> b = Map.of("x-api-key", "sk-tenant-b", "X-Session-Id", "shared-id");

@@ -1,5 +1,7 @@
 package io.lmwarden.router.placement;
 
+import io.lmwarden.router.config.PlacementSettings;
+import io.lmwarden.router.config.AdmissionSettings;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.lmwarden.router.testing.AgentSession;
@@ -68,7 +70,7 @@ class AdmissionSaturationTest {
 
     private Run run(boolean admission, String prefix) throws Exception {
         try (RouterUnderTest router = RouterUnderTest.start(SimPool.start(2, TWO_SESSIONS_PER_REPLICA, TIME_SCALE),
-                c -> c.withPolicy("affinity").withAdmission(admission).withTimeScale(TIME_SCALE).withQueueTimeout(Duration.ofMinutes(30)))) {
+                c -> c.with(PlacementSettings.POLICY, "affinity").with(AdmissionSettings.ADMISSION, admission).withTimeScale(TIME_SCALE).with(AdmissionSettings.QUEUE_TIMEOUT, Duration.ofMinutes(30)))) {
             Http http = new Http();
             String system = AgentSession.sharedSystem(4000);
             long[] before = router.sims().prefixCounters();

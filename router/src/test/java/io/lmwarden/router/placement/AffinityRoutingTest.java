@@ -1,5 +1,6 @@
 package io.lmwarden.router.placement;
 
+import io.lmwarden.router.config.PlacementSettings;
 import io.lmwarden.router.testing.AgentSession;
 import io.lmwarden.router.testing.AgentWorkload;
 import io.lmwarden.router.testing.RouterUnderTest;
@@ -27,12 +28,12 @@ class AffinityRoutingTest {
         AgentWorkload workload = new AgentWorkload(8, 6, identity);
         AgentWorkload.Result affinity;
         try (RouterUnderTest router = RouterUnderTest.start(
-                SimPool.start(4, SimProfile.defaultProfile(), TIME_SCALE), c -> c.withPolicy("affinity"))) {
+                SimPool.start(4, SimProfile.defaultProfile(), TIME_SCALE), c -> c.with(PlacementSettings.POLICY, "affinity"))) {
             affinity = workload.run(router, "aff-" + identity);
         }
         AgentWorkload.Result leastLoaded;
         try (RouterUnderTest router = RouterUnderTest.start(
-                SimPool.start(4, SimProfile.defaultProfile(), TIME_SCALE), c -> c.withPolicy("least-loaded"))) {
+                SimPool.start(4, SimProfile.defaultProfile(), TIME_SCALE), c -> c.with(PlacementSettings.POLICY, "least-loaded"))) {
             leastLoaded = workload.run(router, "ll-" + identity);
         }
 

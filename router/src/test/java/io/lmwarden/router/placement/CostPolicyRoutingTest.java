@@ -1,5 +1,6 @@
 package io.lmwarden.router.placement;
 
+import io.lmwarden.router.config.PlacementSettings;
 import io.lmwarden.router.config.SpillThreshold;
 import io.lmwarden.router.testing.AgentSession;
 import io.lmwarden.router.testing.AgentWorkload;
@@ -22,7 +23,7 @@ class CostPolicyRoutingTest {
 
     @Test
     void keepsSessionsStickyAtLowLoad() throws Exception {
-        try (RouterUnderTest router = RouterUnderTest.start(SimPool.start(4, SimProfile.defaultProfile(), 20), c -> c.withPolicy("cost"))) {
+        try (RouterUnderTest router = RouterUnderTest.start(SimPool.start(4, SimProfile.defaultProfile(), 20), c -> c.with(PlacementSettings.POLICY, "cost"))) {
             AgentWorkload.Result r = new AgentWorkload(4, 5, AgentSession.Identity.CLAUDE_CODE_HEADER).run(router, "cost-low");
             assertThat(r.statuses()).hasSize(20).containsOnly(200);
             for (Map.Entry<String, List<String>> e : r.replicasBySession().entrySet()) {
@@ -37,7 +38,7 @@ class CostPolicyRoutingTest {
     @Test
     void movesASessionWhenItsHomeQueueIsLong() throws Exception {
         try (RouterUnderTest router = RouterUnderTest.start(SimPool.start(2, SimProfile.defaultProfile(), 2),
-                c -> c.withPolicy("cost").withSpillThreshold(SpillThreshold.fixed(64)))) {
+                c -> c.with(PlacementSettings.POLICY, "cost").withSpillThreshold(SpillThreshold.fixed(64)))) {
             Http http = new Http();
             AgentSession s = new AgentSession("cost-move", AgentSession.Identity.CLAUDE_CODE_HEADER, AgentSession.sharedSystem(1000), 2000, 3);
             Http.Reply first = http.post(router.url() + "/v1/messages", s.nextBody(4, false), s.headers());

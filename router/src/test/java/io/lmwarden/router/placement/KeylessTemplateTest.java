@@ -1,5 +1,6 @@
 package io.lmwarden.router.placement;
 
+import io.lmwarden.router.config.PlacementSettings;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.lmwarden.router.testing.AgentSession;
@@ -28,7 +29,7 @@ class KeylessTemplateTest {
 
     @Test
     void sixteenTemplateSessionsSpreadOverAllReplicasAndStick() throws Exception {
-        try (RouterUnderTest router = RouterUnderTest.start(SimPool.start(4, SimProfile.defaultProfile(), 20), c -> c.withPolicy("affinity"))) {
+        try (RouterUnderTest router = RouterUnderTest.start(SimPool.start(4, SimProfile.defaultProfile(), 20), c -> c.with(PlacementSettings.POLICY, "affinity"))) {
             AgentWorkload.Result r = new AgentWorkload(16, 4, AgentSession.Identity.TEMPLATE).run(router, "template");
             assertThat(r.statuses()).hasSize(64).containsOnly(200);
 

@@ -1,5 +1,6 @@
 package io.lmwarden.router.placement;
 
+import io.lmwarden.router.config.PlacementSettings;
 import io.lmwarden.router.config.SpillThreshold;
 import io.lmwarden.router.testing.AgentSession;
 import io.lmwarden.router.testing.Http;
@@ -20,7 +21,7 @@ class SpillTest {
     @Test
     void stepOverTheSpillThresholdMovesAndRepinsTheSession() throws Exception {
         try (RouterUnderTest router = RouterUnderTest.start(SimPool.start(3, SimProfile.defaultProfile(), 10),
-                c -> c.withPolicy("affinity").withSpillThreshold(SpillThreshold.fixed(2)))) {
+                c -> c.with(PlacementSettings.POLICY, "affinity").withSpillThreshold(SpillThreshold.fixed(2)))) {
             Http http = new Http();
             AgentSession session = new AgentSession("spill-session-1", AgentSession.Identity.CLAUDE_CODE_HEADER,
                     AgentSession.sharedSystem(2000), 2000, 1);

@@ -1,5 +1,6 @@
 package io.lmwarden.router.placement;
 
+import io.lmwarden.router.config.PlacementSettings;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.lmwarden.router.testing.AgentSession;
@@ -31,7 +32,7 @@ class WhatReplicasHoldTest {
 
     @BeforeAll
     static void start() {
-        router = RouterUnderTest.start(SimPool.start(1, SimProfile.defaultProfile(), 20), c -> c.withPolicy("cost"));
+        router = RouterUnderTest.start(SimPool.start(1, SimProfile.defaultProfile(), 20), c -> c.with(PlacementSettings.POLICY, "cost"));
     }
 
     @AfterAll

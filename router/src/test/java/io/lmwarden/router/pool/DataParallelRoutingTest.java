@@ -1,5 +1,6 @@
 package io.lmwarden.router.pool;
 
+import io.lmwarden.router.config.PlacementSettings;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.lmwarden.router.testing.AgentSession;
@@ -35,7 +36,7 @@ class DataParallelRoutingTest {
     void eightSessionsStayEachOnOneEngineOfTheFourAndEachRankHasItsOwnFigures() throws Exception {
         SimPool sims = SimPool.start(List.of(4), SimProfile.defaultProfile(), 10, BalancerEra.CURRENT);
         try (RouterUnderTest router = RouterUnderTest.start(sims,
-                c -> c.withPolicy("affinity").withReplicas(List.of("dp=" + sims.url(0))))) {
+                c -> c.with(PlacementSettings.POLICY, "affinity").withReplicas(List.of("dp=" + sims.url(0))))) {
             Http http = new Http();
             assertThat(replicaIds(http, router)).as("ranks learned from the engine labels of /metrics")
                     .containsExactly("dp/rank-0", "dp/rank-1", "dp/rank-2", "dp/rank-3");
@@ -84,7 +85,7 @@ class DataParallelRoutingTest {
         // Real time and max_num_seqs 4: requests sent straight to engine 2 keep it full and queueing for seconds.
         SimPool sims = SimPool.start(List.of(4), SimProfile.named("tiny"), 1, BalancerEra.CURRENT);
         try (RouterUnderTest router = RouterUnderTest.start(sims,
-                c -> c.withPolicy("affinity").withReplicas(List.of("dp=" + sims.url(0) + "#ranks=4")))) {
+                c -> c.with(PlacementSettings.POLICY, "affinity").withReplicas(List.of("dp=" + sims.url(0) + "#ranks=4")))) {
             Http http = new Http();
             List<CompletableFuture<Http.Reply>> fill = new ArrayList<>();
             for (int i = 0; i < 7; i++) {
@@ -113,7 +114,7 @@ class DataParallelRoutingTest {
     @Test
     void aDataParallelServerAndAPlainReplicaInOnePoolAndTheServerGoingDown() throws Exception {
         SimPool sims = SimPool.start(List.of(2, 1), SimProfile.defaultProfile(), 10, BalancerEra.CURRENT);
-        try (RouterUnderTest router = RouterUnderTest.start(sims, c -> c.withPolicy("affinity")
+        try (RouterUnderTest router = RouterUnderTest.start(sims, c -> c.with(PlacementSettings.POLICY, "affinity")
                 .withReplicas(List.of("dp=" + sims.url(0) + "#ranks=2", "plain=" + sims.url(1))))) {
             Http http = new Http();
             assertThat(replicaIds(http, router)).containsExactly("dp/rank-0", "dp/rank-1", "plain");
@@ -166,7 +167,7 @@ class DataParallelRoutingTest {
         // The blind balancer (local counts only) goes round the engines: what it does shows no rank was sent.
         SimPool sims = SimPool.start(List.of(4), SimProfile.defaultProfile(), 10, BalancerEra.BLIND);
         try (RouterUnderTest router = RouterUnderTest.start(sims,
-                c -> c.withPolicy("passthrough").withReplicas(List.of("dp=" + sims.url(0))))) {
+                c -> c.with(PlacementSettings.POLICY, "passthrough").withReplicas(List.of("dp=" + sims.url(0))))) {
             Http http = new Http();
             AgentSession session = new AgentSession("through", AgentSession.Identity.CLAUDE_CODE_HEADER,
                     AgentSession.sharedSystem(1000), 1000, 11);

@@ -1,5 +1,6 @@
 package io.lmwarden.router.pool;
 
+import io.lmwarden.router.config.PlacementSettings;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.lmwarden.router.testing.AgentSession;
@@ -22,7 +23,7 @@ class ReplicaRemovalTest {
     @Test
     void deadReplicaGetsNoNewRequestsAndItsSessionsMove() {
         try (RouterUnderTest router = RouterUnderTest.start(SimPool.start(3, SimProfile.defaultProfile(), 20),
-                c -> c.withPolicy("affinity"))) {
+                c -> c.with(PlacementSettings.POLICY, "affinity"))) {
             Http http = new Http();
             String system = AgentSession.sharedSystem(1000);
             List<AgentSession> sessions = new ArrayList<>();
@@ -67,7 +68,7 @@ class ReplicaRemovalTest {
     @Test
     void aDeadReplicaReportsNoEngineFiguresAndHoldsNoSessions() throws Exception {
         try (RouterUnderTest router = RouterUnderTest.start(SimPool.start(2, SimProfile.defaultProfile(), 20),
-                c -> c.withPolicy("affinity"))) {
+                c -> c.with(PlacementSettings.POLICY, "affinity"))) {
             Http http = new Http();
             String system = AgentSession.sharedSystem(1000);
             for (int i = 0; i < 4; i++) {

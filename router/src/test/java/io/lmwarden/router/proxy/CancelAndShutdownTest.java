@@ -1,5 +1,6 @@
 package io.lmwarden.router.proxy;
 
+import io.lmwarden.router.config.ServerSettings;
 import io.lmwarden.router.LmWardenRouter;
 import io.lmwarden.router.config.RouterConfig;
 import io.lmwarden.router.testing.AgentSession;
@@ -62,7 +63,7 @@ class CancelAndShutdownTest {
     @Test
     void shutdownLetsTheStreamInFlightFinish() throws Exception {
         try (SimPool sims = SimPool.start(1, SimProfile.defaultProfile(), 10)) {
-            LmWardenRouter router = LmWardenRouter.start(RouterConfig.forReplicas(sims.routerEntries()).withHost("127.0.0.1"));
+            LmWardenRouter router = LmWardenRouter.start(RouterConfig.forReplicas(sims.routerEntries()).with(ServerSettings.HOST, "127.0.0.1"));
             String body = LONG_STREAM.replace("2000", "150");
             CompletableFuture<List<String>> stream = CompletableFuture.supplyAsync(
                     () -> new Http().streamLines(router.url() + "/v1/chat/completions", body, Map.of()));

@@ -1,5 +1,8 @@
 package io.lmwarden.router.proxy;
 
+import io.lmwarden.router.config.UpstreamSettings;
+import io.lmwarden.router.config.ServerSettings;
+import io.lmwarden.router.config.PlacementSettings;
 import io.lmwarden.router.testing.AgentSession;
 import io.lmwarden.router.testing.Http;
 import io.lmwarden.router.testing.RouterUnderTest;
@@ -24,7 +27,7 @@ class FailureHandlingTest {
     @BeforeAll
     static void start() {
         router = RouterUnderTest.start(SimPool.start(3, SimProfile.named("tiny"), 5),
-                c -> c.withPolicy("affinity").withStreamIdleTimeout(Duration.ofMillis(1500)).withBodyLimitBytes(256 * 1024));
+                c -> c.with(PlacementSettings.POLICY, "affinity").with(UpstreamSettings.STREAM_IDLE_TIMEOUT, Duration.ofMillis(1500)).with(ServerSettings.BODY_LIMIT, (long) (256 * 1024)));
     }
 
     @AfterAll

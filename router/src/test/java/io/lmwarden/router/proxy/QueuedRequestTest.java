@@ -1,5 +1,6 @@
 package io.lmwarden.router.proxy;
 
+import io.lmwarden.router.config.AdmissionSettings;
 import com.anthropic.client.AnthropicClient;
 import com.anthropic.client.okhttp.AnthropicOkHttpClient;
 import com.anthropic.core.http.StreamResponse;
@@ -39,9 +40,9 @@ class QueuedRequestTest {
     private static final Duration SDK_READ_TIMEOUT = Duration.ofSeconds(1);
 
     private static RouterUnderTest router(int queueMax) {
-        return RouterUnderTest.start(SimPool.start(1, SimProfile.defaultProfile(), 1), c -> c.withAdmission(true).withKvBudget(0.0001)
-                .withQueueKeepAlive(Duration.ofMillis(100)).withResidencyIdle(Duration.ofSeconds(2)).withQueueMax(queueMax)
-                .withQueueTimeout(Duration.ofSeconds(60)));
+        return RouterUnderTest.start(SimPool.start(1, SimProfile.defaultProfile(), 1), c -> c.with(AdmissionSettings.ADMISSION, true).with(AdmissionSettings.KV_BUDGET, 0.0001)
+                .with(AdmissionSettings.QUEUE_KEEP_ALIVE, Duration.ofMillis(100)).with(AdmissionSettings.RESIDENCY_IDLE, Duration.ofSeconds(2)).with(AdmissionSettings.QUEUE_MAX, queueMax)
+                .with(AdmissionSettings.QUEUE_TIMEOUT, Duration.ofSeconds(60)));
     }
 
     /** A streaming step of ~100 output tokens (~2 s at real time) that holds the only replica's budget. */

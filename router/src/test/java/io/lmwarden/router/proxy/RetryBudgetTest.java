@@ -1,5 +1,7 @@
 package io.lmwarden.router.proxy;
 
+import io.lmwarden.router.config.UpstreamSettings;
+import io.lmwarden.router.config.ServerSettings;
 import io.lmwarden.router.LmWardenRouter;
 import io.lmwarden.router.testing.AgentSession;
 import io.lmwarden.router.testing.Http;
@@ -35,7 +37,7 @@ class RetryBudgetTest {
     static void start() {
         router = RouterUnderTest.start(SimPool.start(3, SimProfile.named("tiny"), 5), c -> c);
         twoAttempts = LmWardenRouter.start(io.lmwarden.router.config.RouterConfig.forReplicas(router.sims().routerEntries())
-                .withHost("127.0.0.1").withScrapeInterval(Duration.ofMillis(100)).withRetries(2, Duration.ofMinutes(1)));
+                .with(ServerSettings.HOST, "127.0.0.1").withScrapeInterval(Duration.ofMillis(100)).with(UpstreamSettings.RETRY_ATTEMPTS, 2).with(UpstreamSettings.RETRY_BUDGET, Duration.ofMinutes(1)));
     }
 
     @AfterAll

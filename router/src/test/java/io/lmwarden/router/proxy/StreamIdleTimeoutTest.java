@@ -1,5 +1,6 @@
 package io.lmwarden.router.proxy;
 
+import io.lmwarden.router.config.UpstreamSettings;
 import io.lmwarden.router.testing.AgentSession;
 import io.lmwarden.router.testing.Http;
 import io.lmwarden.router.testing.RouterUnderTest;
@@ -24,7 +25,7 @@ class StreamIdleTimeoutTest {
         // One token per ~150 ms (a slow engine step), 20 tokens: ~3 s of stream against a 600 ms idle timeout.
         SimProfile slow = ProfileOverrides.apply(SimProfile.named("tiny"), "stepBaseMs=150,decodeMsPerSeq=0");
         try (RouterUnderTest router = RouterUnderTest.start(SimPool.start(1, slow, 1),
-                c -> c.withStreamIdleTimeout(Duration.ofMillis(600)))) {
+                c -> c.with(UpstreamSettings.STREAM_IDLE_TIMEOUT, Duration.ofMillis(600)))) {
             String body = "{\"model\":\"" + AgentSession.MODEL + "\",\"stream\":true,\"max_tokens\":20,"
                     + "\"messages\":[{\"role\":\"user\",\"content\":\"a long answer, slowly\"}]}";
             long t0 = System.nanoTime();

@@ -1,5 +1,6 @@
 package io.lmwarden.router.testing;
 
+import io.lmwarden.router.config.ServerSettings;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.lmwarden.router.LmWardenRouter;
@@ -47,9 +48,9 @@ public final class ClusteredRouters implements AutoCloseable {
     /** Starts (or restarts) the router of slot i; returns once it serves (it has joined and learned the pins). */
     public LmWardenRouter startSlot(int i) {
         List<String> members = clusterPorts.stream().map(p -> "127.0.0.1:" + p).toList();
-        RouterConfig config = RouterConfig.forReplicas(sims.routerEntries()).withHost("127.0.0.1")
+        RouterConfig config = RouterConfig.forReplicas(sims.routerEntries()).with(ServerSettings.HOST, "127.0.0.1")
                 .withScrapeInterval(Duration.ofMillis(100))
-                .withCluster(ClusterSettings.single().withStatic(members, clusterPorts.get(i)));
+                .with(ClusterSettings.single().withStatic(members, clusterPorts.get(i)));
         LmWardenRouter r = LmWardenRouter.start(tweak.apply(config));
         routers.set(i, r);
         return r;

@@ -1,5 +1,6 @@
 package io.lmwarden.router.testing;
 
+import io.lmwarden.router.config.ServerSettings;
 import io.lmwarden.router.LmWardenRouter;
 import io.lmwarden.router.config.RouterConfig;
 
@@ -19,11 +20,11 @@ public final class RouterUnderTest implements AutoCloseable {
     }
 
     public static RouterUnderTest start(SimPool sims, UnaryOperator<RouterConfig> tweak) {
-        RouterConfig config = RouterConfig.forReplicas(sims.routerEntries()).withHost("127.0.0.1")
+        RouterConfig config = RouterConfig.forReplicas(sims.routerEntries()).with(ServerSettings.HOST, "127.0.0.1")
                 .withScrapeInterval(Duration.ofMillis(100));
         RouterConfig tweaked = tweak.apply(config);
         LmWardenRouter router = LmWardenRouter.start(tweaked);
-        waitUntilReady(router, tweaked.adminToken().map(t -> Map.of("Authorization", "Bearer " + t)).orElse(Map.of()));
+        waitUntilReady(router, tweaked.server().adminToken().map(t -> Map.of("Authorization", "Bearer " + t)).orElse(Map.of()));
         return new RouterUnderTest(sims, router);
     }
 

@@ -1,5 +1,8 @@
 package io.lmwarden.router.ui;
 
+import io.lmwarden.router.config.ServerSettings;
+import io.lmwarden.router.config.PlacementSettings;
+import io.lmwarden.router.config.AdmissionSettings;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.lmwarden.router.LmWardenRouter;
@@ -116,8 +119,8 @@ class PrometheusDashboardTest {
         }
         System.out.println("PrometheusDashboardTest uses " + Prometheus.version(binary));
         sims = SimPool.start(REPLICAS, SimProfile.defaultProfile(), 20);
-        router = RouterUnderTest.start(sims, c -> c.withPolicy("affinity").withSpillThreshold(SpillThreshold.fixed(2)));
-        idleRouter = LmWardenRouter.start(RouterConfig.forReplicas(sims.routerEntries()).withHost("127.0.0.1").withPort(0)
+        router = RouterUnderTest.start(sims, c -> c.with(PlacementSettings.POLICY, "affinity").withSpillThreshold(SpillThreshold.fixed(2)));
+        idleRouter = LmWardenRouter.start(RouterConfig.forReplicas(sims.routerEntries()).with(ServerSettings.HOST, "127.0.0.1").withPort(0)
                 .withScrapeInterval(Duration.ofMillis(100)));
         List<Target> targets = new ArrayList<>();
         targets.add(new Target(ROUTER_JOB, hostPort(router.url()), labels(ROUTER_POD)));
@@ -126,8 +129,8 @@ class PrometheusDashboardTest {
             targets.add(new Target(REPLICA_JOB, hostPort(sims.url(i)), labels("sim-" + i)));
         }
         smallSims = SimPool.start(1, TWO_SESSIONS, 20);
-        saturated = RouterUnderTest.start(smallSims, c -> c.withPolicy("affinity").withAdmission(true)
-                .withQueueMax(SATURATED_QUEUE_MAX).withResidencyIdle(RESIDENCY_IDLE).withQueueTimeout(Duration.ofMinutes(2)));
+        saturated = RouterUnderTest.start(smallSims, c -> c.with(PlacementSettings.POLICY, "affinity").with(AdmissionSettings.ADMISSION, true)
+                .with(AdmissionSettings.QUEUE_MAX, SATURATED_QUEUE_MAX).with(AdmissionSettings.RESIDENCY_IDLE, RESIDENCY_IDLE).with(AdmissionSettings.QUEUE_TIMEOUT, Duration.ofMinutes(2)));
         targets.add(new Target(ROUTER_JOB, hostPort(saturated.url()), saturatedLabels(SATURATED_POD)));
         targets.add(new Target(REPLICA_JOB, hostPort(smallSims.url(0)), saturatedLabels("small-sim-0")));
         prometheus = Prometheus.start(binary, targets, Duration.ofSeconds(1));

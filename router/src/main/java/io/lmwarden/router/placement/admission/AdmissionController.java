@@ -102,10 +102,10 @@ public final class AdmissionController {
     private final AtomicLong revokedUnderPressure = new AtomicLong();
     private final AtomicLong yielded = new AtomicLong();
     private final AtomicLong expired = new AtomicLong();
-    private volatile AdmissionSettings settings;
+    private volatile AdmissionRules settings;
     private AdmissionQueue<Pending> queue;
 
-    public AdmissionController(AdmissionSettings settings, Placer placer, LongFunction<PoolSnapshot> snapshot,
+    public AdmissionController(AdmissionRules settings, Placer placer, LongFunction<PoolSnapshot> snapshot,
                                Supplier<PlacementPolicy> policy, SessionPins affinity, PrefixIndexes prefixIndexes,
                                int defaultCapacityTokens, AdmissionObserver observer, LongSupplier clock) {
         this(settings, placer, snapshot, policy, affinity, prefixIndexes, defaultCapacityTokens, observer, clock, PeerResidents.NONE);
@@ -117,7 +117,7 @@ public final class AdmissionController {
      * that a replica has one budget however many routers admit to it; and a session resident through
      * another router is resident here too, since its steps reach the routers in any order.
      */
-    public AdmissionController(AdmissionSettings settings, Placer placer, LongFunction<PoolSnapshot> snapshot,
+    public AdmissionController(AdmissionRules settings, Placer placer, LongFunction<PoolSnapshot> snapshot,
                                Supplier<PlacementPolicy> policy, SessionPins affinity, PrefixIndexes prefixIndexes,
                                int defaultCapacityTokens, AdmissionObserver observer, LongSupplier clock,
                                PeerResidents peers) {
@@ -137,7 +137,7 @@ public final class AdmissionController {
     private record Pending(RequestFacts facts, String session, WorkingSet workingSet, Waiter waiter) {
     }
 
-    public AdmissionSettings settings() {
+    public AdmissionRules settings() {
         return settings;
     }
 
@@ -159,7 +159,7 @@ public final class AdmissionController {
         Rejection rejection;
         synchronized (this) {
             long now = clock.getAsLong();
-            AdmissionSettings s = settings;
+            AdmissionRules s = settings;
             boolean pinnedByClient = facts.pinnedReplica().isPresent() || facts.dataParallelRank().isPresent();
             if (!s.enabled() || pinnedByClient) {
                 return Optional.of(new Admission(placer.place(facts, snapshot.apply(now), alreadyTried, now), Ticket.NONE, 0));
@@ -218,7 +218,7 @@ public final class AdmissionController {
         List<Runnable> tell = new ArrayList<>();
         synchronized (this) {
             long now = clock.getAsLong();
-            AdmissionSettings s = settings;
+            AdmissionRules s = settings;
             expired.addAndGet(residencies.expireIdle(now, s.residencyIdleNanos()));
             for (AdmissionQueue.Entry<Pending> e : queue.removeExpired(now)) {
                 waiting.remove(e.waiter().waiter());

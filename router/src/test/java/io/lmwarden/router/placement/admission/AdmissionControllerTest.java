@@ -43,7 +43,7 @@ class AdmissionControllerTest {
     private PrefixIndexes indexes;
     private Placer placer;
     private List<ReplicaView> replicas;
-    private AdmissionSettings settings;
+    private AdmissionRules settings;
 
     private final class Recorder implements AdmissionController.Waiter {
         final String name;
@@ -72,7 +72,7 @@ class AdmissionControllerTest {
         indexes = new PrefixIndexes(1600);
         placer = new Placer(() -> policy, indexes);
         replicas = List.of(replica("r0"), replica("r1"));
-        settings = new AdmissionSettings(true, 1.0, 5 * SECOND, 20 * SECOND, 3, 30 * SECOND, SECOND);
+        settings = new AdmissionRules(true, 1.0, 5 * SECOND, 20 * SECOND, 3, 30 * SECOND, SECOND);
         controller = new AdmissionController(settings, placer, now -> new PoolSnapshot(replicas, now), () -> policy, affinity, indexes,
                 1600, new AdmissionObserver() {
                     @Override

@@ -1,0 +1,43 @@
+package io.lmwarden.router.config;
+
+import java.time.Duration;
+
+/**
+ * KV-budgeted session admission. Durations are in workload time (a simulator K times faster than real
+ * time has them divided by K on the wall clock: {@link #wall}).
+ */
+public record AdmissionSettings(
+        @Key("admission") boolean enabled,
+        double kvBudget,
+        Duration residencyIdle,
+        Duration residencySlice,
+        int queueMax,
+        Duration queueTimeout,
+        Duration queueKeepAlive) {
+
+    public static final Setting<Boolean> ADMISSION = Setting.bool("admission", true,
+            "KV-budgeted session admission on/off (below): a session that is not resident waits in the router's queue until its "
+                    + "working set fits a replica's KV budget; switch live with `PUT /api/policy {\"admission\":true}`");
+    public static final Setting<Double> KV_BUDGET = Setting.decimal("kvBudget", "0.9",
+            "share of each replica's KV capacity (`vllm:cache_config_info`) the working sets of its resident sessions may fill")
+            .check(v -> v > 0 && v <= 4, "a share of the KV capacity in (0, 4]");
+    public static final Setting<Duration> RESIDENCY_IDLE = Setting.duration("residencyIdle", "5s",
+            "a resident session with no request in flight this long (workload time) stops being resident").positive();
+    public static final Setting<Duration> RESIDENCY_SLICE = Setting.duration("residencySlice", "10m",
+            "a session resident this long yields its residency at its next pause while others wait (workload time)").positive();
+    public static final Setting<Integer> QUEUE_MAX = Setting.integer("queueMax", 1024,
+            "requests the admission queue holds; one more gets 429 (OpenAI) / 529 `overloaded_error` (Anthropic) with `Retry-After`").atLeast(0);
+    public static final Setting<Duration> QUEUE_TIMEOUT = Setting.duration("queueTimeout", "5m",
+            "longest a request waits for admission (workload time); then 429 / 529 with `Retry-After`").positive();
+    public static final Setting<Duration> QUEUE_KEEP_ALIVE = Setting.duration("queueKeepAlive", "10s",
+            "a queued streaming request gets a keep-alive this often (Anthropic `event: ping`, OpenAI SSE comment; workload time)").positive();
+
+    /** A workload duration on the router's wall clock, in nanoseconds (at least 1). */
+    public static long wall(Duration workload, double timeScale) {
+        return Math.max(1, (long) (workload.toNanos() / timeScale));
+    }
+
+    public AdmissionSettings withEnabled(boolean on) {
+        return new AdmissionSettings(on, kvBudget, residencyIdle, residencySlice, queueMax, queueTimeout, queueKeepAlive);
+    }
+}

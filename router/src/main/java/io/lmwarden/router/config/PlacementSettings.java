@@ -1,0 +1,40 @@
+package io.lmwarden.router.config;
+
+import java.time.Duration;
+import java.util.List;
+
+/** Which policy places requests, and what it and the affinity table are told about the engines. */
+public record PlacementSettings(
+        String policy,
+        SpillThreshold spillThreshold,
+        boolean affinity,
+        int maxNumSeqs,
+        double prefillMsPerToken,
+        Duration sessionIdleTimeout,
+        int affinityMaxEntries) {
+
+    /** The policies {@code policy} and {@code PUT /api/policy} accept; placement's {@code PolicyFactory} builds each. */
+    public static final List<String> POLICIES = List.of("affinity", "cost", "least-loaded", "round-robin", "passthrough");
+
+    public static final Setting<String> POLICY = Setting.choice("policy", "affinity", POLICIES,
+            "placement policy: " + String.join(", ", POLICIES));
+    public static final Setting<SpillThreshold> SPILL_THRESHOLD = Setting.of("spillThreshold", "auto or integer", SpillThreshold.class,
+            SpillThreshold::parse, "auto",
+            "in-flight requests on the home replica above which a step spills: auto (= max_num_seqs/4) or an integer");
+    public static final Setting<Boolean> AFFINITY = Setting.bool("affinity", true,
+            "session affinity on/off; off places every request like least-loaded");
+    public static final Setting<Integer> MAX_NUM_SEQS = Setting.integer("maxNumSeqs", 32,
+            "engine max_num_seqs, used for spill threshold auto when the engine does not expose it").atLeast(1);
+    public static final Setting<Double> PREFILL_MS_PER_TOKEN = Setting.decimal("prefillMsPerToken", "0.3",
+            "prior for the engines' prefill time per prompt token, in ms (learned online per replica; 0.3 = Qwen3-4B on an RTX "
+                    + "A4000; with --simulate the profile's own)").positive();
+    public static final Setting<Duration> SESSION_IDLE_TIMEOUT = Setting.duration("sessionIdleTimeout", "2h",
+            "an affinity entry unused this long is forgotten");
+    public static final Setting<Integer> AFFINITY_MAX_ENTRIES = Setting.integer("affinityMaxEntries", 1000000,
+            "bound of the affinity table; the least recently used entry goes first").atLeast(1);
+
+    /** The policy in force at start: {@code affinity: false} places like least-loaded whatever {@code policy} says. */
+    public String startPolicy() {
+        return affinity ? policy : "least-loaded";
+    }
+}
