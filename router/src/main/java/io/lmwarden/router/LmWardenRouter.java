@@ -16,7 +16,12 @@ public final class LmWardenRouter implements AutoCloseable {
     }
 
     public static LmWardenRouter start(RouterConfig config) {
-        return new LmWardenRouter(RouterRuntime.start(config));
+        return start(config, RouterTuning.DEFAULTS);
+    }
+
+    /** With internal constants changed, for tests ({@link RouterTuning}). */
+    public static LmWardenRouter start(RouterConfig config, RouterTuning tuning) {
+        return new LmWardenRouter(RouterRuntime.start(config, tuning));
     }
 
     /** The bound HTTP port (useful with port 0). */

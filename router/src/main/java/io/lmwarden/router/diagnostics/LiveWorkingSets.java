@@ -25,6 +25,11 @@ public final class LiveWorkingSets {
     private record Latest(long atMillis, long[] blocks) {
     }
 
+    /** A session counts towards the KV demand while its last step is at most this old, in workload time. */
+    public static final Duration ACTIVE_WINDOW_WORKLOAD = Duration.ofMinutes(1);
+    /** Sessions whose latest prompt is kept (≈ 8 B per 16 tokens each). */
+    public static final int SESSIONS_KEPT = 4096;
+
     private final long windowMillis;
     private final int maxSessions;
     private final LinkedHashMap<String, Latest> sessions = new LinkedHashMap<>();

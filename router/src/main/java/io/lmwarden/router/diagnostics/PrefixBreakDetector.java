@@ -22,6 +22,8 @@ import java.util.Optional;
  */
 public final class PrefixBreakDetector {
 
+    /** Sessions whose recent prompt shapes are kept for the comparison (≈ 8 B per 16 tokens each). */
+    public static final int SESSIONS_KEPT = 4096;
     /** Steps of a session kept to find lineage parents among. */
     static final int STEPS_REMEMBERED = 8;
     /** A step sharing less than this share of its closest earlier prompt is another conversation under the same id. */

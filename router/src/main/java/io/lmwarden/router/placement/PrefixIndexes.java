@@ -12,6 +12,9 @@ public final class PrefixIndexes {
     /** Router blocks are {@link PromptShape#BLOCK_CHARS} characters: about 16 tokens each. */
     public static final int TOKENS_PER_BLOCK = (int) (PromptShape.BLOCK_CHARS / PromptShape.CHARS_PER_TOKEN);
 
+    /** A replica's KV capacity until its engine publishes cache_config_info: the reference replica's ~38k tokens. */
+    public static final int DEFAULT_KV_CAPACITY_TOKENS = 38_400;
+
     private final int defaultCapacityTokens;
     private final Map<String, PrefixIndex> byReplica = new ConcurrentHashMap<>();
 

@@ -16,6 +16,8 @@ import io.lmwarden.router.session.PromptShape;
  */
 public final class TtftEstimator {
 
+    /** A typical agent step holds its sequence slot for ~256 output tokens at ~25 ms each (engine time). */
+    public static final double TYPICAL_DECODE_ENGINE_MS = 256 * 25;
     /** Size assumed for a queued request the router knows nothing about. */
     static final int UNKNOWN_REQUEST_TOKENS = 2048;
 

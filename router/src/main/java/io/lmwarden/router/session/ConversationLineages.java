@@ -26,6 +26,9 @@ public final class ConversationLineages {
         }
     }
 
+    /** Prompts of keyless conversations kept to recognise their next steps by (≈ 100 B each). */
+    public static final int PROMPTS_REMEMBERED = 65_536;
+
     private final LinkedHashMap<Long, Lineage> byPrompt;
     private long started;
 

@@ -24,6 +24,8 @@ public final class ReplicaHistory {
 
     /** The longest window the API can be asked for. */
     public static final long KEPT_MILLIS = 300_000;
+    /** How often {@link #sample} is called: the recent hit rate and the chart move in steps of this. */
+    public static final long SAMPLE_MILLIS = 1000;
     /** The chart's bucket. */
     public static final long BUCKET_MILLIS = 10_000;
 
@@ -52,7 +54,7 @@ public final class ReplicaHistory {
 
     private final Map<String, Deque<Sample>> samples = new ConcurrentHashMap<>();
 
-    /** Records each replica's counters now; called once a second. */
+    /** Records each replica's counters now; called every {@link #SAMPLE_MILLIS}. */
     public void sample(long nowMillis, Iterable<ReplicaState> replicas) {
         List<String> seen = new ArrayList<>();
         for (ReplicaState r : replicas) {

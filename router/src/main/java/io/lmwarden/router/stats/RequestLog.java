@@ -25,6 +25,8 @@ import java.util.logging.Logger;
 public final class RequestLog implements PlacementFeedback {
 
     public static final String LOGGER = "io.lmwarden.router.requests";
+    /** Lines waiting for stderr at most (a few seconds of a busy router's lines); beyond, dropped and counted. */
+    public static final int QUEUED_LINES = 65_536;
     private static final JsonFactory JSON = new JsonFactory();
 
     private final boolean json;

@@ -56,6 +56,10 @@ public final class SessionLog {
                           String lastDecision, List<StepRecord> spills) {
     }
 
+    /** The bound: 2,000 × 50 steps of ~400 B each is at most ~40 MB, whatever clients send (keys are capped). */
+    public static final int SESSIONS_LOGGED = 2_000;
+    public static final int STEPS_LOGGED_PER_SESSION = 50;
+
     public SessionLog(int maxSessions, int stepsPerSession) {
         this.maxSessions = maxSessions;
         this.stepsPerSession = stepsPerSession;

@@ -2,6 +2,7 @@ package io.lmwarden.router.testing;
 
 import io.lmwarden.router.config.ServerSettings;
 import io.lmwarden.router.LmWardenRouter;
+import io.lmwarden.router.RouterTuning;
 import io.lmwarden.router.config.RouterConfig;
 
 import java.time.Duration;
@@ -20,10 +21,15 @@ public final class RouterUnderTest implements AutoCloseable {
     }
 
     public static RouterUnderTest start(SimPool sims, UnaryOperator<RouterConfig> tweak) {
+        return start(sims, tweak, RouterTuning.DEFAULTS);
+    }
+
+    /** With internal constants changed ({@link RouterTuning}): a window shortened so that a test need not wait a minute. */
+    public static RouterUnderTest start(SimPool sims, UnaryOperator<RouterConfig> tweak, RouterTuning tuning) {
         RouterConfig config = RouterConfig.forReplicas(sims.routerEntries()).with(ServerSettings.HOST, "127.0.0.1")
                 .withScrapeInterval(Duration.ofMillis(100));
         RouterConfig tweaked = tweak.apply(config);
-        LmWardenRouter router = LmWardenRouter.start(tweaked);
+        LmWardenRouter router = LmWardenRouter.start(tweaked, tuning);
         waitUntilReady(router, tweaked.server().adminToken().map(t -> Map.of("Authorization", "Bearer " + t)).orElse(Map.of()));
         return new RouterUnderTest(sims, router);
     }

@@ -1,0 +1,137 @@
+package io.lmwarden.router;
+
+import io.lmwarden.common.build.BuildVersion;
+import io.lmwarden.router.cluster.RouterCluster;
+import io.lmwarden.router.config.DiscoverySettings;
+import io.lmwarden.router.config.RouterConfig;
+import io.lmwarden.router.diagnostics.LiveWorkingSets;
+import io.lmwarden.router.diagnostics.PrefixBreakDetector;
+import io.lmwarden.router.diagnostics.TokenRates;
+import io.lmwarden.router.placement.Placer;
+import io.lmwarden.router.placement.PolicyFactory;
+import io.lmwarden.router.placement.PolicyHolder;
+import io.lmwarden.router.placement.PrefillRates;
+import io.lmwarden.router.placement.PrefixIndexes;
+import io.lmwarden.router.placement.Reservations;
+import io.lmwarden.router.placement.SessionPins;
+import io.lmwarden.router.placement.TtftEstimator;
+import io.lmwarden.router.placement.admission.AdmissionController;
+import io.lmwarden.router.placement.admission.AdmissionRules;
+import io.lmwarden.router.pool.EndpointSliceDiscovery;
+import io.lmwarden.router.pool.PoolSnapshot;
+import io.lmwarden.router.pool.ReplicaDiscovery;
+import io.lmwarden.router.pool.ReplicaPool;
+import io.lmwarden.router.pool.StaticReplicaDiscovery;
+import io.lmwarden.router.proxy.InFlightTracker;
+import io.lmwarden.router.stats.LineWriter;
+import io.lmwarden.router.stats.ReplicaHistory;
+import io.lmwarden.router.stats.RequestAccounting;
+import io.lmwarden.router.stats.RequestLog;
+import io.lmwarden.router.stats.RouterMetrics;
+import io.lmwarden.router.stats.SessionLog;
+
+import java.time.Duration;
+import java.util.function.LongFunction;
+
+/**
+ * The router's domain objects, built and connected, without Vert.x: the replicas (pool and discovery), placement
+ * (policy, placer, reservations, admission) and what watches them (metrics, session log, diagnostics). The order in
+ * which listeners hear of events is stated once, in {@link #connect}.
+ */
+final class RouterParts {
+
+    /** Placement and what it learns. */
+    record Placing(PrefixIndexes prefixIndexes, PrefillRates prefillRates, PolicyHolder policy, Reservations reservations,
+                   AdmissionController admission) {
+    }
+
+    /** What counts and explains: meters, the session log, the UI's history and the diagnostics. */
+    record Watching(RouterMetrics metrics, SessionLog sessions, ReplicaHistory history, TokenRates tokenRates,
+                    LiveWorkingSets workingSets, RequestAccounting accounting) {
+    }
+
+    final ReplicaDiscovery discovery;
+    final ReplicaPool pool;
+    final RouterCluster cluster;
+    final LongFunction<PoolSnapshot> snapshot;
+    final Placing placing;
+    final Watching watching;
+    final InFlightTracker inFlight = new InFlightTracker();
+
+    private RouterParts(ReplicaDiscovery discovery, ReplicaPool pool, RouterCluster cluster, LongFunction<PoolSnapshot> snapshot,
+                        Placing placing, Watching watching) {
+        this.discovery = discovery;
+        this.pool = pool;
+        this.cluster = cluster;
+        this.snapshot = snapshot;
+        this.placing = placing;
+        this.watching = watching;
+    }
+
+    static RouterParts build(RouterConfig config, RouterTuning tuning, RouterCluster cluster, LineWriter requestLines) {
+        ReplicaPool pool = new ReplicaPool(config.discovery().metricsStaleAfter());
+        SessionPins pins = cluster.pins();
+        // A replica's in-flight count is this router's plus its peers'.
+        LongFunction<PoolSnapshot> snapshot = now -> pool.snapshot(pins::sessionsOn, cluster::peerInFlight, now);
+        double timeScale = config.simulation().timeScale();
+        PrefixIndexes prefixIndexes = new PrefixIndexes(PrefixIndexes.DEFAULT_KV_CAPACITY_TOKENS);
+        // The prior is in engine time; a simulator running K times faster prefills K times faster.
+        PrefillRates prefillRates = new PrefillRates(config.placement().prefillMsPerToken() / timeScale);
+        Watching watching = watching(pool, pins, prefillRates, tuning.activeWindowWorkload(), timeScale);
+        TtftEstimator estimator = new TtftEstimator(prefixIndexes, prefillRates, config.placement().maxNumSeqs(),
+                TtftEstimator.TYPICAL_DECODE_ENGINE_MS / timeScale);
+        PolicyHolder policy = new PolicyHolder(new PolicyFactory(pins, config.placement().maxNumSeqs(), estimator, timeScale),
+                config.placement().startPolicy(), config.placement().spillThreshold());
+        Placer placer = new Placer(policy, prefixIndexes);
+        Reservations reservations = new Reservations(placer, pool, prefixIndexes, prefillRates);
+        AdmissionController admission = new AdmissionController(AdmissionRules.of(config.admission(), timeScale), placer, snapshot,
+                policy, pins, prefixIndexes, PrefixIndexes.DEFAULT_KV_CAPACITY_TOKENS, watching.metrics().admissionObserver(),
+                System::nanoTime, cluster.peerResidents());
+        RouterParts parts = new RouterParts(discovery(config.discovery()), pool, cluster, snapshot,
+                new Placing(prefixIndexes, prefillRates, policy, reservations, admission), watching);
+        parts.connect(RequestLog.to(requestLines, config.logging().json()), requestLines);
+        return parts;
+    }
+
+    private static ReplicaDiscovery discovery(DiscoverySettings s) {
+        return s.k8sService().isPresent() ? new EndpointSliceDiscovery(s.k8sService().get(), s.namespace())
+                : new StaticReplicaDiscovery(s.replicas());
+    }
+
+    private static Watching watching(ReplicaPool pool, SessionPins pins, PrefillRates prefillRates, Duration activeWindowWorkload,
+                                     double timeScale) {
+        RouterMetrics metrics = new RouterMetrics(pool, pins, BuildVersion.of(RouterParts.class));
+        SessionLog sessions = new SessionLog(SessionLog.SESSIONS_LOGGED, SessionLog.STEPS_LOGGED_PER_SESSION);
+        TokenRates tokenRates = new TokenRates();
+        // Active means a step within the window of workload time: a simulator K times faster gets 1/K of it.
+        LiveWorkingSets workingSets = new LiveWorkingSets(Duration.ofNanos((long) (activeWindowWorkload.toNanos() / timeScale)),
+                LiveWorkingSets.SESSIONS_KEPT);
+        RequestAccounting accounting = new RequestAccounting(metrics, sessions, new PrefixBreakDetector(PrefixBreakDetector.SESSIONS_KEPT),
+                prefillRates, tokenRates, workingSets);
+        return new Watching(metrics, sessions, new ReplicaHistory(), tokenRates, workingSets, accounting);
+    }
+
+    /** Who hears what, and in which order. */
+    private void connect(RequestLog requestLog, LineWriter requestLines) {
+        RouterMetrics metrics = watching.metrics();
+        AdmissionController admission = placing.admission();
+        // Replicas coming and going: the meters learn of a replica first; one that leaves (or stops being ready) takes
+        // what the prefix index believes it holds, the sessions homed there and its residents with it.
+        pool.onAdded(metrics::replicaDiscovered);
+        pool.onUnavailable(placing.prefixIndexes()::forget);
+        pool.onUnavailable(cluster.pins()::release);
+        pool.onUnavailable(admission::forgetReplica);
+        // Each attempt's placed → accepted → ended. Placement's own learning listens first (inside Reservations: the
+        // prefix index, the prefill rates), so that everything after it reads the updated state; then the accounting;
+        // then admission, which ends a step's residency hold; the request log last.
+        placing.reservations().listen(watching.accounting());
+        placing.reservations().listen(admission.feedback());
+        placing.reservations().listen(requestLog);
+        metrics.gaugeAdmission(admission);
+        metrics.countRequestLogDrops(requestLines);
+    }
+
+    SessionPins pins() {
+        return cluster.pins();
+    }
+}

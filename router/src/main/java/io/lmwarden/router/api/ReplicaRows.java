@@ -1,0 +1,84 @@
+package io.lmwarden.router.api;
+
+import io.lmwarden.router.placement.PrefixIndexes;
+import io.lmwarden.router.placement.SessionPins;
+import io.lmwarden.router.placement.admission.AdmissionController;
+import io.lmwarden.router.placement.admission.ResidencyTable;
+import io.lmwarden.router.pool.EngineMetrics;
+import io.lmwarden.router.pool.PoolSnapshot;
+import io.lmwarden.router.pool.ReplicaPool;
+import io.lmwarden.router.pool.ReplicaState;
+import io.lmwarden.router.pool.ReplicaView;
+import io.lmwarden.router.stats.ReplicaHistory;
+import io.lmwarden.router.stats.RouterMetrics;
+import io.lmwarden.router.stats.SessionLog;
+
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.function.UnaryOperator;
+
+/** One row per replica of {@code /api/replicas}: its counters, its engine's figures, its residents and its recent activity. */
+public final class ReplicaRows {
+
+    private final ReplicaPool pool;
+    private final AdmissionController admission;
+    private final SessionLog sessions;
+    private final SessionPins pins;
+    private final ReplicaHistory history;
+    private final RouterMetrics metrics;
+
+    public ReplicaRows(ReplicaPool pool, AdmissionController admission, SessionLog sessions, SessionPins pins, ReplicaHistory history,
+                RouterMetrics metrics) {
+        this.pool = pool;
+        this.admission = admission;
+        this.sessions = sessions;
+        this.pins = pins;
+        this.history = history;
+        this.metrics = metrics;
+    }
+
+    List<Map<String, Object>> rows(PoolSnapshot snap, long windowMillis, UnaryOperator<String> shownKey) {
+        ReplicaActivity activity = new ReplicaActivity(sessions, pins, history, metrics.spillPairs(), System.currentTimeMillis(),
+                windowMillis, shownKey);
+        List<Map<String, Object>> rows = new ArrayList<>();
+        Map<String, ResidencyTable.ReplicaLoad> resident = admission.residentLoads();
+        for (ReplicaView r : snap.replicas()) {
+            ReplicaState s = pool.get(r.id()).orElse(null);
+            // A replica that is not ready has no current figures: its last scrape would pass for a live one.
+            EngineMetrics e = r.ready() ? r.metrics() : null;
+            Map<String, Object> row = new LinkedHashMap<>();
+            row.put("id", r.id());
+            row.put("url", r.url());
+            row.put("endpoint", r.endpointId());
+            row.put("rank", r.rank() < 0 ? null : r.rank());
+            row.put("ready", r.ready());
+            row.put("inFlight", r.inFlight());
+            row.put("stickySessions", r.stickySessions());
+            row.put("requests", s == null ? 0 : s.requests());
+            row.put("spilledIn", s == null ? 0 : s.spilledIn());
+            row.put("clientPinned", s == null ? 0 : s.clientPinned());
+            row.put("failures", s == null ? 0 : s.failures());
+            row.put("metricsFresh", r.metricsFresh());
+            row.put("metricsAgeMs", e == null ? null : (snap.takenAtNanos() - e.scrapedAtNanos()) / 1_000_000);
+            row.put("running", e == null ? null : e.running());
+            row.put("waiting", e == null ? null : e.waiting());
+            row.put("kvCacheUsage", e == null ? null : e.kvCacheUsage());
+            row.put("prefixHitRate", e == null ? null : Json.round(e.prefixHitRate()));
+            row.put("prefixCacheQueries", e == null ? null : e.prefixCacheQueries());
+            row.put("prefixCacheHits", e == null ? null : e.prefixCacheHits());
+            row.put("promptTokens", e == null ? null : e.promptTokens());
+            row.put("generationTokens", e == null ? null : e.generationTokens());
+            row.put("kvCapacityTokens", e == null ? null : e.kvCapacityTokens());
+            row.put("models", e == null ? List.of() : e.models());
+            ResidencyTable.ReplicaLoad load = resident.get(r.id());
+            row.put("residentSessions", load == null ? 0 : load.residentSessions());
+            row.put("workingSetTokens", load == null ? 0 : load.usedBlocks() * PrefixIndexes.TOKENS_PER_BLOCK);
+            row.put("kvBudgetTokens", admission.budgetTokens(r));
+            activity.addTo(r.id(), row);
+            rows.add(row);
+        }
+        return rows;
+    }
+}
