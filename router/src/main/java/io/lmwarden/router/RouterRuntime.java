@@ -19,7 +19,6 @@ import io.lmwarden.router.placement.AffinityTable;
 import io.lmwarden.router.proxy.PassThrough;
 import io.lmwarden.router.proxy.ProxyContext;
 import io.lmwarden.router.proxy.ProxyHandler;
-import io.lmwarden.router.proxy.RetryBudget;
 import io.lmwarden.router.session.ConversationLineages;
 import io.lmwarden.router.session.RequestFactsReader;
 import io.lmwarden.router.session.SessionKeyResolver;
@@ -94,11 +93,8 @@ final class RouterRuntime {
     }
 
     private static ProxyContext proxyContext(Vertx vertx, UpstreamClients clients, RouterConfig config, RouterParts parts) {
-        var up = config.upstream();
         return new ProxyContext(vertx, clients.proxy(), parts.pool, parts.snapshot, parts.placing.reservations(),
-                parts.placing.admission(), parts.watching.metrics(), up.streamIdleTimeout(), parts.inFlight,
-                up.maxConnectionsPerReplica(), up.connectTimeout().plus(up.replicaQueueTimeout()),
-                new RetryBudget(up.retryAttempts(), up.retryBudget()));
+                parts.placing.admission(), parts.watching.metrics(), parts.inFlight, config.upstream());
     }
 
     /** Tenants are named and salted with a secret every router of the cluster agrees on before it serves. */

@@ -1,5 +1,6 @@
 package io.lmwarden.router.proxy;
 
+import io.lmwarden.router.config.UpstreamSettings;
 import io.lmwarden.router.placement.Reservations;
 import io.lmwarden.router.placement.admission.AdmissionController;
 import io.lmwarden.router.pool.PoolSnapshot;
@@ -11,13 +12,7 @@ import io.vertx.core.http.HttpClient;
 import java.time.Duration;
 import java.util.function.LongFunction;
 
-/**
- * What every proxied exchange shares.
- *
- * @param maxConnectionsPerReplica the connection pool's cap per replica, so a full pool is told apart from a dead replica
- * @param acquireTimeout           how long a request may wait for a pooled connection (queue wait plus TCP connect)
- * @param retries                  how far a request that has sent nothing to its client yet is retried elsewhere
- */
+/** What every proxied exchange shares. */
 public record ProxyContext(
         Vertx vertx,
         HttpClient client,
@@ -26,9 +21,16 @@ public record ProxyContext(
         Reservations reservations,
         AdmissionController admission,
         RouterMetrics metrics,
-        Duration streamIdleTimeout,
         InFlightTracker inFlight,
-        int maxConnectionsPerReplica,
-        Duration acquireTimeout,
-        RetryBudget retries) {
+        UpstreamSettings upstream) {
+
+    /** How long a request may wait for a pooled connection: the wait at the replica's connection cap plus the TCP connect. */
+    Duration acquireTimeout() {
+        return upstream.connectTimeout().plus(upstream.replicaQueueTimeout());
+    }
+
+    /** How far a request that has sent nothing to its client yet is retried elsewhere. */
+    RetryBudget retries() {
+        return new RetryBudget(upstream.retryAttempts(), upstream.retryBudget());
+    }
 }

@@ -5,21 +5,16 @@ import io.lmwarden.router.placement.NoReplicaAvailableException;
 import io.lmwarden.router.placement.Placement;
 import io.lmwarden.router.placement.Reservation;
 import io.lmwarden.router.placement.admission.AdmissionController;
-import io.lmwarden.router.pool.Refusals;
-import io.lmwarden.router.pool.ReplicaAddress;
 import io.lmwarden.router.pool.ReplicaState;
 import io.lmwarden.router.session.RequestFacts;
 import io.vertx.core.Context;
 import io.vertx.core.Future;
-import io.vertx.core.MultiMap;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.http.HttpClientRequest;
 import io.vertx.core.http.HttpClientResponse;
 import io.vertx.core.http.HttpHeaders;
-import io.vertx.core.http.HttpMethod;
 import io.vertx.core.http.HttpServerRequest;
 import io.vertx.core.http.HttpServerResponse;
-import io.vertx.core.http.RequestOptions;
 
 import java.util.LinkedHashSet;
 import java.util.Set;
@@ -27,32 +22,17 @@ import java.util.function.Consumer;
 import java.util.logging.Logger;
 
 /**
- * One client request on its way through: reserve a replica, send the request upstream (connect,
- * send, status: one chain of futures, as vertx-http-proxy's {@code ReverseProxy} does), stream the
- * answer back with back-pressure, and close the reservation exactly once however it ends. A failure
- * before any byte of an answer reached the client (refused, 502/503/504, dropped, silent past the idle
- * timeout) is retried on another replica, never one that already failed it, within the {@link RetryBudget};
- * after the first byte the client's stream ends with an error in its own API's shape rather than a silent truncation.
+ * One client request on its way through: admission, then an attempt on a reserved replica ({@link UpstreamCall}),
+ * its answer streamed back with back-pressure, and the reservation closed exactly once however it ends. A failure
+ * before any byte of an answer reached the client (a {@link FailureKind} that may go elsewhere) is retried on
+ * another replica, never one that already failed it, within the {@link RetryBudget}; after the first byte the
+ * client's stream ends with an error in its own API's shape rather than a silent truncation. The replica's silence
+ * is watched by {@link IdleWatch}; a queued stream is kept alive by {@link QueueKeepAlive}.
  */
 final class ProxyExchange {
 
     private static final Logger LOG = Logger.getLogger(ProxyExchange.class.getName());
-    /** The router sets these itself on the upstream request. */
-    private static final Set<String> REQUEST_HEADERS_SET_HERE = HopByHopHeaders.names("host", "content-length", "accept-encoding",
-            DataParallelRank.HEADER);
     private static final Set<String> RESPONSE_HEADERS_SET_HERE = HopByHopHeaders.names("x-lmw-replica", "x-lmw-decision");
-
-    /** Why an attempt produced no answer to relay. */
-    private static final class UpstreamFailure extends RuntimeException {
-        final String kind;
-        final boolean connectFailure;
-
-        UpstreamFailure(String kind, String detail, boolean connectFailure) {
-            super(detail, null, false, false);
-            this.kind = kind;
-            this.connectFailure = connectFailure;
-        }
-    }
 
     private final ProxyContext ctx;
     private final HttpServerRequest request;
@@ -62,21 +42,9 @@ final class ProxyExchange {
     private final long receivedAtNanos;
     private final Set<String> tried = new LinkedHashSet<>();
     private final ResponseObserver observer;
-
-    private Reservation reservation;
-    private HttpClientRequest upstream;
-    private long idleTimer = -1;
-    /** The attempt the running idle timer watches, and when that attempt's replica last sent (or was sent) something. */
-    private Reservation idleWatched;
-    private long lastHeardNanos;
-    /** When the first attempt started: the retry budget's time runs from here, not from the queue. */
-    private long firstAttemptNanos;
-    private boolean attempted;
-    private boolean done;
-    /** Where admission lets the first attempt go; null before admission and once used. */
-    private Placement admitted;
-    private long queuedNanos;
-    private QueueKeepAlive keepAlive;
+    private final UpstreamCall call;
+    private final IdleWatch idle;
+    private final QueueKeepAlive keepAlive;
     /** The request's event loop: a queued request is admitted from another thread and comes back here. */
     private final Context context;
     private final AdmissionController.Waiter waiter = new AdmissionController.Waiter() {
@@ -91,6 +59,16 @@ final class ProxyExchange {
         }
     };
 
+    private Reservation reservation;
+    private HttpClientRequest upstream;
+    /** When the first attempt started: the retry budget's time runs from here, not from the queue. */
+    private long firstAttemptNanos;
+    private boolean attempted;
+    private boolean done;
+    /** Where admission lets the first attempt go; null before admission and once used. */
+    private Placement admitted;
+    private long queuedNanos;
+
     ProxyExchange(ProxyContext ctx, HttpServerRequest request, RequestFacts facts, Buffer body, long receivedAtNanos) {
         this.ctx = ctx;
         this.request = request;
@@ -99,6 +77,9 @@ final class ProxyExchange {
         this.body = body;
         this.receivedAtNanos = receivedAtNanos;
         this.observer = new ResponseObserver(facts.flavor());
+        this.call = new UpstreamCall(ctx);
+        this.idle = new IdleWatch(ctx.vertx(), ctx.upstream().streamIdleTimeout().toMillis(), this::silent);
+        this.keepAlive = new QueueKeepAlive(ctx.vertx(), response, facts.flavor());
         this.context = ctx.vertx().getOrCreateContext();
     }
 
@@ -110,7 +91,6 @@ final class ProxyExchange {
             if (now.isPresent()) {
                 onAdmitted(now.get());
             } else if (!done && admitted == null && facts.stream()) {
-                keepAlive = new QueueKeepAlive(ctx.vertx(), response, facts.flavor());
                 keepAlive.start(ctx.admission().settings().keepAliveNanos());
             }
         } catch (NoReplicaAvailableException e) {
@@ -120,9 +100,7 @@ final class ProxyExchange {
 
     /** Admitted, at once or after waiting in the queue (then on this exchange's context). */
     private void onAdmitted(AdmissionController.Admission a) {
-        if (keepAlive != null) {
-            keepAlive.stop();
-        }
+        keepAlive.stop();
         if (done) {
             // The client left while the admission was on its way here.
             ctx.admission().release(facts, waiter);
@@ -130,37 +108,26 @@ final class ProxyExchange {
         }
         queuedNanos = a.waitedNanos();
         admitted = a.placement();
-        attempt();
+        attempt(null, null);
     }
 
     private void onRejected(AdmissionController.Rejection r) {
-        if (keepAlive != null) {
-            keepAlive.stop();
-        }
+        keepAlive.stop();
         if (done) {
             return;
         }
-        ctx.metrics().error(r.reason());
-        if (r.status() != 0) {
-            failBeforeResponse(r.status(), r.message(), r.reason());
-            return;
-        }
-        // Saturated, not broken: OpenAI's rate-limit status; Anthropic's "overloaded".
-        int status = facts.flavor().anthropic() ? 529 : 429;
-        if (!response.headWritten()) {
+        FailureKind kind = FailureKind.of(r);
+        ctx.metrics().error(kind.label());
+        if (r.reason() != AdmissionController.Rejection.Reason.NO_REPLICA && !response.headWritten()) {
             response.putHeader("Retry-After", Long.toString(r.retryAfterSeconds()));
         }
-        failBeforeResponse(status, r.message(), r.reason());
+        failBeforeResponse(kind.status(facts.flavor()), r.message(), kind.label());
     }
 
     private void noReplica(NoReplicaAvailableException e) {
-        String kind = e.status() == 503 ? "no_replica" : "bad_pin";
-        ctx.metrics().error(kind);
-        failBeforeResponse(e.status(), e.getMessage(), kind);
-    }
-
-    private void attempt() {
-        attempt(null, null);
+        FailureKind kind = FailureKind.of(e);
+        ctx.metrics().error(kind.label());
+        failBeforeResponse(kind.status(facts.flavor()), e.getMessage(), kind.label());
     }
 
     /**
@@ -193,13 +160,13 @@ final class ProxyExchange {
         }
         reservation = r;
         upstream = null;
-        armIdleTimer();
+        idle.heard(r);
         Future<HttpClientResponse> sent;
         try {
-            sent = forward(r);
+            sent = call.send(r, request, body, () -> !done && reservation == r, req -> upstream = req, this::mayRetry);
         } catch (RuntimeException e) {
             // Whatever went wrong, the exchange must end and give its in-flight slot back.
-            sent = Future.failedFuture(new UpstreamFailure("send", e.toString(), false));
+            sent = Future.failedFuture(new UpstreamCall.Failed(FailureKind.SEND, e.toString(), false));
         }
         sent.onComplete(ar -> {
             if (done || reservation != r) {
@@ -211,71 +178,16 @@ final class ProxyExchange {
             }
             if (ar.succeeded()) {
                 relay(r, ar.result());
-            } else if (ar.cause() instanceof UpstreamFailure f) {
+            } else if (ar.cause() instanceof UpstreamCall.Failed f) {
                 upstreamFailedBeforeResponse(r, f);
             } else {
-                upstreamFailedBeforeResponse(r, new UpstreamFailure("send", ar.cause().toString(), false));
+                upstreamFailedBeforeResponse(r, new UpstreamCall.Failed(FailureKind.SEND, ar.cause().toString(), false));
             }
         });
     }
 
-    /** Connect, copy the headers, send the body, read the status: each step a future, each failure named. */
-    private Future<HttpClientResponse> forward(Reservation r) {
-        RequestOptions opts = new RequestOptions().setMethod(HttpMethod.POST)
-                .setConnectTimeout(ctx.acquireTimeout().toMillis());
-        ReplicaAddress to = r.replicaAddress();
-        if (to == null) {
-            opts.setAbsoluteURI(r.replicaUrl() + RequestTarget.originForm(request));
-        } else {
-            // What setAbsoluteURI would set, without parsing the replica's URL again for every request.
-            opts.setHost(to.host()).setPort(to.port()).setSsl(to.ssl()).setURI(to.pathPrefix() + RequestTarget.originForm(request));
-        }
-        return ctx.client().request(opts)
-                .recover(err -> Future.failedFuture(connectFailure(r, err)))
-                .compose(req -> {
-                    if (done || reservation != r) {
-                        req.reset();
-                        return Future.failedFuture(new UpstreamFailure("client_cancelled", "client left before the request was sent", false));
-                    }
-                    upstream = req;
-                    MultiMap headers = req.headers();
-                    HopByHopHeaders.copy(request.headers(), headers, REQUEST_HEADERS_SET_HERE);
-                    headers.set("X-Forwarded-For", request.remoteAddress() == null ? "" : request.remoteAddress().hostAddress());
-                    headers.set("X-Forwarded-Proto", request.scheme() == null ? "http" : request.scheme());
-                    DataParallelRank.apply(r, headers);
-                    r.sent(System.nanoTime());
-                    return req.send(body).recover(err -> Future.failedFuture(new UpstreamFailure("send", err.toString(), false)));
-                })
-                .compose(up -> {
-                    if (retryableStatus(up.statusCode()) && mayRetry()) {
-                        // Overloaded, draining or a broken gateway: nothing reached the client yet, so try elsewhere.
-                        up.body();
-                        return Future.failedFuture(new UpstreamFailure("upstream_" + up.statusCode(),
-                                "replica answered " + up.statusCode(), false));
-                    }
-                    return Future.succeededFuture(up);
-                });
-    }
-
-    /**
-     * A connection that could not be had: the replica's fault only when the router had sockets to spare
-     * and the replica's pool was not at its cap.
-     */
-    private UpstreamFailure connectFailure(Reservation r, Throwable err) {
-        if (UpstreamErrors.outOfLocalSockets(err)) {
-            return new UpstreamFailure("router_sockets", "the router is out of sockets (" + err.getMessage() + ")", false);
-        }
-        int open = ctx.pool().get(r.replicaId()).map(s -> s.inFlight()).orElse(0);
-        if (open > ctx.maxConnectionsPerReplica() || UpstreamErrors.poolBusy(err) && open >= ctx.maxConnectionsPerReplica()) {
-            return new UpstreamFailure("connection_cap", "replica " + r.replicaId() + " has all its "
-                    + ctx.maxConnectionsPerReplica() + " connections in use (maxConnectionsPerReplica) and none came free within "
-                    + ctx.acquireTimeout().toMillis() + " ms", false);
-        }
-        return new UpstreamFailure("connect", err.toString(), Refusals.refused(err));
-    }
-
     private void relay(Reservation r, HttpClientResponse up) {
-        armIdleTimer();
+        idle.heard(r);
         int status = up.statusCode();
         // Bytes from the replica prove it alive when its health check is starved by the same load.
         ReplicaState source = ctx.pool().get(r.replicaId()).orElse(null);
@@ -285,8 +197,9 @@ final class ProxyExchange {
         if (response.headWritten()) {
             // The queue's keep-alives already sent a 200 head: what the headers would say goes in an SSE comment.
             if (status >= 400) {
-                up.body().onComplete(b -> midStreamFailure("upstream_" + status, "replica " + r.replicaId() + " answered " + status
-                        + " after the request left the router's queue: " + (b.succeeded() ? abbreviate(b.result().toString()) : "")));
+                up.body().onComplete(b -> midStreamFailure(FailureKind.UPSTREAM_ERROR_IN_STREAM, status, "replica " + r.replicaId()
+                        + " answered " + status + " after the request left the router's queue: "
+                        + (b.succeeded() ? abbreviate(b.result().toString()) : "")));
                 return;
             }
             response.write(": lmw replica=" + r.replicaId() + " decision=" + r.placement().decision().name()
@@ -312,7 +225,7 @@ final class ProxyExchange {
             if (source != null) {
                 source.heardFrom(now);
             }
-            armIdleTimer();
+            idle.heard(r);
             observer.accept(chunk);
             response.write(chunk);
             if (response.writeQueueFull()) {
@@ -324,11 +237,11 @@ final class ProxyExchange {
             if (done || reservation != r) {
                 return;
             }
-            Runnable cut = () -> midStreamFailure("midstream_drop", "the replica " + r.replicaId()
+            Runnable cut = () -> midStreamFailure(FailureKind.MIDSTREAM_DROP, 0, "the replica " + r.replicaId()
                     + " dropped the response mid-stream (" + err.getMessage() + "); the output is incomplete, retry the request");
             if (!headCommitted() && mayRetry()) {
                 // Dropped after its head but before any byte went on to the client: as good as not answered.
-                retryBeforeAnyByte(r, 502, "drop_before_first_byte", "dropped before its first byte (" + err.getMessage() + ")", cut);
+                retryBeforeAnyByte(r, FailureKind.DROP_BEFORE_FIRST_BYTE, "dropped before its first byte (" + err.getMessage() + ")", cut);
             } else {
                 cut.run();
             }
@@ -345,48 +258,49 @@ final class ProxyExchange {
         });
     }
 
-    private void upstreamFailedBeforeResponse(Reservation r, UpstreamFailure f) {
+    private void upstreamFailedBeforeResponse(Reservation r, UpstreamCall.Failed f) {
         String failed = r.replicaId();
-        if (f.connectFailure) {
+        if (f.refused) {
             // Refused: nothing listens. A connect that timed out is left to the health checks: a replica flooded
             // with new connections (or a starved router) is slow, not gone, and taking it out would fail requests.
             ctx.pool().markUnhealthy(failed);
         }
-        LogFields.warn(LOG, "upstream failure before response", "replica", failed, "kind", f.kind, "detail", f.getMessage());
-        boolean ours = f.kind.equals("router_sockets");
-        int status = f.kind.equals("upstream_503") || f.kind.equals("connection_cap") || ours ? 503
-                : f.kind.equals("upstream_504") ? 504 : 502;
-        if (ours) {
+        String label = f.kind.label();
+        LogFields.warn(LOG, "upstream failure before response", "replica", failed, "kind", label, "detail", f.getMessage());
+        int status = f.kind.status(facts.flavor());
+        if (!f.kind.retryElsewhere()) {
             // Another replica would not help: the router itself has no socket to give.
-            ctx.metrics().error(f.kind);
-            failBeforeResponse(status, f.getMessage() + "; retry the request later", f.kind);
+            ctx.metrics().error(label);
+            failBeforeResponse(status, f.getMessage() + "; retry the request later", label);
             return;
         }
         Runnable giveUp = () -> {
-            ctx.metrics().error(f.kind);
-            failBeforeResponse(status, f.kind.equals("connection_cap") ? f.getMessage() + "; retry the request later"
-                    : "replica " + failed + " failed before answering (" + f.kind + "); " + tried.size()
-                            + " replica(s) tried, no other one left within retryAttempts/retryBudget; retry the request", f.kind);
+            ctx.metrics().error(label);
+            failBeforeResponse(status, f.kind == FailureKind.CONNECTION_CAP ? f.getMessage() + "; retry the request later"
+                    : "replica " + failed + " failed before answering (" + label + "); " + tried.size()
+                            + " replica(s) tried, no other one left within retryAttempts/retryBudget; retry the request", label);
         };
         if (mayRetry() && !headCommitted()) {
             attempt(previous -> {
                 ctx.metrics().retry(failed);
-                previous.fail(status, f.kind, true);
+                previous.fail(status, label, true);
             }, giveUp);
             return;
         }
         giveUp.run();
     }
 
-    private void midStreamFailure(String kind, String message) {
+    /** @param upstreamStatus the replica's status for {@link FailureKind#UPSTREAM_ERROR_IN_STREAM}, else unused */
+    private void midStreamFailure(FailureKind kind, int upstreamStatus, String message) {
         if (done) {
             return;
         }
-        ctx.metrics().error(kind);
+        String label = kind.label(upstreamStatus);
+        ctx.metrics().error(label);
         HttpClientRequest toCancel = upstream;
-        int status = kind.equals("idle_timeout") ? 504 : 502;
+        int status = kind.status(facts.flavor());
         if (!response.headWritten() || keptAliveOnly()) {
-            failBeforeResponse(status, message, kind);
+            failBeforeResponse(status, message, label);
         } else {
             if (facts.stream()) {
                 response.end(ApiErrors.streamEvent(facts.flavor(), status, message));
@@ -395,7 +309,7 @@ final class ProxyExchange {
                 response.reset();
             }
             int sent = response.getStatusCode();
-            end(r -> r.fail(sent, kind, observer.cachedTokens(), observer.promptTokens(), observer.outputTokens()));
+            end(r -> r.fail(sent, label, observer.cachedTokens(), observer.promptTokens(), observer.outputTokens()));
         }
         // Only now: resetting calls the upstream's handlers at once, and they must find the exchange done.
         if (toCancel != null) {
@@ -403,7 +317,7 @@ final class ProxyExchange {
         }
     }
 
-    private void failBeforeResponse(int status, String message, String kind) {
+    private void failBeforeResponse(int status, String message, String label) {
         if (!response.headWritten() && !response.ended() && !response.closed()) {
             response.setStatusCode(status)
                     .putHeader(HttpHeaders.CONTENT_TYPE, "application/json")
@@ -412,7 +326,7 @@ final class ProxyExchange {
             // Only keep-alives went out: the error is the stream's first and last event.
             response.end(ApiErrors.streamEvent(facts.flavor(), status, message));
         }
-        end(r -> r.fail(status, kind, false));
+        end(r -> r.fail(status, label, false));
     }
 
     private void clientGone() {
@@ -433,7 +347,7 @@ final class ProxyExchange {
 
     /** Only the queue's keep-alives reached the client: no byte of an engine's answer yet. */
     private boolean keptAliveOnly() {
-        return keepAlive != null && keepAlive.headWritten() && (reservation == null || reservation.firstByteNanos() < 0);
+        return keepAlive.headWritten() && (reservation == null || reservation.firstByteNanos() < 0);
     }
 
     private static String abbreviate(String s) {
@@ -441,51 +355,27 @@ final class ProxyExchange {
         return one.length() > 300 ? one.substring(0, 300) + "…" : one;
     }
 
-    /**
-     * The replica was just heard from (or the attempt just started): the stream idle timeout counts from now. One
-     * timer per attempt, not one per chunk: when it fires early (the replica spoke since) it waits out the rest.
-     */
-    private void armIdleTimer() {
-        lastHeardNanos = System.nanoTime();
-        if (idleTimer >= 0 && idleWatched == reservation) {
+    /** The attempt's replica sent nothing for the stream idle timeout. */
+    private void silent(Reservation attempt) {
+        if (done || reservation != attempt) {
             return;
         }
-        if (idleTimer >= 0) {
-            ctx.vertx().cancelTimer(idleTimer);
+        long ms = idle.timeoutMs();
+        String replica = attempt.replicaId();
+        Runnable cut = () -> midStreamFailure(FailureKind.IDLE_TIMEOUT, 0, "replica " + replica + " sent nothing for " + ms
+                + " ms (stream idle timeout); the request was cancelled");
+        if (!headCommitted() && mayRetry()) {
+            // Nothing reached the client yet, so a replica that stalls past the idle timeout is left for another.
+            retryBeforeAnyByte(attempt, FailureKind.IDLE_TIMEOUT, "silent for " + ms + " ms before answering", cut);
+            return;
         }
-        idleWatched = reservation;
-        scheduleIdleCheck(ctx.streamIdleTimeout().toMillis());
-    }
-
-    private void scheduleIdleCheck(long delayMs) {
-        long ms = ctx.streamIdleTimeout().toMillis();
-        Reservation current = reservation;
-        String replica = current.replicaId();
-        idleTimer = ctx.vertx().setTimer(Math.max(1, delayMs), id -> {
-            idleTimer = -1;
-            if (done || reservation != current) {
-                return;
-            }
-            long silentMs = (System.nanoTime() - lastHeardNanos) / 1_000_000;
-            if (silentMs < ms) {
-                scheduleIdleCheck(ms - silentMs);
-                return;
-            }
-            Runnable cut = () -> midStreamFailure("idle_timeout", "replica " + replica + " sent nothing for " + ms
-                    + " ms (stream idle timeout); the request was cancelled");
-            if (!headCommitted() && mayRetry()) {
-                // Nothing reached the client yet, so a replica that stalls past the idle timeout is left for another.
-                retryBeforeAnyByte(current, 504, "idle_timeout", "silent for " + ms + " ms before answering", cut);
-                return;
-            }
-            cut.run();
-        });
+        cut.run();
     }
 
     /** The attempt on {@code r} failed while nothing of its answer had reached the client: another replica gets the request. */
-    private void retryBeforeAnyByte(Reservation r, int status, String kind, String why, Runnable noneLeft) {
+    private void retryBeforeAnyByte(Reservation r, FailureKind kind, String why, Runnable noneLeft) {
         HttpClientRequest toCancel = upstream;
-        LogFields.warn(LOG, "retrying elsewhere", "replica", r.replicaId(), "kind", kind, "detail", why, "attempt", tried.size());
+        LogFields.warn(LOG, "retrying elsewhere", "replica", r.replicaId(), "kind", kind.label(), "detail", why, "attempt", tried.size());
         if (!response.headWritten()) {
             // Headers a failed relay already copied must not leak into the retry's answer.
             response.headers().clear();
@@ -493,7 +383,7 @@ final class ProxyExchange {
         }
         attempt(previous -> {
             ctx.metrics().retry(r.replicaId());
-            previous.fail(status, kind, true);
+            previous.fail(kind.status(facts.flavor()), kind.label(), true);
         }, noneLeft);
         if (toCancel != null) {
             toCancel.reset();
@@ -505,23 +395,14 @@ final class ProxyExchange {
         return ctx.retries().allowsAnother(tried.size(), firstAttemptNanos, System.nanoTime());
     }
 
-    /** Answers another replica may not give: overloaded or draining (503) and a gateway's failures (502, 504). */
-    private static boolean retryableStatus(int status) {
-        return status == 502 || status == 503 || status == 504;
-    }
-
     /** The exchange is over: the open reservation, if any, is closed the given way. */
     private void end(Consumer<Reservation> close) {
         if (done) {
             return;
         }
         done = true;
-        if (idleTimer >= 0) {
-            ctx.vertx().cancelTimer(idleTimer);
-        }
-        if (keepAlive != null) {
-            keepAlive.stop();
-        }
+        idle.stop();
+        keepAlive.stop();
         if (reservation != null && !reservation.closed()) {
             close.accept(reservation);
         }

@@ -70,9 +70,10 @@ class QueuedRequestTest {
     @Test
     void aQueuedOpenAiStreamIsKeptAliveAndTheSdkReadsItWhole() throws Exception {
         try (RouterUnderTest router = router(16)) {
-            CompletableFuture<List<String>> blocking = blocker(router);
+            // The client first: built after the blocker, a slow start on a loaded machine could outlast the blocker's residency.
             OpenAIClient openai = OpenAIOkHttpClient.builder().baseUrl(router.url() + "/v1").apiKey("sk-test").maxRetries(0)
                     .timeout(com.openai.core.Timeout.builder().read(SDK_READ_TIMEOUT).request(Duration.ofSeconds(60)).build()).build();
+            CompletableFuture<List<String>> blocking = blocker(router);
             try {
                 ChatCompletionCreateParams params = ChatCompletionCreateParams.builder().model(AgentSession.MODEL)
                         .addUserMessage("wait your turn").maxCompletionTokens(10).user("queued-openai").build();
@@ -98,9 +99,9 @@ class QueuedRequestTest {
     @Test
     void aQueuedAnthropicStreamGetsPingsAndTheSdkReadsItWhole() throws Exception {
         try (RouterUnderTest router = router(16)) {
-            CompletableFuture<List<String>> blocking = blocker(router);
             AnthropicClient anthropic = AnthropicOkHttpClient.builder().baseUrl(router.url()).apiKey("sk-ant-test").maxRetries(0)
                     .timeout(com.anthropic.core.Timeout.builder().read(SDK_READ_TIMEOUT).request(Duration.ofSeconds(60)).build()).build();
+            CompletableFuture<List<String>> blocking = blocker(router);
             try {
                 MessageCreateParams params = MessageCreateParams.builder().model(AgentSession.MODEL).maxTokens(10)
                         .system("You are a queued agent.").addUserMessage("wait your turn").build();

@@ -1,5 +1,7 @@
 package io.lmwarden.router.proxy;
 
+import io.lmwarden.router.config.UpstreamSettings;
+
 import org.junit.jupiter.api.Test;
 
 import java.time.Duration;
@@ -20,6 +22,7 @@ class RetryBudgetWindowTest {
         assertThat(b.allowsAnother(1, 0, 11 * SECOND)).as("ten seconds after the first attempt").isFalse();
         assertThat(new RetryBudget(3, Duration.ZERO).allowsAnother(1, 0, 3600 * SECOND)).as("no time limit").isTrue();
         assertThat(new RetryBudget(1, Duration.ZERO).allowsAnother(1, 0, 0)).as("1 = no retry").isFalse();
-        assertThatThrownBy(() -> new RetryBudget(0, Duration.ZERO)).isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> UpstreamSettings.RETRY_ATTEMPTS.parse("0")).hasMessageContaining("retryAttempts must be >= 1");
+        assertThatThrownBy(() -> UpstreamSettings.RETRY_BUDGET.parse("-1s")).isInstanceOf(IllegalArgumentException.class);
     }
 }

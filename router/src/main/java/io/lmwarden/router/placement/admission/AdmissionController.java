@@ -51,11 +51,24 @@ public final class AdmissionController {
     public record Admission(Placement placement, Ticket ticket, long waitedNanos) {
     }
 
-    /**
-     * Not admitted. {@code reason} is {@code queue_full}, {@code queue_timeout} or {@code no_replica};
-     * {@code status} is 503 for {@code no_replica}, else 0 (the API decides: 429 OpenAI, 529 Anthropic).
-     */
-    public record Rejection(String reason, int status, String message, long retryAfterSeconds) {
+    /** Not admitted, why, and when to come back. */
+    public record Rejection(Reason reason, String message, long retryAfterSeconds) {
+
+        /** The queue was full; the request waited the whole queue timeout; no replica is ready any more. */
+        public enum Reason {
+            QUEUE_FULL("queue_full"), QUEUE_TIMEOUT("queue_timeout"), NO_REPLICA("no_replica");
+
+            private final String label;
+
+            Reason(String label) {
+                this.label = label;
+            }
+
+            /** What {@link AdmissionObserver#rejected} is told. */
+            public String label() {
+                return label;
+            }
+        }
     }
 
     /** One admitted request's hold on its session's residency; {@link #close} exactly once, when it ends. */
@@ -188,11 +201,11 @@ public final class AdmissionController {
                 return Optional.empty();
             }
             rejected.incrementAndGet();
-            rejection = new Rejection("queue_full", 0, "the router's admission queue is full (" + s.queueMax()
+            rejection = new Rejection(Rejection.Reason.QUEUE_FULL, "the router's admission queue is full (" + s.queueMax()
                     + " requests, queueMax): every replica's KV cache budget is taken by running sessions; retry after the "
                     + "Retry-After delay", retryAfterSeconds(now));
         }
-        observer.rejected(rejection.reason());
+        observer.rejected(rejection.reason().label());
         waiter.rejected(rejection);
         return Optional.empty();
     }
@@ -224,11 +237,11 @@ public final class AdmissionController {
                 waiting.remove(e.waiter().waiter());
                 rejected.incrementAndGet();
                 long waitedSeconds = (now - e.enqueuedAtNanos()) / NANOS_PER_SECOND;
-                Rejection r = new Rejection("queue_timeout", 0, "the request waited " + waitedSeconds + " s for a replica with "
+                Rejection r = new Rejection(Rejection.Reason.QUEUE_TIMEOUT, "the request waited " + waitedSeconds + " s for a replica with "
                         + "room in its KV cache budget (queueTimeout); the pool is saturated, retry after the Retry-After delay",
                         retryAfterSeconds(now));
                 tell.add(() -> {
-                    observer.rejected(r.reason());
+                    observer.rejected(r.reason().label());
                     e.waiter().waiter().rejected(r);
                 });
             }
@@ -253,7 +266,7 @@ public final class AdmissionController {
                 } catch (NoReplicaAvailableException ex) {
                     queue.remove(e);
                     waiting.remove(pending.waiter());
-                    Rejection r = new Rejection("no_replica", ex.status(), ex.getMessage(), 1);
+                    Rejection r = new Rejection(Rejection.Reason.NO_REPLICA, ex.getMessage(), 1);
                     tell.add(() -> pending.waiter().rejected(r));
                     continue;
                 }

@@ -227,7 +227,7 @@ class AdmissionControllerTest {
         clock.addAndGet(3 * SECOND);
         Recorder h = new Recorder("h");
         assertThat(submit("h", 40, h)).isEmpty();
-        assertThat(h.rejection.reason()).isEqualTo("queue_full");
+        assertThat(h.rejection.reason()).isEqualTo(AdmissionController.Rejection.Reason.QUEUE_FULL);
         assertThat(h.rejection.retryAfterSeconds()).isEqualTo(3);
         assertThat(h.rejection.message()).contains("queueMax");
         assertThat(rejections).containsExactly("queue_full");
@@ -243,7 +243,7 @@ class AdmissionControllerTest {
         assertThat(e.rejection).isNull();
         clock.addAndGet(SECOND);
         controller.pump();
-        assertThat(e.rejection.reason()).isEqualTo("queue_timeout");
+        assertThat(e.rejection.reason()).isEqualTo(AdmissionController.Rejection.Reason.QUEUE_TIMEOUT);
         assertThat(e.rejection.message()).contains("waited 30 s");
         assertThat(controller.queueLength()).isZero();
     }
