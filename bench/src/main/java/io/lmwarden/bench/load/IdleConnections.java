@@ -1,5 +1,7 @@
 package io.lmwarden.bench.load;
 
+import io.lmwarden.common.process.ChildProcess;
+
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.URI;
@@ -8,6 +10,7 @@ import java.nio.channels.SelectionKey;
 import java.nio.channels.Selector;
 import java.nio.channels.SocketChannel;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -38,16 +41,16 @@ public final class IdleConnections {
         int cap = args.length > 2 ? Integer.parseInt(args[2]) : 15_000;
         int holdSeconds = args.length > 3 ? Integer.parseInt(args[3]) : 60;
         System.out.println("start: " + LoadReport.uptime());
-        try (ChildJvm sim = ChildJvm.start("sim", "256m", "io.lmwarden.sim.SimMain", List.of("--replicas", "1", "--port", "0",
+        try (ChildProcess sim = ChildJvm.start("sim", "256m", "io.lmwarden.sim.SimMain", List.of("--replicas", "1", "--port", "0",
                 "--host", "127.0.0.1", "--profile", "tiny", "--time-scale", "10"))) {
-            String line = sim.awaitLine(l -> l.startsWith("sim-") && l.contains("http://"), 60_000, true);
+            String line = sim.awaitLine(l -> l.startsWith("sim-") && l.contains("http://"), Duration.ofSeconds(60), true);
             String replica = line.substring(0, line.indexOf(' ')) + "=" + ChildJvm.urlIn(line);
-            try (ChildJvm router = ChildJvm.start("router", "1g", "io.lmwarden.router.RouterMain", List.of("--replicas", replica,
+            try (ChildProcess router = ChildJvm.start("router", "1g", "io.lmwarden.router.RouterMain", List.of("--replicas", replica,
                     "--host", "127.0.0.1", "--port", "0", "--max-client-connections", String.valueOf(cap)))) {
-                String url = ChildJvm.urlIn(router.awaitLine(l -> l.contains("LM Warden router on http://"), 60_000, true));
+                String url = ChildJvm.urlIn(router.awaitLine(l -> l.contains("LM Warden router on http://"), Duration.ofSeconds(60), true));
                 LoadReport.awaitReady(url, 1);
                 String chat = "{\"model\":\"Qwen/Qwen3-4B-Instruct-2507\",\"max_tokens\":2,\"messages\":[{\"role\":\"user\",\"content\":\"still serving?\"}]}";
-                List<ChildJvm> holders = new ArrayList<>();
+                List<ChildProcess> holders = new ArrayList<>();
                 int maxRouterFds = 0;
                 try (ServiceProbe probe = new ServiceProbe(url, 1, chat, 250)) {
                     for (int c = 0; c < clients; c++) {
@@ -60,8 +63,8 @@ public final class IdleConnections {
                     while (done < clients && System.nanoTime() < end) {
                         Thread.sleep(1000);
                         maxRouterFds = Math.max(maxRouterFds, LoadReport.openFds(router.pid()));
-                        for (ChildJvm h : holders) {
-                            for (String l : h.drain()) {
+                        for (ChildProcess h : holders) {
+                            for (String l : h.drainLines()) {
                                 System.out.println(l);
                                 if (l.startsWith("HOLD-RESULT")) {
                                     results.add(l);
@@ -76,7 +79,7 @@ public final class IdleConnections {
                     results.forEach(r -> System.out.println("RESULT " + r));
                     System.out.println("RESULT service " + probe.summary());
                 } finally {
-                    holders.forEach(ChildJvm::close);
+                    holders.forEach(ChildProcess::close);
                 }
             }
         }

@@ -1,5 +1,7 @@
 package io.lmwarden.bench.load;
 
+import io.lmwarden.common.process.ChildProcess;
+
 import io.lmwarden.router.config.ServerSettings;
 import io.lmwarden.bench.micro.LiveHeap;
 import io.lmwarden.router.LmWardenRouter;
@@ -14,6 +16,7 @@ import io.vertx.core.http.HttpMethod;
 import io.vertx.core.http.PoolOptions;
 import io.vertx.core.http.RequestOptions;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -51,11 +54,11 @@ public final class SessionHeap {
         // The simulated replicas run in a JVM of their own, so that only the router's state is measured here. (Until
         // 2026-12-01 a one-engine simulator kept every request it served — 233,883 SimRequests after 234k requests,
         // by jmap — which is why its heap is generous.)
-        try (ChildJvm sim = ChildJvm.start("sim", "6g", "io.lmwarden.sim.SimMain", List.of("--replicas", "4", "--port", "0",
+        try (ChildProcess sim = ChildJvm.start("sim", "6g", "io.lmwarden.sim.SimMain", List.of("--replicas", "4", "--port", "0",
                 "--host", "127.0.0.1", "--profile", "tiny", "--time-scale", "1000", "--output-length", "fixed"))) {
             List<String> replicas = new ArrayList<>();
             for (int i = 0; i < 4; i++) {
-                String line = sim.awaitLine(l -> l.startsWith("sim-") && l.contains("http://"), 60_000, false);
+                String line = sim.awaitLine(l -> l.startsWith("sim-") && l.contains("http://"), Duration.ofSeconds(60), false);
                 replicas.add(line.substring(0, line.indexOf(' ')) + "=" + ChildJvm.urlIn(line));
             }
             // Defaults throughout: affinityMaxEntries is 1,000,000, so beyond that the table evicts.

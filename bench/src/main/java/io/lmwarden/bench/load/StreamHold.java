@@ -1,6 +1,8 @@
 package io.lmwarden.bench.load;
 
-import io.lmwarden.router.cluster.LoopbackPorts;
+import io.lmwarden.common.process.ChildProcess;
+
+import io.lmwarden.common.net.LoopbackPorts;
 import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.http.HttpClient;
@@ -9,6 +11,7 @@ import io.vertx.core.http.HttpMethod;
 import io.vertx.core.http.PoolOptions;
 import io.vertx.core.http.RequestOptions;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -45,15 +48,15 @@ public final class StreamHold {
         int stepMs = args.length > 3 ? Integer.parseInt(args[3]) : 1500;
         int routerCount = args.length > 4 ? Integer.parseInt(args[4]) : 1;
         System.out.println("start: " + LoadReport.uptime());
-        try (ChildJvm sim = ChildJvm.start("sim", "1g", "io.lmwarden.sim.SimMain", List.of("--replicas", "4", "--port", "0",
+        try (ChildProcess sim = ChildJvm.start("sim", "1g", "io.lmwarden.sim.SimMain", List.of("--replicas", "4", "--port", "0",
                 "--host", "127.0.0.1", "--profile", "tiny", "--time-scale", "1", "--max-num-seqs", "4096", "--kv-blocks", "200000",
                 "--output-length", "fixed", "--set", "stepBaseMs=" + stepMs + ",decodeMsPerSeq=0,contextMsPerKiloToken=0,maxNumBatchedTokens=1000000"))) {
             List<String> replicas = new ArrayList<>();
             for (int i = 0; i < 4; i++) {
-                String line = sim.awaitLine(l -> l.startsWith("sim-") && l.contains("http://"), 60_000, true);
+                String line = sim.awaitLine(l -> l.startsWith("sim-") && l.contains("http://"), Duration.ofSeconds(60), true);
                 replicas.add(line.substring(0, line.indexOf(' ')) + "=" + ChildJvm.urlIn(line));
             }
-            List<ChildJvm> routers = new ArrayList<>();
+            List<ChildProcess> routers = new ArrayList<>();
             try {
                 List<Integer> clusterPorts = routerCount > 1 ? LoopbackPorts.freePairs(routerCount) : List.of();
                 String members = clusterPorts.stream().map(p -> "127.0.0.1:" + p).collect(Collectors.joining(","));
@@ -73,19 +76,19 @@ public final class StreamHold {
                 }
                 List<String> urls = new ArrayList<>();
                 List<Long> pids = new ArrayList<>();
-                for (ChildJvm router : routers) {
-                    String url = ChildJvm.urlIn(router.awaitLine(l -> l.contains("LM Warden router on http://"), 90_000, true));
+                for (ChildProcess router : routers) {
+                    String url = ChildJvm.urlIn(router.awaitLine(l -> l.contains("LM Warden router on http://"), Duration.ofSeconds(90), true));
                     LoadReport.awaitReady(url, 4);
                     urls.add(url);
                     pids.add(router.pid());
                 }
                 run(urls, pids, streams, perSecond, maxTokens, stepMs);
-                for (ChildJvm router : routers) {
-                    router.drain().stream().filter(l -> l.contains("SEVERE") || l.contains("Exception")).limit(10)
+                for (ChildProcess router : routers) {
+                    router.drainLines().stream().filter(l -> l.contains("SEVERE") || l.contains("Exception")).limit(10)
                             .forEach(l -> System.out.println("[router] " + l));
                 }
             } finally {
-                routers.forEach(ChildJvm::close);
+                routers.forEach(ChildProcess::close);
             }
         }
         System.out.println("end: " + LoadReport.uptime());

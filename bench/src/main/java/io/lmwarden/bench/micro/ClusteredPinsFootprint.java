@@ -25,7 +25,7 @@ public final class ClusteredPinsFootprint {
         int n = args.length > 0 ? Integer.parseInt(args[0]) : 1_000_000;
         String[] replicas = {"qwen-vllm-0", "qwen-vllm-1", "qwen-vllm-2", "qwen-vllm-3"};
         String model = "Qwen/Qwen3-4B-Instruct-2507";
-        int port = io.lmwarden.router.cluster.LoopbackPorts.freePairs(1).get(0);
+        int port = io.lmwarden.common.net.LoopbackPorts.freePairs(1).get(0);
         try (InfinispanCluster member = InfinispanCluster.start(
                 ClusterSettings.single().withStatic(List.of("127.0.0.1:" + port), port), n, Duration.ofHours(2))) {
             SessionPins pins = member.pins();

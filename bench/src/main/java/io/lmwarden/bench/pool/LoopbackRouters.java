@@ -1,7 +1,6 @@
 package io.lmwarden.bench.pool;
 
 import io.lmwarden.router.LmWardenRouter;
-import io.lmwarden.router.cluster.LoopbackCluster;
 import io.lmwarden.router.config.RouterConfig;
 
 import java.util.ArrayList;

@@ -5,14 +5,11 @@ import io.lmwarden.sim.ProfileOverrides;
 import io.lmwarden.sim.SimProfile;
 import io.lmwarden.sim.dp.BalancerEra;
 
-import java.io.BufferedReader;
-import java.io.IOException;
-import java.io.InputStreamReader;
-import java.nio.charset.StandardCharsets;
-import java.util.ArrayDeque;
+import io.lmwarden.common.process.ChildProcess;
+
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
 
 /**
  * Simulated replicas each in a JVM of its own ({@code io.lmwarden.sim.SimMain} on this process's class path, i.e.
@@ -27,7 +24,7 @@ final class SimProcessPool implements AutoCloseable {
     private static final long WARM_UP_NANOS = 3_000_000_000L;
     private static final int WARM_UP_MAX_REQUESTS = 60;
 
-    private record Replica(String id, Process process, String url) {
+    private record Replica(String id, ChildProcess process, String url) {
     }
 
     private final List<Replica> replicas;
@@ -81,56 +78,21 @@ final class SimProcessPool implements AutoCloseable {
     }
 
     private static Replica startOne(String id, SimProfile p, double timeScale, long seed, int engines, BalancerEra era) {
-        List<String> cmd = new ArrayList<>();
-        cmd.add(ProcessHandle.current().info().command().orElse("java"));
-        cmd.addAll(JVM_OPTIONS);
-        cmd.addAll(List.of("-cp", System.getProperty("java.class.path"), "io.lmwarden.sim.SimMain",
-                "--port", "0", "--profile", p.name(), "--block-size", String.valueOf(p.blockSize()),
-                "--set", ProfileOverrides.assignments(p), "--time-scale", String.valueOf(timeScale), "--seed", String.valueOf(seed),
-                "--output-length", "fixed", "--engines", String.valueOf(engines), "--dp-balancer", era.flag()));
-        Process process;
+        ChildProcess process = ChildProcess.jvm("io.lmwarden.sim.SimMain", JVM_OPTIONS).name("lmw-bench-" + id)
+                .args(List.of("--port", "0", "--profile", p.name(), "--block-size", String.valueOf(p.blockSize()),
+                        "--set", ProfileOverrides.assignments(p), "--time-scale", String.valueOf(timeScale), "--seed", String.valueOf(seed),
+                        "--output-length", "fixed", "--engines", String.valueOf(engines), "--dp-balancer", era.flag()))
+                .start();
         try {
-            process = new ProcessBuilder(cmd).redirectErrorStream(true).start();
-        } catch (IOException e) {
-            throw new IllegalStateException("could not start a simulator process: " + e.getMessage(), e);
+            // lmw-sim prints "sim-0 http://host:port" once it listens; its logs come before.
+            String line = process.awaitLine(l -> l.startsWith("sim-0") && l.indexOf(" http://") > 0,
+                    Duration.ofSeconds(START_TIMEOUT_SECONDS), false);
+            return new Replica(id, process, line.substring(line.indexOf(" http://") + 1).trim());
+        } catch (IllegalStateException e) {
+            process.kill();
+            process.close();
+            throw new IllegalStateException("simulator process for " + id + " printed no URL: " + e.getMessage(), e);
         }
-        BufferedReader out = new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8));
-        ArrayDeque<String> lastLines = new ArrayDeque<>();
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(START_TIMEOUT_SECONDS);
-        try {
-            String line;
-            while (System.nanoTime() < deadline && (line = out.readLine()) != null) {
-                // lmw-sim prints "sim-0 http://host:port" once it listens; its logs come before.
-                int at = line.indexOf(" http://");
-                if (line.startsWith("sim-0") && at > 0) {
-                    drain(out, id);
-                    return new Replica(id, process, line.substring(at + 1).trim());
-                }
-                if (lastLines.size() == 5) {
-                    lastLines.removeFirst();
-                }
-                lastLines.addLast(line);
-            }
-        } catch (IOException e) {
-            lastLines.add(e.toString());
-        }
-        process.destroyForcibly();
-        throw new IllegalStateException("simulator process for " + id + " printed no URL; its last lines: " + lastLines);
-    }
-
-    /** Keeps reading the process's output so its pipe never fills and blocks it. */
-    private static void drain(BufferedReader out, String id) {
-        Thread t = new Thread(() -> {
-            try {
-                while (out.readLine() != null) {
-                    // logs of the simulator: not part of the bench's output
-                }
-            } catch (IOException e) {
-                // the process is gone
-            }
-        }, "lmw-bench-" + id + "-output");
-        t.setDaemon(true);
-        t.start();
     }
 
     List<String> ids() {
@@ -150,25 +112,20 @@ final class SimProcessPool implements AutoCloseable {
     }
 
     boolean alive(int index) {
-        return replicas.get(index).process().isAlive();
+        return replicas.get(index).process().alive();
     }
 
-    /** SIGKILL (Process.destroyForcibly on Linux): no shutdown hook runs, open connections are reset. Waits for the exit. */
+    /** SIGKILL: no shutdown hook runs, open connections are reset. Waits for the exit. */
     String kill(int index) {
         Replica r = replicas.get(index);
-        if (!r.process().isAlive()) {
+        if (!r.process().alive()) {
             return r.id() + " (pid " + r.process().pid() + ") had already exited";
         }
-        r.process().destroyForcibly();
         try {
-            if (!r.process().waitFor(10, TimeUnit.SECONDS)) {
-                return "sent SIGKILL to " + r.id() + " (pid " + r.process().pid() + "); it has not exited after 10 s";
-            }
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            return "interrupted while killing " + r.id();
+            return "killed " + r.id() + " (pid " + r.process().pid() + ") with SIGKILL, exit status " + r.process().kill();
+        } catch (IllegalStateException e) {
+            return "sent SIGKILL to " + r.id() + " (pid " + r.process().pid() + "); " + e.getMessage();
         }
-        return "killed " + r.id() + " (pid " + r.process().pid() + ") with SIGKILL, exit status " + r.process().exitValue();
     }
 
     /** A kill stops the process; every other fault is armed through the replica's own {@code /sim/faults}. */
@@ -181,16 +138,6 @@ final class SimProcessPool implements AutoCloseable {
 
     @Override
     public void close() {
-        for (Replica r : replicas) {
-            r.process().destroyForcibly();
-        }
-        for (Replica r : replicas) {
-            try {
-                r.process().waitFor(10, TimeUnit.SECONDS);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                return;
-            }
-        }
+        replicas.forEach(r -> r.process().close());
     }
 }

@@ -46,7 +46,7 @@ class RouterClusterIT {
     @Test
     void killingOneRouterLosesOnlyItsInFlightRequestsAndPinsSurvive() throws Exception {
         int simBase = JarProcess.freePort();
-        List<Integer> clusterPorts = io.lmwarden.router.cluster.LoopbackPorts.freePairs(4);
+        List<Integer> clusterPorts = io.lmwarden.common.net.LoopbackPorts.freePairs(4);
         String members = clusterPorts.stream().map(p -> "127.0.0.1:" + p).collect(Collectors.joining(","));
         List<JarProcess> routers = new ArrayList<>();
         List<String> urls = new ArrayList<>();

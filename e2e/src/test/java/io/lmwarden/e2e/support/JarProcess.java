@@ -1,7 +1,9 @@
 package io.lmwarden.e2e.support;
 
+import io.lmwarden.common.net.LoopbackPorts;
+import io.lmwarden.common.process.ChildProcess;
+
 import java.io.IOException;
-import java.net.ServerSocket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -9,19 +11,16 @@ import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 
-/** One of our shipped jars running as its own process, with its output in a file for the report. */
+/** One of our shipped jars running as its own process ({@link ChildProcess}), with its output in a file for the report. */
 public final class JarProcess implements AutoCloseable {
 
-    private final Process process;
-    private final Path log;
+    private final ChildProcess process;
 
-    private JarProcess(Process process, Path log) {
+    private JarProcess(ChildProcess process) {
         this.process = process;
-        this.log = log;
     }
 
     public static JarProcess start(String jarProperty, List<String> args, Map<String, String> env) throws IOException {
@@ -30,22 +29,12 @@ public final class JarProcess implements AutoCloseable {
             throw new IllegalStateException("jar not built: system property " + jarProperty + " = " + jar
                     + " (run through 'mvn verify' so the module's package phase has run)");
         }
-        List<String> cmd = new ArrayList<>();
-        cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-        cmd.add("-Xmx256m");
-        cmd.add("-jar");
-        cmd.add(jar);
-        cmd.addAll(args);
         Path log = Files.createTempFile("lmw-" + Path.of(jar).getFileName(), ".log");
-        ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(log.toFile());
-        pb.environment().putAll(env);
-        return new JarProcess(pb.start(), log);
+        return new JarProcess(ChildProcess.jar(Path.of(jar), List.of("-Xmx256m")).args(args).env(env).log(log).start());
     }
 
-    public static int freePort() throws IOException {
-        try (ServerSocket s = new ServerSocket(0)) {
-            return s.getLocalPort();
-        }
+    public static int freePort() {
+        return LoopbackPorts.free();
     }
 
     /** Waits until GET url answers 200, or fails with the process output. */
@@ -53,8 +42,8 @@ public final class JarProcess implements AutoCloseable {
         HttpClient http = HttpClient.newHttpClient();
         long deadline = System.nanoTime() + timeout.toNanos();
         while (System.nanoTime() < deadline) {
-            if (!process.isAlive()) {
-                throw new IllegalStateException("process exited with " + process.exitValue() + ":\n" + output());
+            if (!process.alive()) {
+                throw new IllegalStateException("process exited with " + process.waitFor(Duration.ofSeconds(10)) + ":\n" + output());
             }
             try {
                 HttpResponse<String> r = http.send(HttpRequest.newBuilder(URI.create(url)).timeout(Duration.ofSeconds(2)).build(),
@@ -71,29 +60,17 @@ public final class JarProcess implements AutoCloseable {
     }
 
     /** kill -9: the process gets no chance to leave a cluster or finish its requests. */
-    public void kill() throws InterruptedException {
-        process.destroyForcibly();
-        process.waitFor();
+    public void kill() {
+        process.kill();
     }
 
     public String output() {
-        try {
-            return Files.readString(log);
-        } catch (IOException e) {
-            return "(no output: " + e + ")";
-        }
+        return process.output();
     }
 
+    /** SIGTERM, then SIGKILL after a grace period: a router drains and logs its shutdown. */
     @Override
     public void close() {
-        process.destroy();
-        try {
-            if (!process.waitFor(java.util.concurrent.TimeUnit.SECONDS.toMillis(10), java.util.concurrent.TimeUnit.MILLISECONDS)) {
-                process.destroyForcibly();
-            }
-        } catch (InterruptedException e) {
-            process.destroyForcibly();
-            Thread.currentThread().interrupt();
-        }
+        process.close();
     }
 }

@@ -1,5 +1,6 @@
 package io.lmwarden.router.cluster;
 
+import io.lmwarden.common.net.LoopbackPorts;
 import io.lmwarden.router.config.ClusterSettings;
 import io.lmwarden.router.placement.SessionPins;
 import org.junit.jupiter.api.Test;

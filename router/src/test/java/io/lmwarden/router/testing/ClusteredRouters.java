@@ -35,7 +35,7 @@ public final class ClusteredRouters implements AutoCloseable {
 
     /** {@code slots} members may exist (their ports are listed to each); {@code started} of them start now. */
     public static ClusteredRouters start(SimPool sims, int slots, int started, UnaryOperator<RouterConfig> tweak) {
-        ClusteredRouters c = new ClusteredRouters(sims, tweak, io.lmwarden.router.cluster.LoopbackPorts.freePairs(slots));
+        ClusteredRouters c = new ClusteredRouters(sims, tweak, io.lmwarden.common.net.LoopbackPorts.freePairs(slots));
         for (int i = 0; i < slots; i++) {
             c.routers.add(null);
         }

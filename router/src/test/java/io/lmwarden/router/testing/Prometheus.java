@@ -2,10 +2,11 @@ package io.lmwarden.router.testing;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.lmwarden.common.net.LoopbackPorts;
+import io.lmwarden.common.process.ChildProcess;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.net.ServerSocket;
 import java.net.URI;
 import java.net.URLEncoder;
 import java.net.http.HttpClient;
@@ -22,7 +23,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.TreeMap;
-import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 
 /**
@@ -47,12 +47,12 @@ public final class Prometheus implements AutoCloseable {
     public record Sample(Map<String, String> labels, double value) {
     }
 
-    private final Process process;
+    private final ChildProcess process;
     private final Path dir;
     private final String url;
     private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
 
-    private Prometheus(Process process, Path dir, String url) {
+    private Prometheus(ChildProcess process, Path dir, String url) {
         this.process = process;
         this.dir = dir;
         this.url = url;
@@ -74,30 +74,28 @@ public final class Prometheus implements AutoCloseable {
     }
 
     public static String version(Path binary) {
-        return run(List.of(binary.toString(), "--version"), null).lines().findFirst().orElse("?");
+        return ChildProcess.run(List.of(binary.toString(), "--version"), null, Duration.ofSeconds(30)).output().lines().findFirst()
+                .orElse("?");
     }
 
     /** Starts Prometheus scraping the targets every {@code interval}; returns once it answers /-/ready. */
     public static Prometheus start(Path binary, List<Target> targets, Duration interval) throws IOException {
         Path dir = Files.createTempDirectory("lmw-prometheus-");
         Files.writeString(dir.resolve("prometheus.yml"), config(targets, interval));
-        int port;
-        try (ServerSocket s = new ServerSocket(0)) {
-            port = s.getLocalPort();
-        }
-        Process p = new ProcessBuilder(binary.toString(),
-                "--config.file=" + dir.resolve("prometheus.yml"),
-                "--storage.tsdb.path=" + dir.resolve("data"),
-                "--web.listen-address=127.0.0.1:" + port,
-                "--log.level=warn")
-                .redirectErrorStream(true).redirectOutput(dir.resolve("prometheus.log").toFile()).start();
+        int port = LoopbackPorts.free();
+        ChildProcess p = ChildProcess.command(List.of(binary.toString(),
+                        "--config.file=" + dir.resolve("prometheus.yml"),
+                        "--storage.tsdb.path=" + dir.resolve("data"),
+                        "--web.listen-address=127.0.0.1:" + port,
+                        "--log.level=warn"))
+                .name("prometheus").log(dir.resolve("prometheus.log")).start();
         Prometheus prom = new Prometheus(p, dir, "http://127.0.0.1:" + port);
         long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
         while (System.nanoTime() < deadline) {
-            if (!p.isAlive()) {
+            if (!p.alive()) {
                 String log = prom.log();
                 prom.close();
-                throw new IllegalStateException("prometheus exited with " + p.exitValue() + ":\n" + log);
+                throw new IllegalStateException("prometheus exited:\n" + log);
             }
             try {
                 if (prom.get("/-/ready").statusCode() == 200) {
@@ -219,52 +217,17 @@ public final class Prometheus implements AutoCloseable {
     }
 
     public String log() {
-        try {
-            return Files.readString(dir.resolve("prometheus.log"));
-        } catch (IOException e) {
-            return "(no log: " + e + ")";
-        }
+        return process.output();
     }
 
     /** Runs {@code promtool check metrics} on an exposition; returns its output, empty when it found nothing. */
     public static String checkMetrics(Path promtool, String exposition) {
-        return run(List.of(promtool.toString(), "check", "metrics"), exposition);
-    }
-
-    private static String run(List<String> cmd, String stdin) {
-        try {
-            Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
-            if (stdin != null) {
-                try (var in = p.getOutputStream()) {
-                    in.write(stdin.getBytes(StandardCharsets.UTF_8));
-                }
-            } else {
-                p.getOutputStream().close();
-            }
-            String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-            if (!p.waitFor(30, TimeUnit.SECONDS)) {
-                p.destroyForcibly();
-                throw new IllegalStateException(cmd + " did not finish in 30 s");
-            }
-            return out.strip();
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException(e);
-        }
+        return ChildProcess.run(List.of(promtool.toString(), "check", "metrics"), exposition, Duration.ofSeconds(30)).output();
     }
 
     @Override
     public void close() {
-        process.destroy();
-        try {
-            if (!process.waitFor(10, TimeUnit.SECONDS)) {
-                process.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
-            }
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
+        process.close();
         try (Stream<Path> files = Files.walk(dir)) {
             files.sorted(Comparator.reverseOrder()).forEach(f -> f.toFile().delete());
         } catch (IOException e) {
