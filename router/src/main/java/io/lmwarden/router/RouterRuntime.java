@@ -12,7 +12,6 @@ import io.lmwarden.router.api.StatsApi;
 import io.lmwarden.router.cluster.InfinispanCluster;
 import io.lmwarden.router.cluster.LocalCluster;
 import io.lmwarden.router.cluster.RouterCluster;
-import io.lmwarden.router.cluster.TenantSecret;
 import io.lmwarden.router.config.RouterConfig;
 import io.lmwarden.router.edge.ClientConnections;
 import io.lmwarden.router.placement.AffinityTable;
@@ -22,9 +21,10 @@ import io.lmwarden.router.proxy.ProxyHandler;
 import io.lmwarden.router.session.ConversationLineages;
 import io.lmwarden.router.session.RequestFactsReader;
 import io.lmwarden.router.session.SessionKeyResolver;
-import io.lmwarden.router.session.TenantResolver;
 import io.lmwarden.router.stats.LineWriter;
 import io.lmwarden.router.stats.RequestLog;
+import io.lmwarden.router.tenant.TenantResolver;
+import io.lmwarden.router.tenant.TenantSecret;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.core.VertxOptions;
@@ -102,7 +102,7 @@ final class RouterRuntime {
         var tenants = config.tenants();
         return new ProxyHandler(proxy,
                 new RequestFactsReader(new SessionKeyResolver(new ConversationLineages(ConversationLineages.PROMPTS_REMEMBERED))),
-                new TenantResolver(tenants.header(), tenants.fromApiKey(), Optional.of(TenantSecret.resolve(tenants.secret(), cluster).value())));
+                new TenantResolver(tenants.header(), tenants.fromApiKey(), Optional.of(TenantSecret.resolve(tenants.secret(), cluster::agree).value())));
     }
 
     private static RouteTable.Admin adminApi(RouterConfig config, RouterParts parts) {

@@ -1,4 +1,7 @@
-package io.lmwarden.router.session;
+package io.lmwarden.router.tenant;
+
+import io.lmwarden.router.session.SessionKey;
+import io.lmwarden.router.session.Tenant;
 
 
 import javax.crypto.Mac;

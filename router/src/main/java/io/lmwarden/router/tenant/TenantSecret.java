@@ -1,4 +1,4 @@
-package io.lmwarden.router.cluster;
+package io.lmwarden.router.tenant;
 
 import io.lmwarden.common.logging.LogFields;
 
@@ -21,7 +21,7 @@ public record TenantSecret(String value, Source source) {
 
     private static final Logger LOG = Logger.getLogger(TenantSecret.class.getName());
     /** The key in the cluster's shared values. */
-    static final String KEY = "tenant-secret";
+    private static final String KEY = "tenant-secret";
 
     public enum Source {
         CONFIGURED("tenantSecret setting"),
@@ -36,8 +36,14 @@ public record TenantSecret(String value, Source source) {
         }
     }
 
+    /** Where routers that share a cluster agree on a value: the one already there, else the proposal (first writer wins). */
+    public interface SharedValues {
+        /** Empty for a router alone. */
+        Optional<String> agree(String key, String proposal);
+    }
+
     /** Decides the secret (asking the cluster when none is configured) and logs its source, never the secret. */
-    public static TenantSecret resolve(Optional<String> configured, RouterCluster cluster) {
+    public static TenantSecret resolve(Optional<String> configured, SharedValues cluster) {
         TenantSecret s = configured.filter(v -> !v.isBlank()).map(v -> new TenantSecret(v, Source.CONFIGURED))
                 .orElseGet(() -> {
                     String proposal = random();

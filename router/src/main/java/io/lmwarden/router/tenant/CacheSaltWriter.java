@@ -1,4 +1,6 @@
-package io.lmwarden.router.session;
+package io.lmwarden.router.tenant;
+
+import io.lmwarden.router.session.JsonSpans;
 
 import java.nio.charset.StandardCharsets;
 
