@@ -1,6 +1,6 @@
 package io.lmwarden.router;
 
-import io.lmwarden.router.cluster.LoadReport;
+import io.lmwarden.router.cluster.MemberLoad;
 import io.lmwarden.router.config.RouterConfig;
 import io.lmwarden.router.placement.SessionPins;
 import io.lmwarden.router.placement.admission.AdmissionController;
@@ -69,12 +69,12 @@ final class RouterTimers implements AutoCloseable {
     }
 
     /** This router's own share of the load, for its peers: its in-flight requests and its residents' KV blocks per replica. */
-    private static LoadReport ownLoad(RouterParts parts) {
+    private static MemberLoad ownLoad(RouterParts parts) {
         Map<String, Integer> inFlight = new HashMap<>();
         parts.pool.all().forEach(r -> inFlight.put(r.id(), r.inFlight()));
         Map<String, Long> blocks = new HashMap<>();
         parts.placing.admission().residentLoads().forEach((replica, load) -> blocks.put(replica, load.usedBlocks()));
-        return new LoadReport(inFlight, blocks, parts.pins().size(), 0, parts.placing.admission().residents());
+        return new MemberLoad(inFlight, blocks, parts.pins().size(), 0, parts.placing.admission().residents());
     }
 
     @Override

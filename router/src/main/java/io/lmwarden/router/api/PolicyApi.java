@@ -25,7 +25,7 @@ public final class PolicyApi {
     }
 
     public void get(RoutingContext rc) {
-        Json.send(rc, 200, view());
+        JsonReplies.send(rc, 200, view());
     }
 
     /** What {@code GET /api/policy} answers, and the head of {@code /api/replicas}. */
@@ -48,7 +48,7 @@ public final class PolicyApi {
      */
     public void put(RoutingContext rc) {
         try {
-            JsonNode body = rc.body() == null || rc.body().buffer() == null ? null : Json.MAPPER.readTree(rc.body().buffer().getBytes());
+            JsonNode body = rc.body() == null || rc.body().buffer() == null ? null : JsonReplies.MAPPER.readTree(rc.body().buffer().getBytes());
             if (body == null || !body.isObject() || !body.hasNonNull("policy")) {
                 throw new IllegalArgumentException("send a JSON object like {\"policy\":\"affinity\",\"spillThreshold\":\"auto\"}; "
                         + "policies: " + String.join(", ", PlacementSettings.POLICIES));
@@ -68,11 +68,11 @@ public final class PolicyApi {
             }
             admit.ifPresent(admission::setEnabled);
             policy.switchTo(name, spill);
-            Json.send(rc, 200, view());
+            JsonReplies.send(rc, 200, view());
         } catch (IOException e) {
-            Json.error(rc, 400, "body is not valid JSON: " + e.getMessage());
+            JsonReplies.error(rc, 400, "body is not valid JSON: " + e.getMessage());
         } catch (IllegalArgumentException e) {
-            Json.error(rc, 400, e.getMessage());
+            JsonReplies.error(rc, 400, e.getMessage());
         }
     }
 }

@@ -20,13 +20,13 @@ public final class Probes {
     }
 
     public void healthz(RoutingContext rc) {
-        Json.send(rc, 200, Map.of("status", "ok"));
+        JsonReplies.send(rc, 200, Map.of("status", "ok"));
     }
 
     /** 200 while at least one replica is ready, else 503. */
     public void readyz(RoutingContext rc) {
         int ready = snapshot.apply(System.nanoTime()).ready().size();
-        Json.send(rc, ready > 0 ? 200 : 503, Map.of("ready", ready > 0, "readyReplicas", ready));
+        JsonReplies.send(rc, ready > 0 ? 200 : 503, Map.of("ready", ready > 0, "readyReplicas", ready));
     }
 
     public void metrics(RoutingContext rc) {

@@ -65,7 +65,7 @@ public final class ReplicaRows {
             row.put("running", e == null ? null : e.running());
             row.put("waiting", e == null ? null : e.waiting());
             row.put("kvCacheUsage", e == null ? null : e.kvCacheUsage());
-            row.put("prefixHitRate", e == null ? null : Json.round(e.prefixHitRate()));
+            row.put("prefixHitRate", e == null ? null : JsonReplies.round(e.prefixHitRate()));
             row.put("prefixCacheQueries", e == null ? null : e.prefixCacheQueries());
             row.put("prefixCacheHits", e == null ? null : e.prefixCacheHits());
             row.put("promptTokens", e == null ? null : e.promptTokens());

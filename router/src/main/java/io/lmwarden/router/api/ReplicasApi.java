@@ -60,18 +60,18 @@ public final class ReplicasApi {
                 windowSeconds = -1;
             }
             if (windowSeconds < 1 || windowSeconds > ReplicaHistory.KEPT_MILLIS / 1000) {
-                Json.error(rc, 400, "window must be a whole number of seconds from 1 to " + ReplicaHistory.KEPT_MILLIS / 1000
+                JsonReplies.error(rc, 400, "window must be a whole number of seconds from 1 to " + ReplicaHistory.KEPT_MILLIS / 1000
                         + ", got '" + asked + "'");
                 return;
             }
         }
-        Json.send(rc, 200, view(windowSeconds * 1000, SessionsApi.shownKey(auth, rc)));
+        JsonReplies.send(rc, 200, view(windowSeconds * 1000, SessionsApi.shownKey(auth, rc)));
     }
 
     Map<String, Object> view(long windowMillis, UnaryOperator<String> shownKey) {
         PoolSnapshot snap = snapshot.apply(System.nanoTime());
         Map<String, Object> m = policy.view();
-        m.put("stickyPct", Json.round(accounting.stickyPercent()));
+        m.put("stickyPct", JsonReplies.round(accounting.stickyPercent()));
         m.put("inFlight", inFlight.active());
         m.put("affinityEntries", cluster.pins().size());
         m.put("discovery", discovery);
@@ -97,7 +97,7 @@ public final class ReplicasApi {
         Map<String, Object> q = new LinkedHashMap<>();
         q.put("admission", s.enabled());
         q.put("length", admission.queueLength());
-        q.put("oldestWaitSeconds", Json.round(admission.oldestWaitSeconds()));
+        q.put("oldestWaitSeconds", JsonReplies.round(admission.oldestWaitSeconds()));
         q.put("max", s.queueMax());
         q.put("kvBudget", s.kvBudget());
         q.putAll(admission.totals());

@@ -53,7 +53,7 @@ public final class SessionsApi {
         Map<String, Object> body = new LinkedHashMap<>();
         body.put("sessions", sessions.recentSessions(100).stream().map(shown).toList());
         body.put("arrivals", arrivals);
-        Json.send(rc, 200, body);
+        JsonReplies.send(rc, 200, body);
     }
 
     public void one(RoutingContext rc) {
@@ -67,7 +67,7 @@ public final class SessionsApi {
         }
         Optional<List<StepRecord>> steps = found.flatMap(sessions::steps);
         if (steps.isEmpty()) {
-            Json.error(rc, 404, "no recent session '" + SessionKey.displayHash(asked).substring(0, 8)
+            JsonReplies.error(rc, 404, "no recent session '" + SessionKey.displayHash(asked).substring(0, 8)
                     + "…' (ask by the hash GET /api/sessions lists; the router keeps the most recent sessions only)");
             return;
         }
@@ -85,7 +85,7 @@ public final class SessionsApi {
         m.put("cacheMisses", list.stream().filter(StepRecord::cacheMiss).count());
         m.put("queueAteGain", list.stream().filter(StepRecord::queueAteGain).count());
         m.put("steps", admin ? list : list.stream().map(st -> st.withSessionKey(SessionKey.shown(st.sessionKey()))).toList());
-        Json.send(rc, 200, m);
+        JsonReplies.send(rc, 200, m);
     }
 
     /** A raw key as this caller may see it: itself for an admin, its hash for everyone else. */

@@ -20,7 +20,7 @@ public final class StatsApi {
     }
 
     public void get(RoutingContext rc) {
-        Json.send(rc, 200, stats());
+        JsonReplies.send(rc, 200, stats());
     }
 
     Map<String, Object> stats() {
@@ -43,7 +43,7 @@ public final class StatsApi {
         hour.put("cachedTokens", cached);
         hour.put("computedTokens", computed);
         hour.put("outputTokens", output);
-        hour.put("cachedShare", cached + computed == 0 ? null : Json.round((double) cached / (cached + computed)));
+        hour.put("cachedShare", cached + computed == 0 ? null : JsonReplies.round((double) cached / (cached + computed)));
         m.put("lastHour", hour);
         m.put("series", series);
         m.put("recent", tokenRates.recent(now));

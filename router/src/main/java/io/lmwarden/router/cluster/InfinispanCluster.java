@@ -143,7 +143,7 @@ public final class InfinispanCluster implements RouterCluster {
     }
 
     @Override
-    public void publish(LoadReport own) {
+    public void publish(MemberLoad own) {
         if (!loads.getStatus().allowInvocations()) {
             return; // stopping: the timer may fire once more after the cluster left
         }
@@ -171,14 +171,14 @@ public final class InfinispanCluster implements RouterCluster {
     @Override
     public ClusterView view() {
         List<Address> members = manager.getMembers();
-        Map<String, LoadReport> reports = reports();
+        Map<String, MemberLoad> reports = reports();
         long myView = loads.getRpcManager().getTransport().getViewId();
         List<ClusterView.Member> rows = new ArrayList<>();
         boolean agree = true;
         Integer pinsSeen = null;
         for (Address a : members) {
             String name = a.toString();
-            LoadReport r = reports.get(name);
+            MemberLoad r = reports.get(name);
             if (r == null) {
                 agree = false;
                 rows.add(new ClusterView.Member(name, name.equals(self), false, 0, 0, -1));
@@ -198,11 +198,11 @@ public final class InfinispanCluster implements RouterCluster {
         return pins.racesLost();
     }
 
-    private Map<String, LoadReport> reports() {
-        Map<String, LoadReport> m = new HashMap<>();
+    private Map<String, MemberLoad> reports() {
+        Map<String, MemberLoad> m = new HashMap<>();
         for (Map.Entry<String, String> e : loads.withFlags(Flag.CACHE_MODE_LOCAL).entrySet()) {
             try {
-                m.put(e.getKey(), LoadReport.fromJson(e.getValue()));
+                m.put(e.getKey(), MemberLoad.fromJson(e.getValue()));
             } catch (IllegalArgumentException ex) {
                 LOG.warning(() -> "ignoring the load report of " + e.getKey() + ": " + ex.getMessage());
             }
@@ -215,7 +215,7 @@ public final class InfinispanCluster implements RouterCluster {
         Set<String> live = manager.getMembers().stream().map(Address::toString).collect(Collectors.toSet());
         Map<String, Integer> inFlight = new HashMap<>();
         Map<String, Long> blocks = new HashMap<>();
-        List<LoadReport> peers = new ArrayList<>();
+        List<MemberLoad> peers = new ArrayList<>();
         reports().forEach((member, r) -> {
             if (!member.equals(self) && live.contains(member)) {
                 r.inFlight().forEach((replica, n) -> inFlight.merge(replica, n, Integer::sum));

@@ -9,7 +9,7 @@ import java.util.List;
 public final class LocalCluster implements RouterCluster {
 
     private final SessionPins pins;
-    private volatile LoadReport last = new LoadReport(java.util.Map.of(), java.util.Map.of(), 0, 0);
+    private volatile MemberLoad last = new MemberLoad(java.util.Map.of(), java.util.Map.of(), 0, 0);
 
     public LocalCluster(SessionPins pins) {
         this.pins = pins;
@@ -36,13 +36,13 @@ public final class LocalCluster implements RouterCluster {
     }
 
     @Override
-    public void publish(LoadReport own) {
+    public void publish(MemberLoad own) {
         last = own;
     }
 
     @Override
     public ClusterView view() {
-        LoadReport r = last;
+        MemberLoad r = last;
         int inFlight = r.inFlight().values().stream().mapToInt(Integer::intValue).sum();
         return new ClusterView("single", "self", "self", List.of(new ClusterView.Member("self", true, true, pins.size(), inFlight, 0)), true);
     }

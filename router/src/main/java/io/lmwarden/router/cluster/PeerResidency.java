@@ -17,10 +17,10 @@ record PeerResidency(Map<String, List<PeerResident>> byReplica, Set<String> sess
 
     static final PeerResidency EMPTY = new PeerResidency(Map.of(), Set.of());
 
-    static PeerResidency of(List<LoadReport> peers) {
+    static PeerResidency of(List<MemberLoad> peers) {
         Map<String, PeerResident> bySession = new HashMap<>();
         Map<String, List<PeerResident>> byReplica = new HashMap<>();
-        for (LoadReport r : peers) {
+        for (MemberLoad r : peers) {
             if (r.residents().isEmpty()) {
                 r.residentBlocks().forEach((replica, blocks) -> {
                     if (blocks > 0) {

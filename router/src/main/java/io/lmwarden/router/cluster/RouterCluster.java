@@ -24,7 +24,7 @@ public interface RouterCluster extends AutoCloseable {
     PeerResidents peerResidents();
 
     /** Tells the peers this router's own load; called on a timer, must not block. */
-    void publish(LoadReport own);
+    void publish(MemberLoad own);
 
     /** The members and whether they agree, for /api/replicas and the UI. */
     ClusterView view();

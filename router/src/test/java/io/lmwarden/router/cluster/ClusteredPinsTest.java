@@ -92,7 +92,7 @@ class ClusteredPinsTest {
             for (int i = 0; i < 1000; i++) {
                 a.pins().claim(MODEL, "old-" + i, Optional.empty(), "sim-" + (i % 4), System.nanoTime());
             }
-            a.publish(new LoadReport(java.util.Map.of("sim-1", 5), java.util.Map.of("sim-1", 700L), 1000, 0));
+            a.publish(new MemberLoad(java.util.Map.of("sim-1", 5), java.util.Map.of("sim-1", 700L), 1000, 0));
             try (InfinispanCluster b = member(ports, 1)) {
                 // start() returned: the pins are there, counted per replica, read locally.
                 assertThat(b.pins().size()).isEqualTo(1000);
@@ -101,11 +101,11 @@ class ClusteredPinsTest {
                 assertThat(b.peerInFlight("sim-1")).isEqualTo(5);
                 assertThat(b.peerResidentBlocks("sim-1")).isEqualTo(700);
                 assertThat(a.peerInFlight("sim-1")).as("a router does not count itself as a peer").isZero();
-                b.publish(new LoadReport(java.util.Map.of("sim-1", 2), java.util.Map.of(), 1000, 0));
+                b.publish(new MemberLoad(java.util.Map.of("sim-1", 2), java.util.Map.of(), 1000, 0));
                 awaitTrue(() -> a.peerInFlight("sim-1") == 2);
                 // Agreement needs both reports from the current view: a reported before b joined, and reports again (as its timer would).
                 assertThat(a.view().agree()).isFalse();
-                a.publish(new LoadReport(java.util.Map.of("sim-1", 5), java.util.Map.of("sim-1", 700L), 1000, 0));
+                a.publish(new MemberLoad(java.util.Map.of("sim-1", 5), java.util.Map.of("sim-1", 700L), 1000, 0));
                 awaitTrue(() -> a.view().agree() && b.view().agree());
                 assertThat(a.view().members()).hasSize(2);
             }

@@ -13,9 +13,9 @@ class PeerResidencyTest {
 
     @Test
     void aSessionReportedByTwoPeersCountsOnceWithItsLaterLargerWorkingSet() {
-        LoadReport b = new LoadReport(Map.of(), Map.of("sim-0", 500L), 0, 3,
+        MemberLoad b = new MemberLoad(Map.of(), Map.of("sim-0", 500L), 0, 3,
                 List.of(new PeerResident("m\u0000s1", "sim-0", 500, new long[]{7, 8})));
-        LoadReport c = new LoadReport(Map.of(), Map.of("sim-0", 1100L), 0, 3,
+        MemberLoad c = new MemberLoad(Map.of(), Map.of("sim-0", 1100L), 0, 3,
                 List.of(new PeerResident("m\u0000s1", "sim-0", 600, new long[]{7, 8, 9}), new PeerResident("m\u0000s2", "sim-0", 500, new long[]{7})));
         PeerResidency merged = PeerResidency.of(List.of(b, c));
         assertThat(merged.sessions()).containsExactlyInAnyOrder("m\u0000s1", "m\u0000s2");
@@ -25,7 +25,7 @@ class PeerResidencyTest {
 
     @Test
     void aPeerThatReportsNoSessionsCountsWithItsBlocksPerReplica() {
-        LoadReport old = LoadReport.fromJson("{\"inFlight\":{\"sim-1\":2},\"residentBlocks\":{\"sim-1\":700},\"pins\":4,\"viewId\":2}");
+        MemberLoad old = MemberLoad.fromJson("{\"inFlight\":{\"sim-1\":2},\"residentBlocks\":{\"sim-1\":700},\"pins\":4,\"viewId\":2}");
         PeerResidency merged = PeerResidency.of(List.of(old));
         assertThat(merged.sessions()).isEmpty();
         assertThat(merged.byReplica().get("sim-1")).singleElement()
@@ -34,9 +34,9 @@ class PeerResidencyTest {
 
     @Test
     void residentsTravelAsJsonAndComeBackWhole() {
-        LoadReport r = new LoadReport(Map.of("sim-0", 1), Map.of("sim-0", 640L), 12, 5,
+        MemberLoad r = new MemberLoad(Map.of("sim-0", 1), Map.of("sim-0", 640L), 12, 5,
                 List.of(new PeerResident("model\u0000key-1", "sim-0", 640, new long[]{-4_611_686_018_427_387_904L, 42})));
-        LoadReport back = LoadReport.fromJson(r.toJson());
+        MemberLoad back = MemberLoad.fromJson(r.toJson());
         assertThat(back.pins()).isEqualTo(12);
         assertThat(back.residents()).singleElement().satisfies(p -> {
             assertThat(p.session()).isEqualTo("model\u0000key-1");

@@ -19,25 +19,25 @@ import java.util.Map;
  *                  peers count a session resident through two routers, and a prefix two sessions share, once;
  *                  empty from a router that predates them (its {@code residentBlocks} then count as they are)
  */
-public record LoadReport(Map<String, Integer> inFlight, Map<String, Long> residentBlocks, int pins, long viewId,
+public record MemberLoad(Map<String, Integer> inFlight, Map<String, Long> residentBlocks, int pins, long viewId,
                          List<PeerResident> residents) {
 
     private static final ObjectMapper JSON = new ObjectMapper();
 
     @JsonCreator
-    public LoadReport {
+    public MemberLoad {
         inFlight = inFlight == null ? Map.of() : Map.copyOf(inFlight);
         residentBlocks = residentBlocks == null ? Map.of() : Map.copyOf(residentBlocks);
         residents = residents == null ? List.of() : List.copyOf(residents);
     }
 
     /** A report without per-session residents. */
-    public LoadReport(Map<String, Integer> inFlight, Map<String, Long> residentBlocks, int pins, long viewId) {
+    public MemberLoad(Map<String, Integer> inFlight, Map<String, Long> residentBlocks, int pins, long viewId) {
         this(inFlight, residentBlocks, pins, viewId, List.of());
     }
 
-    public LoadReport withViewId(long id) {
-        return new LoadReport(inFlight, residentBlocks, pins, id, residents);
+    public MemberLoad withViewId(long id) {
+        return new MemberLoad(inFlight, residentBlocks, pins, id, residents);
     }
 
     String toJson() {
@@ -48,9 +48,9 @@ public record LoadReport(Map<String, Integer> inFlight, Map<String, Long> reside
         }
     }
 
-    static LoadReport fromJson(String json) {
+    static MemberLoad fromJson(String json) {
         try {
-            return JSON.readValue(json, LoadReport.class);
+            return JSON.readValue(json, MemberLoad.class);
         } catch (JsonProcessingException e) {
             throw new IllegalArgumentException("unreadable load report from a peer: " + e.getOriginalMessage(), e);
         }

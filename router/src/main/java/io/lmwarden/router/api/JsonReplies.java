@@ -8,11 +8,11 @@ import io.vertx.ext.web.RoutingContext;
 import java.io.IOException;
 
 /** How the admin API answers: a JSON body, or an error in the OpenAI shape (the admin API has no API of its own). */
-final class Json {
+final class JsonReplies {
 
     static final ObjectMapper MAPPER = new ObjectMapper();
 
-    private Json() {
+    private JsonReplies() {
     }
 
     static void send(RoutingContext rc, int status, Object value) {
