@@ -13,6 +13,7 @@ import io.lmwarden.router.placement.PolicyHolder;
 import io.lmwarden.router.placement.PrefillRates;
 import io.lmwarden.router.placement.PrefixIndexes;
 import io.lmwarden.router.placement.Reservations;
+import io.lmwarden.router.placement.SessionHomes;
 import io.lmwarden.router.placement.SessionPins;
 import io.lmwarden.router.placement.TtftEstimator;
 import io.lmwarden.router.placement.admission.AdmissionController;
@@ -41,8 +42,8 @@ import java.util.function.LongFunction;
 final class RouterParts {
 
     /** Placement and what it learns. */
-    record Placing(PrefixIndexes prefixIndexes, PrefillRates prefillRates, PolicyHolder policy, Reservations reservations,
-                   AdmissionController admission) {
+    record Placing(PrefixIndexes prefixIndexes, PrefillRates prefillRates, SessionHomes homes, PolicyHolder policy,
+                   Reservations reservations, AdmissionController admission) {
     }
 
     /** What counts and explains: meters, the session log, the UI's history and the diagnostics. */
@@ -80,15 +81,16 @@ final class RouterParts {
         Watching watching = watching(pool, pins, prefillRates, tuning.activeWindowWorkload(), timeScale);
         TtftEstimator estimator = new TtftEstimator(prefixIndexes, prefillRates, config.placement().maxNumSeqs(),
                 TtftEstimator.TYPICAL_DECODE_ENGINE_MS / timeScale);
-        PolicyHolder policy = new PolicyHolder(new PolicyFactory(pins, config.placement().maxNumSeqs(), estimator, timeScale),
+        SessionHomes homes = new SessionHomes(pins);
+        PolicyHolder policy = new PolicyHolder(new PolicyFactory(homes, config.placement().maxNumSeqs(), estimator, timeScale),
                 config.placement().startPolicy(), config.placement().spillThreshold());
         Placer placer = new Placer(policy, prefixIndexes);
-        Reservations reservations = new Reservations(placer, pool, prefixIndexes, prefillRates);
+        Reservations reservations = new Reservations(pool, prefixIndexes, prefillRates);
         AdmissionController admission = new AdmissionController(AdmissionRules.of(config.admission(), timeScale), placer, snapshot,
-                policy, pins, prefixIndexes, PrefixIndexes.DEFAULT_KV_CAPACITY_TOKENS, watching.metrics().admissionObserver(),
+                policy, homes, prefixIndexes, PrefixIndexes.DEFAULT_KV_CAPACITY_TOKENS, watching.metrics().admissionObserver(),
                 System::nanoTime, cluster.peerResidents());
         RouterParts parts = new RouterParts(discovery(config.discovery()), pool, cluster, snapshot,
-                new Placing(prefixIndexes, prefillRates, policy, reservations, admission), watching);
+                new Placing(prefixIndexes, prefillRates, homes, policy, reservations, admission), watching);
         parts.connect(RequestLog.to(requestLines, config.logging().json()), requestLines);
         return parts;
     }
@@ -119,13 +121,13 @@ final class RouterParts {
         // what the prefix index believes it holds, the sessions homed there and its residents with it.
         pool.onAdded(metrics::replicaDiscovered);
         pool.onUnavailable(placing.prefixIndexes()::forget);
-        pool.onUnavailable(cluster.pins()::release);
+        pool.onUnavailable(placing.homes()::releaseReplica);
         pool.onUnavailable(admission::forgetReplica);
         // Each attempt's placed → accepted → ended. Placement's own learning listens first (inside Reservations: the
         // prefix index, the prefill rates), so that everything after it reads the updated state; then the accounting;
-        // then admission, which ends a step's residency hold; the request log last.
+        // the request log last. Admission is no listener: every attempt passes it, and it hears of the request's end
+        // once, from the exchange, after the attempt's listeners.
         placing.reservations().listen(watching.accounting());
-        placing.reservations().listen(admission.feedback());
         placing.reservations().listen(requestLog);
         metrics.gaugeAdmission(admission);
         metrics.countRequestLogDrops(requestLines);

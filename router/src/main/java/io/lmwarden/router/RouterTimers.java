@@ -2,7 +2,7 @@ package io.lmwarden.router;
 
 import io.lmwarden.router.cluster.MemberLoad;
 import io.lmwarden.router.config.RouterConfig;
-import io.lmwarden.router.placement.SessionPins;
+import io.lmwarden.router.placement.SessionHomes;
 import io.lmwarden.router.placement.admission.AdmissionController;
 import io.lmwarden.router.placement.admission.AdmissionRules;
 import io.lmwarden.router.pool.EngineMetricsScraper;
@@ -39,15 +39,15 @@ final class RouterTimers implements AutoCloseable {
     static RouterTimers start(Vertx vertx, HttpClient checks, RouterConfig config, RouterParts parts) {
         ReplicaPool pool = parts.pool;
         AdmissionController admission = parts.placing.admission();
-        SessionPins pins = parts.pins();
+        SessionHomes homes = parts.placing.homes();
         ReplicaHistory history = parts.watching.history();
         parts.discovery.start(pool::apply);
         EngineMetricsScraper scraper = new EngineMetricsScraper(vertx, checks, pool, config.discovery().scrapeInterval(),
                 config.discovery().healthTimeout());
         scraper.start();
-        vertx.setPeriodic(pinSweepMillis(config.placement().sessionIdleTimeout()), id -> pins.expireIdle(System.nanoTime()));
+        vertx.setPeriodic(pinSweepMillis(config.placement().sessionIdleTimeout()), id -> homes.expireIdle(System.nanoTime()));
         vertx.setPeriodic(loadReportPeriodMillis(config.simulation().timeScale()), id -> parts.cluster.publish(ownLoad(parts)));
-        vertx.setPeriodic(pumpPeriodMillis(admission.settings()), id -> admission.pump());
+        vertx.setPeriodic(pumpPeriodMillis(admission.rules()), id -> admission.pump());
         history.sample(System.currentTimeMillis(), pool.all());
         vertx.setPeriodic(ReplicaHistory.SAMPLE_MILLIS, id -> history.sample(System.currentTimeMillis(), pool.all()));
         return new RouterTimers(parts, scraper);

@@ -124,6 +124,28 @@ class LayeringTest {
         assertThat(Files.readString(SOURCES.resolve("placement/PrefillLearning.java"))).contains("rates.observe(");
     }
 
+    /** Pins are moved, released and expired in one place: policies, admission and the wiring all go through it. */
+    @Test
+    void onlySessionHomesWritesThePins() throws IOException {
+        Pattern pinWrites = Pattern.compile("\\.pin\\(|\\.claim\\(|pins\\(\\)::release|(?:pins|affinity|table)(?:\\(\\))?\\.release\\("
+                + "|(?:pins|affinity)(?:\\(\\))?\\.expireIdle\\(");
+        Set<String> store = Set.of("placement/SessionHomes.java", "placement/SessionPins.java", "placement/AffinityTable.java");
+        List<String> violations = new ArrayList<>();
+        for (Map.Entry<String, List<Path>> pkg : sourcesByPackage().entrySet()) {
+            for (Path f : pkg.getValue()) {
+                // The cluster's pin store implements SessionPins; SessionHomes is the one that calls it.
+                if (store.contains(shown(f)) || pkg.getKey().equals("cluster")) {
+                    continue;
+                }
+                Matcher m = pinWrites.matcher(Files.readString(f));
+                while (m.find()) {
+                    violations.add(shown(f) + ": " + m.group());
+                }
+            }
+        }
+        assertThat(violations).isEmpty();
+    }
+
     @Test
     void theRuntimeDoesNotKnowTheSimulator() throws IOException {
         // Only RouterMain's replica source for --simulate starts simulated replicas.

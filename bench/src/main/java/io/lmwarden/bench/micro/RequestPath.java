@@ -14,6 +14,7 @@ import io.lmwarden.router.placement.PrefillRates;
 import io.lmwarden.router.placement.PrefixIndexes;
 import io.lmwarden.router.placement.Reservation;
 import io.lmwarden.router.placement.Reservations;
+import io.lmwarden.router.placement.SessionHomes;
 import io.lmwarden.router.placement.TtftEstimator;
 import io.lmwarden.router.placement.admission.AdmissionController;
 import io.lmwarden.router.placement.admission.AdmissionRules;
@@ -154,7 +155,7 @@ public class RequestPath {
         }
     }
 
-    /** A router's placement and feedback, wired as RouterRuntime wires them, with 1M sessions pinned on 64 replicas. */
+    /** A router's placement and feedback, wired as RouterParts wires them, with 1M sessions pinned on 64 replicas. */
     @State(Scope.Benchmark)
     public static class Router {
         @Param({"affinity+admission", "affinity", "cost", "least-loaded"})
@@ -214,16 +215,16 @@ public class RequestPath {
             PrefixIndexes prefixIndexes = new PrefixIndexes(38_400);
             PrefillRates prefillRates = new PrefillRates(0.3);
             TtftEstimator estimator = new TtftEstimator(prefixIndexes, prefillRates, 32, 256 * 25);
-            PolicyHolder policies = new PolicyHolder(new PolicyFactory(pins, 32, estimator, 1), policyName, SpillThreshold.AUTO);
+            SessionHomes homes = new SessionHomes(pins);
+            PolicyHolder policies = new PolicyHolder(new PolicyFactory(homes, 32, estimator, 1), policyName, SpillThreshold.AUTO);
             Placer placer = new Placer(policies, prefixIndexes);
-            reservations = new Reservations(placer, pool, prefixIndexes, prefillRates);
+            reservations = new Reservations(pool, prefixIndexes, prefillRates);
             reservations.listen(new RequestAccounting(metrics, new SessionLog(2_000, 50), new PrefixBreakDetector(4096), prefillRates,
                     new TokenRates(), new LiveWorkingSets(Duration.ofMinutes(1), 4096)));
             // The router's defaults, as it starts with them.
             AdmissionRules settings = AdmissionRules.of(io.lmwarden.router.config.RouterConfig.defaults().admission().withEnabled(admit), 1);
-            admission = new AdmissionController(settings, placer, this::snapshot, policies, pins, prefixIndexes, 38_400,
+            admission = new AdmissionController(settings, placer, this::snapshot, policies, homes, prefixIndexes, 38_400,
                     metrics.admissionObserver(), () -> clock);
-            reservations.listen(admission.feedback());
             metrics.gaugeAdmission(admission);
             reservations.listen(new RequestLog(false, line -> lastLogLine = line));
         }
@@ -263,7 +264,7 @@ public class RequestPath {
                 return null;
             }
             long now = clock;
-            Reservation r = reservations.openAt(facts, a.get().placement(), this::snapshot, tried, now, now);
+            Reservation r = reservations.openAt(facts, a.get().placement(), tried, now).orElseThrow();
             r.sent(now + 50_000);
             r.firstByte(now + 5_000_000, 200);
             int prompt = facts.shape().estimatedTokens();

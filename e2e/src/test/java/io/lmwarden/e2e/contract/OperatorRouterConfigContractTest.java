@@ -24,6 +24,7 @@ import io.lmwarden.router.placement.AffinityTable;
 import io.lmwarden.router.placement.PolicyFactory;
 import io.lmwarden.router.placement.PrefillRates;
 import io.lmwarden.router.placement.PrefixIndexes;
+import io.lmwarden.router.placement.SessionHomes;
 import io.lmwarden.router.placement.TtftEstimator;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -113,7 +114,7 @@ class OperatorRouterConfigContractTest {
     void everyPolicyTheCrdAllowsIsOneTheRouterBuildsAndBack() throws Exception {
         Set<String> allowed = alternatives(routerSchema().at("/policy/pattern").asText());
         assertThat(allowed).as("policies the CRD allows vs the router's").isEqualTo(new TreeSet<>(PolicyFactory.NAMES));
-        PolicyFactory factory = new PolicyFactory(new AffinityTable(10, Duration.ofMinutes(1)), 32,
+        PolicyFactory factory = new PolicyFactory(new SessionHomes(new AffinityTable(10, Duration.ofMinutes(1))), 32,
                 new TtftEstimator(new PrefixIndexes(38_400), new PrefillRates(0.2), 32, 6400), 1);
         for (String name : allowed) {
             assertThat(factory.create(name, SpillThreshold.AUTO).name()).isEqualTo(name);

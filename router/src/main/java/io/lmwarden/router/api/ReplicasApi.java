@@ -93,7 +93,7 @@ public final class ReplicasApi {
     }
 
     private Map<String, Object> queue() {
-        var s = admission.settings();
+        var s = admission.rules();
         Map<String, Object> q = new LinkedHashMap<>();
         q.put("admission", s.enabled());
         q.put("length", admission.queueLength());

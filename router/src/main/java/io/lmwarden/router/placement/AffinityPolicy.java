@@ -16,9 +16,11 @@ public final class AffinityPolicy implements PlacementPolicy {
     public static final String NAME = "affinity";
 
     private final SessionHomes homes;
+    private final int threshold;
 
-    public AffinityPolicy(SessionPins table, SpillThreshold spillThreshold, int maxNumSeqs) {
-        this.homes = new SessionHomes(table, spillThreshold, maxNumSeqs);
+    public AffinityPolicy(SessionHomes homes, SpillThreshold spillThreshold, int maxNumSeqs) {
+        this.homes = homes;
+        this.threshold = spillThreshold.resolve(maxNumSeqs);
     }
 
     @Override
@@ -33,17 +35,17 @@ public final class AffinityPolicy implements PlacementPolicy {
 
     @Override
     public OptionalInt spillThreshold() {
-        return OptionalInt.of(homes.threshold());
+        return OptionalInt.of(threshold);
     }
 
     @Override
     public Placement place(PlacementRequest request) {
-        SessionHomes.Step step = homes.step(request, BY_LOAD);
+        SessionHomes.Step step = homes.step(request, threshold, BY_LOAD);
         if (step.decided().isPresent()) {
             return step.decided().get();
         }
         ReplicaView h = step.home();
-        return new Placement(h, Decision.STICKY, "home replica, " + h.inFlight() + " in flight (spill threshold " + homes.threshold() + ")");
+        return new Placement(h, Decision.STICKY, "home replica, " + h.inFlight() + " in flight (spill threshold " + threshold + ")");
     }
 
     /** New sessions and spills both go to the least loaded; affinity does not guess what a replica holds. */

@@ -41,14 +41,16 @@ public final class CostPolicy implements PlacementPolicy {
     static final double NEW_SESSION_ABSOLUTE_MARGIN_ENGINE_MS = 250;
 
     private final SessionHomes homes;
+    private final int threshold;
     private final TtftEstimator estimator;
     private final double timeScale;
 
     /**
      * @param timeScale engines that run K times faster than real time (a simulator) shrink the absolute margin K times
      */
-    public CostPolicy(SessionPins table, SpillThreshold spillThreshold, int maxNumSeqs, TtftEstimator estimator, double timeScale) {
-        this.homes = new SessionHomes(table, spillThreshold, maxNumSeqs);
+    public CostPolicy(SessionHomes homes, SpillThreshold spillThreshold, int maxNumSeqs, TtftEstimator estimator, double timeScale) {
+        this.homes = homes;
+        this.threshold = spillThreshold.resolve(maxNumSeqs);
         this.estimator = estimator;
         this.timeScale = timeScale;
     }
@@ -65,7 +67,7 @@ public final class CostPolicy implements PlacementPolicy {
 
     @Override
     public OptionalInt spillThreshold() {
-        return OptionalInt.of(homes.threshold());
+        return OptionalInt.of(threshold);
     }
 
     /** A home that still holds a good part of the prompt. */
@@ -85,7 +87,7 @@ public final class CostPolicy implements PlacementPolicy {
         for (ReplicaView r : request.candidates()) {
             estimates.add(estimator.estimate(r, f.shape()));
         }
-        SessionHomes.Step step = homes.step(request, new SessionHomes.Choices() {
+        SessionHomes.Step step = homes.step(request, threshold, new SessionHomes.Choices() {
             @Override
             public Placement forNewSession(List<ReplicaView> candidates, String why) {
                 TtftEstimate target = bestForNewSession(estimates);

@@ -49,9 +49,9 @@ public final class Placer {
         return p.expectedCachedTokens() > 0 ? p : p.withExpectedCachedTokens(prefixIndexes.heldTokens(p.replica(), facts.shape()));
     }
 
-    /** The replicas a policy could choose from for this request (ready, serving its model), for admission's alternatives. */
-    public static List<ReplicaView> eligible(RequestFacts facts, PoolSnapshot pool) throws NoReplicaAvailableException {
-        List<ReplicaView> ready = ready(pool, Set.of());
+    /** The replicas a policy could choose from for this request (ready, serving its model, not tried), for admission's alternatives. */
+    public static List<ReplicaView> eligible(RequestFacts facts, PoolSnapshot pool, Set<String> alreadyTried) throws NoReplicaAvailableException {
+        List<ReplicaView> ready = ready(pool, alreadyTried);
         List<ReplicaView> serving = serving(facts, ready);
         return serving.isEmpty() ? ready : serving;
     }

@@ -11,13 +11,13 @@ public final class PolicyFactory {
     /** Checked when the setting is read ({@link PlacementSettings#POLICY}); a test checks that each one is built here. */
     public static final List<String> NAMES = PlacementSettings.POLICIES;
 
-    private final SessionPins affinity;
+    private final SessionHomes homes;
     private final int maxNumSeqs;
     private final TtftEstimator estimator;
     private final double timeScale;
 
-    public PolicyFactory(SessionPins affinity, int maxNumSeqs, TtftEstimator estimator, double timeScale) {
-        this.affinity = affinity;
+    public PolicyFactory(SessionHomes homes, int maxNumSeqs, TtftEstimator estimator, double timeScale) {
+        this.homes = homes;
         this.maxNumSeqs = maxNumSeqs;
         this.estimator = estimator;
         this.timeScale = timeScale;
@@ -25,8 +25,8 @@ public final class PolicyFactory {
 
     public PlacementPolicy create(String name, SpillThreshold spillThreshold) {
         return switch (name) {
-            case AffinityPolicy.NAME -> new AffinityPolicy(affinity, spillThreshold, maxNumSeqs);
-            case CostPolicy.NAME -> new CostPolicy(affinity, spillThreshold, maxNumSeqs, estimator, timeScale);
+            case AffinityPolicy.NAME -> new AffinityPolicy(homes, spillThreshold, maxNumSeqs);
+            case CostPolicy.NAME -> new CostPolicy(homes, spillThreshold, maxNumSeqs, estimator, timeScale);
             case LeastLoadedPolicy.NAME -> new LeastLoadedPolicy();
             case RoundRobinPolicy.NAME -> new RoundRobinPolicy();
             case PassthroughPolicy.NAME -> new PassthroughPolicy();

@@ -1,6 +1,5 @@
 package io.lmwarden.router.placement;
 
-import io.lmwarden.router.config.SpillThreshold;
 import io.lmwarden.router.pool.ReplicaView;
 import io.lmwarden.router.session.RequestFacts;
 
@@ -9,13 +8,14 @@ import java.util.List;
 import java.util.Optional;
 
 /**
- * The step every session-pinning policy takes first: find the session's home; a session without
- * one, or whose home cannot take requests, is placed as new and pinned; a home at the spill cap
- * gives the step to a less busy replica and the session is re-pinned there. What is left, a home
- * under the cap, is the policy's own choice ({@link Step#home()}), and a move it decides on goes
- * through {@link #move} so that it is pinned the same way.
+ * Where each session lives, and the only writer of the pins ({@link SessionPins}): the home step every
+ * session-pinning policy takes first, the moves policies and admission decide on, and the releases of replicas
+ * that leave. The step: find the session's home; a session without one, or whose home cannot take requests, is
+ * placed as new and pinned; a home at the spill cap gives the step to a less busy replica and the session is
+ * re-pinned there. What is left, a home under the cap, is the policy's own choice ({@link Step#home()}), and a move
+ * it decides on goes through {@link #move} so that it is pinned the same way.
  */
-final class SessionHomes {
+public final class SessionHomes {
 
     /** What a policy contributes to the shared step. */
     interface Choices {
@@ -34,20 +34,13 @@ final class SessionHomes {
     }
 
     private final SessionPins table;
-    private final SpillThreshold spillThreshold;
-    private final int maxNumSeqs;
 
-    SessionHomes(SessionPins table, SpillThreshold spillThreshold, int maxNumSeqs) {
+    public SessionHomes(SessionPins table) {
         this.table = table;
-        this.spillThreshold = spillThreshold;
-        this.maxNumSeqs = maxNumSeqs;
     }
 
-    int threshold() {
-        return spillThreshold.resolve(maxNumSeqs);
-    }
-
-    Step step(PlacementRequest request, Choices choices) {
+    /** @param threshold in-flight requests at which the home gives a step away */
+    Step step(PlacementRequest request, int threshold, Choices choices) {
         RequestFacts f = request.facts();
         Optional<String> home = table.lookup(f.model(), f.sessionKey().value(), request.nowNanos());
         Optional<ReplicaView> homeView = home.flatMap(h -> byId(request.candidates(), h));
@@ -63,7 +56,6 @@ final class SessionHomes {
                 others.add(r);
             }
         }
-        int threshold = threshold();
         // The step would push the home over its threshold: move, but only to somewhere less busy.
         if (h.inFlight() >= threshold && !others.isEmpty()) {
             ReplicaView target = choices.overCapTarget(h, others);
@@ -112,5 +104,20 @@ final class SessionHomes {
 
     private void pin(PlacementRequest request, ReplicaView r) {
         table.pin(request.facts().model(), request.facts().sessionKey().value(), r.id(), request.nowNanos());
+    }
+
+    /** Admission sent the session's step elsewhere than the policy chose (over its KV budget there): it lives there now. */
+    public void moved(RequestFacts facts, String replicaId, long nowNanos) {
+        table.pin(facts.model(), facts.sessionKey().value(), replicaId, nowNanos);
+    }
+
+    /** The replica left the pool or stopped being ready: its sessions have no home any more. Returns how many. */
+    public int releaseReplica(String replicaId) {
+        return table.release(replicaId);
+    }
+
+    /** Forgets sessions idle longer than the pins' timeout; returns how many. Called on a timer. */
+    public int expireIdle(long nowNanos) {
+        return table.expireIdle(nowNanos);
     }
 }

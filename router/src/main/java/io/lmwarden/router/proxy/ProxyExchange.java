@@ -17,6 +17,7 @@ import io.vertx.core.http.HttpServerRequest;
 import io.vertx.core.http.HttpServerResponse;
 
 import java.util.LinkedHashSet;
+import java.util.Optional;
 import java.util.Set;
 import java.util.function.Consumer;
 import java.util.logging.Logger;
@@ -91,7 +92,7 @@ final class ProxyExchange {
             if (now.isPresent()) {
                 onAdmitted(now.get());
             } else if (!done && admitted == null && facts.stream()) {
-                keepAlive.start(ctx.admission().settings().keepAliveNanos());
+                keepAlive.start(ctx.admission().rules().keepAliveNanos());
             }
         } catch (NoReplicaAvailableException e) {
             noReplica(e);
@@ -131,7 +132,10 @@ final class ProxyExchange {
     }
 
     /**
-     * @param failed   the attempt this one retries, closed as retried only once the retry has a replica
+     * An attempt where admission placed the request ({@link #admitted}), or, for a retry, where admission places it
+     * now among the replicas not tried yet; a retry that finds no room within the KV budget waits in the queue.
+     *
+     * @param failed   the attempt this one retries, closed as retried once the retry has a replica or waits for one
      * @param noneLeft when no replica is left for the retry: the failed attempt's own ending is the request's last word
      */
     private void attempt(Consumer<Reservation> failed, Runnable noneLeft) {
@@ -140,13 +144,19 @@ final class ProxyExchange {
             attempted = true;
             firstAttemptNanos = now;
         }
-        Reservation r;
+        Placement at = admitted;
+        admitted = null;
+        Optional<Reservation> opened;
         try {
-            Placement at = admitted;
-            admitted = null;
-            r = at != null
-                    ? ctx.reservations().openAt(facts, at, ctx.snapshot(), tried, now, receivedAtNanos)
-                    : ctx.reservations().open(facts, ctx.snapshot().apply(now), tried, now, receivedAtNanos);
+            if (at == null) {
+                Optional<AdmissionController.Admission> a = ctx.admission().submit(facts, tried, waiter);
+                if (a.isEmpty()) {
+                    waitForRoom(failed);
+                    return;
+                }
+                at = a.get().placement();
+            }
+            opened = ctx.reservations().openAt(facts, at, tried, receivedAtNanos);
         } catch (NoReplicaAvailableException e) {
             if (noneLeft != null) {
                 noneLeft.run();
@@ -155,6 +165,12 @@ final class ProxyExchange {
             }
             return;
         }
+        if (opened.isEmpty()) {
+            // The replica left the pool since admission chose it: placed again, among the others.
+            attempt(failed, noneLeft);
+            return;
+        }
+        Reservation r = opened.get();
         if (failed != null) {
             failed.accept(reservation);
         }
@@ -184,6 +200,18 @@ final class ProxyExchange {
                 upstreamFailedBeforeResponse(r, new UpstreamCall.Failed(FailureKind.SEND, ar.cause().toString(), false));
             }
         });
+    }
+
+    /** A retry waits for room within the KV budget: the failed attempt is over, and a stream is kept alive meanwhile. */
+    private void waitForRoom(Consumer<Reservation> failed) {
+        // The failed attempt's replica is no longer watched: nothing more is expected of it.
+        idle.stop();
+        if (failed != null && reservation != null && !reservation.closed()) {
+            failed.accept(reservation);
+        }
+        if (!done && facts.stream()) {
+            keepAlive.start(ctx.admission().rules().keepAliveNanos());
+        }
     }
 
     private void relay(Reservation r, HttpClientResponse up) {
@@ -406,7 +434,7 @@ final class ProxyExchange {
         if (reservation != null && !reservation.closed()) {
             close.accept(reservation);
         }
-        // Admission hears the end through the reservation; this covers a request that never got one (queued, rejected).
+        // Admission hears of the end here, once, however the request ended.
         ctx.admission().release(facts, waiter);
         ctx.inFlight().end();
     }

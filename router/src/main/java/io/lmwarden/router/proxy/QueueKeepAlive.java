@@ -28,7 +28,11 @@ final class QueueKeepAlive {
         this.flavor = flavor;
     }
 
+    /** Starts the keep-alives, unless they run already (a retry that waits again after a first wait). */
     void start(long intervalNanos) {
+        if (timer >= 0) {
+            return;
+        }
         long ms = Math.max(1, intervalNanos / 1_000_000);
         timer = vertx.setPeriodic(ms, id -> ping());
     }

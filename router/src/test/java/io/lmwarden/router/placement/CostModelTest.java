@@ -95,7 +95,7 @@ class CostModelTest {
     void equalReplicasNeverTradeASessionBackAndForth() {
         PrefixIndexes indexes = new PrefixIndexes(38_400);
         AffinityTable table = new AffinityTable(1000, Duration.ofHours(1));
-        CostPolicy policy = new CostPolicy(table, SpillThreshold.AUTO, 32, new TtftEstimator(indexes, new PrefillRates(MS_PER_TOKEN), 32, 6400), 1);
+        CostPolicy policy = new CostPolicy(new SessionHomes(table), SpillThreshold.AUTO, 32, new TtftEstimator(indexes, new PrefillRates(MS_PER_TOKEN), 32, 6400), 1);
         PromptShape shape = prompt("t".repeat(8000));
         List<ReplicaView> pool = List.of(replica("a", 1, 100, 1, 1, 0), replica("b", 1, 100, 1, 1, 0));
         Placement first = policy.place(new PlacementRequest(facts("s", shape), pool, new PoolSnapshot(pool, 0), 0));
@@ -116,7 +116,7 @@ class CostModelTest {
     void movesWhenTheHomeQueueCostsMoreThanRecomputingAndNotBefore() {
         PrefixIndexes indexes = new PrefixIndexes(38_400);
         AffinityTable table = new AffinityTable(1000, Duration.ofHours(1));
-        CostPolicy policy = new CostPolicy(table, SpillThreshold.fixed(100), 32,
+        CostPolicy policy = new CostPolicy(new SessionHomes(table), SpillThreshold.fixed(100), 32,
                 new TtftEstimator(indexes, new PrefillRates(MS_PER_TOKEN), 32, 6400), 1);
         PromptShape shape = prompt("h".repeat(40_000));
         table.pin("m", "s", "home", 0);
@@ -138,7 +138,7 @@ class CostModelTest {
     void aNewRequestGoesWhereItsSharedPrefixIsWarmUnlessThatReplicaIsBusy() {
         PrefixIndexes indexes = new PrefixIndexes(38_400);
         AffinityTable table = new AffinityTable(1000, Duration.ofHours(1));
-        CostPolicy policy = new CostPolicy(table, SpillThreshold.AUTO, 32, new TtftEstimator(indexes, new PrefillRates(MS_PER_TOKEN), 32, 6400), 1);
+        CostPolicy policy = new CostPolicy(new SessionHomes(table), SpillThreshold.AUTO, 32, new TtftEstimator(indexes, new PrefillRates(MS_PER_TOKEN), 32, 6400), 1);
         String system = "shared system prompt ".repeat(700);
         ReplicaView warm = replica("b-warm", 0, 0, 0, 0, 0);
         indexes.of(warm).insert(prompt(system + "first user"));

@@ -122,7 +122,7 @@ class PlacementTablesTest {
     @MethodSource("affinityRows")
     void affinity(Row row) {
         AffinityTable table = new AffinityTable(100, Duration.ofMinutes(30));
-        AffinityPolicy policy = new AffinityPolicy(table, SpillThreshold.AUTO, 32);
+        AffinityPolicy policy = new AffinityPolicy(new SessionHomes(table), SpillThreshold.AUTO, 32);
         assertThat(policy.pinsSessions()).isTrue();
         assertThat(policy.spillThreshold()).hasValue(8);
         assertRow(row, decide(policy, table, row), table);
@@ -134,7 +134,7 @@ class PlacementTablesTest {
         AffinityTable table = new AffinityTable(100, Duration.ofMinutes(30));
         PrefixIndexes indexes = new PrefixIndexes(38_400);
         row.pool().stream().filter(r -> row.warm().contains(r.id())).forEach(r -> indexes.of(r).insert(PROMPT));
-        CostPolicy policy = new CostPolicy(table, SpillThreshold.AUTO, 32, new TtftEstimator(indexes, new PrefillRates(MS_PER_TOKEN), 32, 6400), 1);
+        CostPolicy policy = new CostPolicy(new SessionHomes(table), SpillThreshold.AUTO, 32, new TtftEstimator(indexes, new PrefillRates(MS_PER_TOKEN), 32, 6400), 1);
         assertThat(policy.pinsSessions()).isTrue();
         Placement p = decide(policy, table, row);
         assertRow(row, p, table);
@@ -179,7 +179,7 @@ class PlacementTablesTest {
         AffinityTable table = new AffinityTable(100, Duration.ofMinutes(30));
         PrefixIndexes indexes = new PrefixIndexes(38_400);
         indexes.of(idle("b")).insert(PROMPT);
-        Placer placer = new Placer(() -> new AffinityPolicy(table, SpillThreshold.AUTO, 32), indexes);
+        Placer placer = new Placer(() -> new AffinityPolicy(new SessionHomes(table), SpillThreshold.AUTO, 32), indexes);
         PoolSnapshot snapshot = new PoolSnapshot(row.pool(), 0);
         if (row.failStatus() != 0) {
             assertThatThrownBy(() -> placer.place(row.facts(), snapshot, row.tried(), 1))

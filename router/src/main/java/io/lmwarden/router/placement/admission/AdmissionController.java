@@ -1,16 +1,13 @@
 package io.lmwarden.router.placement.admission;
 
-import io.lmwarden.router.placement.SessionPins;
 import io.lmwarden.router.placement.Decision;
 import io.lmwarden.router.placement.LoadOrder;
 import io.lmwarden.router.placement.NoReplicaAvailableException;
 import io.lmwarden.router.placement.Placement;
 import io.lmwarden.router.placement.PlacementPolicy;
-import io.lmwarden.router.placement.AttemptEnd;
-import io.lmwarden.router.placement.PlacementFeedback;
 import io.lmwarden.router.placement.Placer;
-import io.lmwarden.router.placement.Reservation;
 import io.lmwarden.router.placement.PrefixIndexes;
+import io.lmwarden.router.placement.SessionHomes;
 import io.lmwarden.router.pool.PoolSnapshot;
 import io.lmwarden.router.pool.ReplicaView;
 import io.lmwarden.router.session.RequestFacts;
@@ -29,12 +26,15 @@ import java.util.function.LongSupplier;
 import java.util.function.Supplier;
 
 /**
- * KV-budgeted session admission. A step of a resident session goes where the policy sends it (home)
- * at once. A step of a session that is not resident is admitted where the policy would place it if
- * its working set fits that replica's budget, else on the least loaded replica where it fits, else —
- * only when a replica's compute would otherwise idle — on a replica whose idle residents give up their
- * residency; otherwise it waits in a FIFO queue, bounded in length and time. Resident sessions never
- * wait behind newcomers; a newcomer never overtakes an earlier one.
+ * KV-budgeted session admission: the stage of placement every attempt of a proxied request passes, its first and
+ * its retries, before a replica is reserved. A step of a resident session goes where the policy sends it (home) at
+ * once. A step of a session that is not resident is admitted where the policy would place it if its working set
+ * fits that replica's budget, else on the least loaded replica where it fits, else — only when a replica's compute
+ * would otherwise idle — on a replica whose idle residents give up their residency; otherwise it waits in a FIFO
+ * queue, bounded in length and time. A request that already holds its admission and must go elsewhere (a retry
+ * after its replica failed, or that replica left the pool) is placed by the same rule among the replicas it has not
+ * tried, its residency moving with it, or waits ahead of newcomers. Resident sessions never wait behind newcomers;
+ * a newcomer never overtakes an earlier one. The budget arithmetic is the {@link ResidencyTable}'s ledger's.
  *
  * <p>All state changes happen under this object's lock; waiters are told outside it.
  */
@@ -71,21 +71,11 @@ public final class AdmissionController {
         }
     }
 
-    /** One admitted request's hold on its session's residency; {@link #close} exactly once, when it ends. */
+    /** One admitted request's hold on its session's residency; {@link #close} exactly once, when the request ends. */
     public interface Ticket {
-        /** A retry sent the request elsewhere. */
-        void moved(String replica);
-
         void close();
 
-        Ticket NONE = new Ticket() {
-            @Override
-            public void moved(String replica) {
-            }
-
-            @Override
-            public void close() {
-            }
+        Ticket NONE = () -> {
         };
     }
 
@@ -98,15 +88,14 @@ public final class AdmissionController {
     private final Placer placer;
     private final LongFunction<PoolSnapshot> snapshot;
     private final Supplier<PlacementPolicy> policy;
-    private final SessionPins affinity;
+    private final SessionHomes homes;
     private final PrefixIndexes prefixIndexes;
-    private final int defaultCapacityTokens;
     private final AdmissionObserver observer;
     private final LongSupplier clock;
     private final PeerResidents peers;
-    private final ResidencyTable residencies = new ResidencyTable();
+    private final ResidencyTable residencies;
     private final Map<Waiter, AdmissionQueue.Entry<Pending>> waiting = new HashMap<>();
-    /** Admitted requests by their facts (one object per request), until their last attempt ends. */
+    /** Admitted requests by their facts (one object per request), until the request ends. */
     private final Map<RequestFacts, Ticket> admitted = new IdentityHashMap<>();
     private final AtomicLong admittedNow = new AtomicLong();
     private final AtomicLong admittedFromQueue = new AtomicLong();
@@ -115,13 +104,13 @@ public final class AdmissionController {
     private final AtomicLong revokedUnderPressure = new AtomicLong();
     private final AtomicLong yielded = new AtomicLong();
     private final AtomicLong expired = new AtomicLong();
-    private volatile AdmissionRules settings;
-    private AdmissionQueue<Pending> queue;
+    private volatile AdmissionRules rules;
+    private final AdmissionQueue<Pending> queue;
 
-    public AdmissionController(AdmissionRules settings, Placer placer, LongFunction<PoolSnapshot> snapshot,
-                               Supplier<PlacementPolicy> policy, SessionPins affinity, PrefixIndexes prefixIndexes,
+    public AdmissionController(AdmissionRules rules, Placer placer, LongFunction<PoolSnapshot> snapshot,
+                               Supplier<PlacementPolicy> policy, SessionHomes homes, PrefixIndexes prefixIndexes,
                                int defaultCapacityTokens, AdmissionObserver observer, LongSupplier clock) {
-        this(settings, placer, snapshot, policy, affinity, prefixIndexes, defaultCapacityTokens, observer, clock, PeerResidents.NONE);
+        this(rules, placer, snapshot, policy, homes, prefixIndexes, defaultCapacityTokens, observer, clock, PeerResidents.NONE);
     }
 
     /**
@@ -130,71 +119,85 @@ public final class AdmissionController {
      * that a replica has one budget however many routers admit to it; and a session resident through
      * another router is resident here too, since its steps reach the routers in any order.
      */
-    public AdmissionController(AdmissionRules settings, Placer placer, LongFunction<PoolSnapshot> snapshot,
-                               Supplier<PlacementPolicy> policy, SessionPins affinity, PrefixIndexes prefixIndexes,
+    public AdmissionController(AdmissionRules rules, Placer placer, LongFunction<PoolSnapshot> snapshot,
+                               Supplier<PlacementPolicy> policy, SessionHomes homes, PrefixIndexes prefixIndexes,
                                int defaultCapacityTokens, AdmissionObserver observer, LongSupplier clock,
                                PeerResidents peers) {
         this.peers = peers;
-        this.settings = settings;
+        this.rules = rules;
         this.placer = placer;
         this.snapshot = snapshot;
         this.policy = policy;
-        this.affinity = affinity;
+        this.homes = homes;
         this.prefixIndexes = prefixIndexes;
-        this.defaultCapacityTokens = defaultCapacityTokens;
         this.observer = observer;
         this.clock = clock;
-        this.queue = new AdmissionQueue<>(settings.queueMax(), settings.queueTimeoutNanos());
+        this.residencies = new ResidencyTable(rules.kvBudget(), defaultCapacityTokens, peers);
+        this.queue = new AdmissionQueue<>(rules.queueMax(), rules.queueTimeoutNanos());
     }
 
-    private record Pending(RequestFacts facts, String session, WorkingSet workingSet, Waiter waiter) {
+    /**
+     * A request in the queue. {@code tried}: the replicas earlier attempts failed on (empty for a first attempt);
+     * {@code again}: it holds its admission already and is placed again (a retry), so its step is counted once.
+     */
+    private record Pending(RequestFacts facts, String session, WorkingSet workingSet, Waiter waiter, Set<String> tried, boolean again) {
     }
 
-    public AdmissionRules settings() {
-        return settings;
+    public AdmissionRules rules() {
+        return rules;
     }
 
     /** Switches admission on or off at run time; switching off admits everything waiting on the next pump. */
     public void setEnabled(boolean on) {
-        settings = settings.withEnabled(on);
+        rules = rules.withEnabled(on);
         pump();
     }
 
     public boolean enabled() {
-        return settings.enabled();
+        return rules.enabled();
     }
 
     /**
-     * Admits the request now (returns its admission), or queues it, or rejects it (returns empty; the
-     * waiter is told, a rejection before this returns).
+     * Admits the attempt now (returns its admission), or queues it, or rejects it (returns empty; the waiter is told,
+     * a rejection before this returns). A request that holds its admission already and asks again — a retry, with
+     * the replicas it failed on in {@code alreadyTried} — is placed within the budget too.
      */
     public Optional<Admission> submit(RequestFacts facts, Set<String> alreadyTried, Waiter waiter) throws NoReplicaAvailableException {
         Rejection rejection;
         synchronized (this) {
             long now = clock.getAsLong();
-            AdmissionRules s = settings;
+            AdmissionRules s = rules;
             boolean pinnedByClient = facts.pinnedReplica().isPresent() || facts.dataParallelRank().isPresent();
             if (!s.enabled() || pinnedByClient) {
                 return Optional.of(new Admission(placer.place(facts, snapshot.apply(now), alreadyTried, now), Ticket.NONE, 0));
             }
             String session = sessionOf(facts);
             WorkingSet ws = WorkingSet.of(facts);
-            if (residencies.isResident(session) || peers.holds(session)) {
+            boolean again = admitted.containsKey(facts);
+            if (again) {
+                // Its step is under way already: it moves within the budget, or waits for room ahead of newcomers.
+                Optional<Placement> p = placeWithinBudget(facts, session, ws, alreadyTried, true, now);
+                if (p.isPresent()) {
+                    admittedNow.incrementAndGet();
+                    return Optional.of(new Admission(p.get(), admitted.get(facts), 0));
+                }
+            } else if (residencies.isResident(session) || peers.holds(session)) {
                 Placement p = placer.place(facts, snapshot.apply(now), alreadyTried, now);
                 residencies.stepStarted(session, p.replica().id(), ws, now);
                 admittedNow.incrementAndGet();
                 return Optional.of(new Admission(p, ticket(facts, session), 0));
             }
-            // A session in progress that lost its residency while pausing queues before newcomers.
-            boolean returning = residencies.wasInterrupted(session, now, s.residencyIdleNanos() * INTERRUPTED_MEMORY_IDLE_LIMITS);
-            if (returning ? !queue.hasReturning() : queue.isEmpty()) {
-                Optional<Placement> p = admitNonResident(facts, session, ws, now);
+            // A session in progress that lost its residency while pausing queues before newcomers; so does a retry.
+            boolean returning = again || residencies.wasInterrupted(session, now, s.residencyIdleNanos() * INTERRUPTED_MEMORY_IDLE_LIMITS);
+            if (!again && (returning ? !queue.hasReturning() : queue.isEmpty())) {
+                Optional<Placement> p = placeWithinBudget(facts, session, ws, Set.of(), false, now);
                 if (p.isPresent()) {
                     admittedNow.incrementAndGet();
                     return Optional.of(new Admission(p.get(), ticket(facts, session), 0));
                 }
             }
-            Optional<AdmissionQueue.Entry<Pending>> entry = queue.offer(new Pending(facts, session, ws, waiter), now, returning);
+            Optional<AdmissionQueue.Entry<Pending>> entry = queue.offer(
+                    new Pending(facts, session, ws, waiter, Set.copyOf(alreadyTried), again), now, returning);
             if (entry.isPresent()) {
                 waiting.put(waiter, entry.get());
                 queued.incrementAndGet();
@@ -225,13 +228,13 @@ public final class AdmissionController {
 
     /**
      * Ends idle residencies, times out waiters and admits from the head of the queue while the head
-     * fits. Called on a timer and whenever a step ends.
+     * fits. Called on a timer and whenever a request ends.
      */
     public void pump() {
         List<Runnable> tell = new ArrayList<>();
         synchronized (this) {
             long now = clock.getAsLong();
-            AdmissionRules s = settings;
+            AdmissionRules s = rules;
             expired.addAndGet(residencies.expireIdle(now, s.residencyIdleNanos()));
             for (AdmissionQueue.Entry<Pending> e : queue.removeExpired(now)) {
                 waiting.remove(e.waiter().waiter());
@@ -254,15 +257,7 @@ public final class AdmissionController {
                 Pending pending = e.waiter();
                 Optional<Placement> placed;
                 try {
-                    if (!s.enabled() || residencies.isResident(pending.session()) || peers.holds(pending.session())) {
-                        Placement p = placer.place(pending.facts(), snapshot.apply(now), Set.of(), now);
-                        if (s.enabled()) {
-                            residencies.stepStarted(pending.session(), p.replica().id(), pending.workingSet(), now);
-                        }
-                        placed = Optional.of(p);
-                    } else {
-                        placed = admitNonResident(pending.facts(), pending.session(), pending.workingSet(), now);
-                    }
+                    placed = placeFromQueue(pending, s.enabled(), now);
                 } catch (NoReplicaAvailableException ex) {
                     queue.remove(e);
                     waiting.remove(pending.waiter());
@@ -279,7 +274,9 @@ public final class AdmissionController {
                 long waited = now - e.enqueuedAtNanos();
                 Placement p = placed.get();
                 Placement withWait = p.withDecision(p.decision(), String.format("queued %.1f s; %s", waited / 1e9, p.reason()));
-                Admission a = new Admission(withWait, s.enabled() ? ticket(pending.facts(), pending.session()) : Ticket.NONE, waited);
+                Ticket t = pending.again() ? admitted.getOrDefault(pending.facts(), Ticket.NONE)
+                        : s.enabled() ? ticket(pending.facts(), pending.session()) : Ticket.NONE;
+                Admission a = new Admission(withWait, t, waited);
                 tell.add(() -> {
                     observer.admittedAfterWait(waited);
                     pending.waiter().admitted(a);
@@ -289,22 +286,43 @@ public final class AdmissionController {
         tell.forEach(Runnable::run);
     }
 
-    /** Where a session that is not resident may go now, if anywhere; makes it resident there. */
-    private Optional<Placement> admitNonResident(RequestFacts facts, String session, WorkingSet ws, long now)
-            throws NoReplicaAvailableException {
+    /** Where the head of the queue may go now, if anywhere. */
+    private Optional<Placement> placeFromQueue(Pending pending, boolean enabled, long now) throws NoReplicaAvailableException {
+        if (!enabled) {
+            return Optional.of(placer.place(pending.facts(), snapshot.apply(now), pending.tried(), now));
+        }
+        if (pending.again()) {
+            return placeWithinBudget(pending.facts(), pending.session(), pending.workingSet(), pending.tried(), true, now);
+        }
+        if (residencies.isResident(pending.session()) || peers.holds(pending.session())) {
+            Placement p = placer.place(pending.facts(), snapshot.apply(now), Set.of(), now);
+            residencies.stepStarted(pending.session(), p.replica().id(), pending.workingSet(), now);
+            return Optional.of(p);
+        }
+        return placeWithinBudget(pending.facts(), pending.session(), pending.workingSet(), Set.of(), false, now);
+    }
+
+    /**
+     * Where the session's step may go now within the KV budget, if anywhere, among the replicas not in {@code tried};
+     * makes the session resident there.
+     *
+     * @param sameStep the step is already counted (a retry): its residency moves rather than a new step starting
+     */
+    private Optional<Placement> placeWithinBudget(RequestFacts facts, String session, WorkingSet ws, Set<String> tried,
+                                                  boolean sameStep, long now) throws NoReplicaAvailableException {
         PoolSnapshot snap = snapshot.apply(now);
-        Placement chosen = placer.place(facts, snap, Set.of(), now);
+        Placement chosen = placer.place(facts, snap, tried, now);
         ReplicaView first = chosen.replica();
-        if (fits(first, ws)) {
-            residencies.stepStarted(session, first.id(), ws, now);
+        if (residencies.fits(first, ws)) {
+            reside(session, first.id(), ws, sameStep, now);
             return Optional.of(chosen);
         }
-        List<ReplicaView> others = new ArrayList<>(Placer.eligible(facts, snap));
+        List<ReplicaView> others = new ArrayList<>(Placer.eligible(facts, snap, tried));
         others.removeIf(r -> r.id().equals(first.id()));
         others.sort(LoadOrder.FOR_NEW_SESSION);
         for (ReplicaView r : others) {
-            if (fits(r, ws)) {
-                return Optional.of(moveTo(facts, session, ws, chosen, r, now, "over its KV budget"));
+            if (residencies.fits(r, ws)) {
+                return Optional.of(moveTo(facts, session, ws, sameStep, chosen, r, now, "over its KV budget"));
             }
         }
         // Work-conserving: a replica with nothing running must not idle while this waits; its idle
@@ -313,18 +331,18 @@ public final class AdmissionController {
         List<ReplicaView> order = new ArrayList<>();
         order.add(first);
         order.addAll(others);
-        long pausedBefore = now - settings.residencyIdleNanos() / COMPUTE_IDLE_GRACE_DIVISOR;
+        long pausedBefore = now - rules.residencyIdleNanos() / COMPUTE_IDLE_GRACE_DIVISOR;
         for (ReplicaView r : order) {
             if (computeIdle(r)) {
-                List<String> revoked = residencies.revokeIdleUntilFits(r.id(), ws, availableBlocks(r), pausedBefore, now);
+                List<String> revoked = residencies.revokeIdleUntilFits(r.id(), ws, residencies.availableBlocks(r), pausedBefore, now);
                 revokedUnderPressure.addAndGet(revoked.size());
-                if (fits(r, ws)) {
+                if (residencies.fits(r, ws)) {
                     if (r == first) {
-                        residencies.stepStarted(session, first.id(), ws, now);
+                        reside(session, first.id(), ws, sameStep, now);
                         return Optional.of(chosen.withDecision(chosen.decision(), chosen.reason() + "; " + revoked.size()
                                 + " idle resident(s) gave up their KV budget"));
                     }
-                    return Optional.of(moveTo(facts, session, ws, chosen, r, now, "over its KV budget; "
+                    return Optional.of(moveTo(facts, session, ws, sameStep, chosen, r, now, "over its KV budget; "
                             + revoked.size() + " idle resident(s) of " + r.id() + " gave up theirs"));
                 }
             }
@@ -332,13 +350,23 @@ public final class AdmissionController {
         return Optional.empty();
     }
 
-    private Placement moveTo(RequestFacts facts, String session, WorkingSet ws, Placement chosen, ReplicaView target,
+    private void reside(String session, String replica, WorkingSet ws, boolean sameStep, long now) {
+        if (sameStep) {
+            residencies.moved(session, replica, ws, now);
+        } else {
+            residencies.stepStarted(session, replica, ws, now);
+        }
+    }
+
+    /** The step goes elsewhere than the policy chose: a session the policy keeps on a home lives there from now on. */
+    private Placement moveTo(RequestFacts facts, String session, WorkingSet ws, boolean sameStep, Placement chosen, ReplicaView target,
                              long now, String why) {
         if (policy.get().pinsSessions()) {
-            affinity.pin(facts.model(), facts.sessionKey().value(), target.id(), now);
+            homes.moved(facts, target.id(), now);
         }
-        residencies.stepStarted(session, target.id(), ws, now);
-        String reason = "admission: " + chosen.replica().id() + " " + why + " → " + target.id();
+        reside(session, target.id(), ws, sameStep, now);
+        String reason = (chosen.decision() == Decision.FALLBACK ? chosen.reason() + "; " : "")
+                + "admission: " + chosen.replica().id() + " " + why + " → " + target.id();
         int expected = prefixIndexes.heldTokens(target, facts.shape());
         if (chosen.decision() == Decision.STICKY || chosen.decision() == Decision.SPILL) {
             return new Placement(target, Decision.SPILL, reason, expected).movedFrom(chosen.replica().id());
@@ -351,43 +379,10 @@ public final class AdmissionController {
         return r.inFlight() == 0 && residencies.load(r.id()).inFlight() == 0;
     }
 
-    /**
-     * Whether the working set fits what is left of the replica's budget. A replica nobody holds
-     * anything on takes any working set; one where other routers' residents hold blocks does not.
-     */
-    private boolean fits(ReplicaView r, WorkingSet ws) {
-        List<PeerResident> others = peers.on(r.id());
-        long peerBlocks = others.isEmpty() ? 0 : residencies.peerBlocks(r.id(), others);
-        if (peerBlocks == 0) {
-            return residencies.fits(r.id(), ws, budgetBlocks(r));
-        }
-        return residencies.usedBlocks(r.id()) + residencies.extraBlocks(r.id(), ws, others) <= budgetBlocks(r) - peerBlocks;
-    }
-
-    /** The replica's budget less what the other routers' residents hold there (beyond this router's). */
-    private long availableBlocks(ReplicaView r) {
-        List<PeerResident> others = peers.on(r.id());
-        return Math.max(0, budgetBlocks(r) - (others.isEmpty() ? 0 : residencies.peerBlocks(r.id(), others)));
-    }
-
-    private long budgetBlocks(ReplicaView r) {
-        long capacity = r.metrics() != null && r.metrics().kvCapacityTokens() > 0 ? r.metrics().kvCapacityTokens() : defaultCapacityTokens;
-        return (long) (capacity * settings.kvBudget() / PrefixIndexes.TOKENS_PER_BLOCK);
-    }
-
     /** The hold of one admitted request on its session's residency, known by the request's facts until it ends. */
     private Ticket ticket(RequestFacts facts, String session) {
         Ticket t = new Ticket() {
             private boolean closed;
-
-            @Override
-            public void moved(String replica) {
-                synchronized (AdmissionController.this) {
-                    if (!closed) {
-                        residencies.moved(session, replica);
-                    }
-                }
-            }
 
             @Override
             public void close() {
@@ -400,7 +395,7 @@ public final class AdmissionController {
                     long now = clock.getAsLong();
                     boolean idle = residencies.stepEnded(session, now);
                     // Fairness: a long resident yields at its pause while others wait.
-                    if (idle && !queue.isEmpty() && residencies.residentForNanos(session, now) >= settings.residencySliceNanos()) {
+                    if (idle && !queue.isEmpty() && residencies.residentForNanos(session, now) >= rules.residencySliceNanos()) {
                         residencies.revoke(session);
                         yielded.incrementAndGet();
                     }
@@ -413,38 +408,18 @@ public final class AdmissionController {
     }
 
     /**
-     * How admission hangs off the placement feedback seam: a retry on another replica moves the
-     * session's residency there; the last attempt's end ends the step (a retried attempt is not the end).
-     */
-    public PlacementFeedback feedback() {
-        return new PlacementFeedback() {
-            @Override
-            public void placed(Reservation r) {
-                if (r.attempt() > 1) {
-                    ticketOf(r.facts()).ifPresent(t -> t.moved(r.replicaId()));
-                }
-            }
-
-            @Override
-            public void ended(Reservation r, AttemptEnd end) {
-                if (!end.retried()) {
-                    ticketOf(r.facts()).ifPresent(Ticket::close);
-                }
-            }
-        };
-    }
-
-    /**
-     * The exchange is over. A request still queued leaves the queue; one admitted whose reservation
-     * never opened (the client left first) gives its step back. Harmless when the seam already did.
+     * The request is over, however it ended: admission hears it here and only here. A request still queued leaves
+     * the queue; one admitted gives its step back (its session's residency counts from now as paused).
      */
     public void release(RequestFacts facts, Waiter waiter) {
         cancel(waiter);
-        ticketOf(facts).ifPresent(Ticket::close);
-    }
-
-    private synchronized Optional<Ticket> ticketOf(RequestFacts facts) {
-        return Optional.ofNullable(admitted.get(facts));
+        Ticket t;
+        synchronized (this) {
+            t = admitted.get(facts);
+        }
+        if (t != null) {
+            t.close();
+        }
     }
 
     private long retryAfterSeconds(long now) {
@@ -480,7 +455,7 @@ public final class AdmissionController {
 
     /** Budget of a replica in tokens, for the API. */
     public long budgetTokens(ReplicaView r) {
-        return budgetBlocks(r) * PrefixIndexes.TOKENS_PER_BLOCK;
+        return residencies.budgetBlocks(r) * PrefixIndexes.TOKENS_PER_BLOCK;
     }
 
     /** Totals since start, for the API and the capacity advisor. */

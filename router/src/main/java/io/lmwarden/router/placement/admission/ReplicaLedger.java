@@ -6,7 +6,7 @@ import java.util.Map;
 /**
  * The KV blocks the resident sessions of one replica hold, with a block that several sessions share
  * (same chained hash) counted once: reference counts per block hash, plus the sessions' private reply
- * blocks. Not thread-safe: {@link ResidencyTable} guards it.
+ * blocks. Not thread-safe: {@link KvLedger} keeps one per replica, under {@link ResidencyTable}'s lock.
  */
 final class ReplicaLedger {
 

@@ -1,19 +1,21 @@
 package io.lmwarden.router.placement.admission;
 
+import io.lmwarden.router.placement.PrefixIndexes;
+import io.lmwarden.router.pool.ReplicaView;
+
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
-import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.Set;
 
 /**
- * Which sessions are resident on which replica, and how many KV blocks their working sets take there
- * (shared blocks once). A resident session's steps go home without asking; a session stops being
- * resident when it has had nothing in flight for the idle limit, when it moves, or when it is revoked.
+ * Which sessions are resident on which replica: a resident session's steps go home without asking; a session stops
+ * being resident when it has had nothing in flight for the idle limit, when it moves, or when it is revoked. Their
+ * working sets' blocks, the replicas' budgets and the peers' share are counted by its {@link KvLedger}, which it
+ * keeps in step with the residencies.
  */
 public final class ResidencyTable {
 
@@ -22,7 +24,7 @@ public final class ResidencyTable {
     }
 
     private final Map<String, Residency> sessions = new HashMap<>();
-    private final Map<String, ReplicaLedger> ledgers = new HashMap<>();
+    private final KvLedger ledger;
     /**
      * Residents with nothing in flight, in the order they went idle (so oldest idle first, on the
      * controller's monotonic clock): expiry, which runs whenever a step ends, stops at the first one
@@ -38,6 +40,20 @@ public final class ResidencyTable {
     };
     private static final int MAX_INTERRUPTED = 65_536;
 
+    /**
+     * @param budgetShare           share of each replica's KV capacity the resident working sets may fill
+     * @param defaultCapacityTokens a replica's capacity until its engine reports one
+     * @param peers                 what the other routers of the cluster hold resident
+     */
+    public ResidencyTable(double budgetShare, int defaultCapacityTokens, PeerResidents peers) {
+        this.ledger = new KvLedger(budgetShare, defaultCapacityTokens, peers, sessions::get);
+    }
+
+    /** No peers, and each replica's whole capacity as its budget (the reference capacity until an engine reports one). */
+    public ResidencyTable() {
+        this(1.0, PrefixIndexes.DEFAULT_KV_CAPACITY_TOKENS, PeerResidents.NONE);
+    }
+
     public synchronized boolean isResident(String session) {
         return sessions.containsKey(session);
     }
@@ -49,18 +65,31 @@ public final class ResidencyTable {
 
     /** Blocks this working set would take on the replica beyond what its residents already hold. */
     public synchronized long extraBlocks(String replica, WorkingSet ws) {
-        return ledger(replica).extraBlocks(ws);
+        return ledger.extra(replica, ws);
     }
 
     public synchronized long usedBlocks(String replica) {
-        ReplicaLedger l = ledgers.get(replica);
-        return l == null ? 0 : l.usedBlocks();
+        return ledger.used(replica);
     }
 
     /** Whether the working set fits within {@code budgetBlocks} on the replica. An empty replica takes anything. */
     public synchronized boolean fits(String replica, WorkingSet ws, long budgetBlocks) {
-        ReplicaLedger l = ledger(replica);
-        return l.usedBlocks() == 0 || l.usedBlocks() + l.extraBlocks(ws) <= budgetBlocks;
+        return ledger.fitsWithin(replica, ws, budgetBlocks);
+    }
+
+    /** Whether the working set fits what is left of the replica's budget, the other routers' residents counted. */
+    public synchronized boolean fits(ReplicaView r, WorkingSet ws) {
+        return ledger.fits(r, ws);
+    }
+
+    /** The replica's budget less what the other routers' residents hold there. */
+    public synchronized long availableBlocks(ReplicaView r) {
+        return ledger.available(r);
+    }
+
+    /** The replica's budget in blocks: its KV capacity times the budget share. */
+    public synchronized long budgetBlocks(ReplicaView r) {
+        return ledger.budgetBlocks(r);
     }
 
     /**
@@ -72,28 +101,34 @@ public final class ResidencyTable {
         if (r == null) {
             r = new Residency(session, replica, ws, nowNanos);
             sessions.put(session, r);
-            ledger(replica).add(ws);
+            ledger.add(replica, ws);
         } else if (r.replica.equals(replica)) {
-            ledger(replica).replace(r.workingSet, ws);
+            ledger.replace(replica, r.workingSet, ws);
             r.workingSet = ws;
         } else {
-            ledger(r.replica).remove(r.workingSet);
+            ledger.remove(r.replica, r.workingSet);
             r.replica = replica;
             r.workingSet = ws;
-            ledger(replica).add(ws);
+            ledger.add(replica, ws);
         }
         if (r.inFlight++ == 0) {
             idleOldestFirst.remove(session);
         }
     }
 
-    /** A step moved to another replica before it was sent (a retry): its residency follows. */
-    public synchronized void moved(String session, String replica) {
+    /**
+     * The same step of the session goes to another replica (a retry, or the replica it was admitted to left): its
+     * residency follows, with the step still counted once. A session that is no longer resident (its replica left the
+     * pool) becomes resident there as {@link #stepStarted} would make it.
+     */
+    public synchronized void moved(String session, String replica, WorkingSet ws, long nowNanos) {
         Residency r = sessions.get(session);
-        if (r != null && !r.replica.equals(replica)) {
-            ledger(r.replica).remove(r.workingSet);
+        if (r == null) {
+            stepStarted(session, replica, ws, nowNanos);
+        } else if (!r.replica.equals(replica)) {
+            ledger.remove(r.replica, r.workingSet);
             r.replica = replica;
-            ledger(replica).add(r.workingSet);
+            ledger.add(replica, r.workingSet);
         }
     }
 
@@ -143,7 +178,7 @@ public final class ResidencyTable {
             return false;
         }
         idleOldestFirst.remove(session);
-        ledger(r.replica).remove(r.workingSet);
+        ledger.remove(r.replica, r.workingSet);
         return true;
     }
 
@@ -191,49 +226,14 @@ public final class ResidencyTable {
         return revoked;
     }
 
-    /**
-     * The blocks the other routers' residents hold on the replica beyond what this router's residents hold:
-     * each session once (one resident here too is this router's to count, plus what it grew by at a peer since its
-     * last step here), and a prefix it shares with a
-     * resident here or with a peer session counted before it once.
-     */
+    /** What the other routers' residents hold on the replica beyond this router's residents ({@link KvLedger#peerBlocks}). */
     public synchronized long peerBlocks(String replica, List<PeerResident> peers) {
-        ReplicaLedger own = ledger(replica);
-        Set<Long> counted = new HashSet<>();
-        long sum = 0;
-        for (PeerResident p : peers) {
-            Residency mine = p.session().isEmpty() ? null : sessions.get(p.session());
-            if (mine != null) {
-                // Resident here too: counted in this ledger, but with the working set of the last step that reached
-                // this router; a peer that served a later step reports it grown by that step's prompt and reply.
-                if (mine.replica.equals(replica)) {
-                    sum += Math.max(0, p.blocks() - mine.workingSet.blocks());
-                }
-                continue;
-            }
-            long shared = p.sharedPrefixBlocks(h -> own.holds(h) || counted.contains(h));
-            sum += Math.max(0, p.blocks() - shared);
-            for (long c : p.checkpoints()) {
-                counted.add(c);
-            }
-        }
-        return sum;
+        return ledger.peerBlocks(replica, peers);
     }
 
     /** Blocks the working set would add on the replica beyond what this router's and the peers' residents hold there. */
     public synchronized long extraBlocks(String replica, WorkingSet ws, List<PeerResident> peers) {
-        long beyondOwn = ledger(replica).extraBlocks(ws);
-        if (peers.isEmpty()) {
-            return beyondOwn;
-        }
-        Set<Long> peerCheckpoints = new HashSet<>();
-        peers.forEach(p -> {
-            for (long c : p.checkpoints()) {
-                peerCheckpoints.add(c);
-            }
-        });
-        long sharedWithPeers = PeerResident.of("", replica, ws).sharedPrefixBlocks(peerCheckpoints::contains);
-        return Math.min(beyondOwn, ws.blocks() - sharedWithPeers);
+        return ledger.extraBlocks(replica, ws, peers);
     }
 
     /** This router's residents as its peers see them. */
@@ -258,7 +258,7 @@ public final class ResidencyTable {
     /** Per replica id, in id order: what {@code /api/replicas} and the metrics show. */
     public synchronized Map<String, ReplicaLoad> loads() {
         Map<String, ReplicaLoad> out = new LinkedHashMap<>();
-        ledgers.keySet().stream().sorted().forEach(id -> out.put(id, load(id)));
+        ledger.replicaIds().stream().sorted().forEach(id -> out.put(id, load(id)));
         return out;
     }
 
@@ -273,10 +273,6 @@ public final class ResidencyTable {
             sessions.remove(s);
             idleOldestFirst.remove(s);
         });
-        ledgers.remove(replica);
-    }
-
-    private ReplicaLedger ledger(String replica) {
-        return ledgers.computeIfAbsent(replica, id -> new ReplicaLedger());
+        ledger.forget(replica);
     }
 }

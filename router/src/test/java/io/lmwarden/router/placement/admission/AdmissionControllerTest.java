@@ -6,6 +6,7 @@ import io.lmwarden.router.placement.AffinityTable;
 import io.lmwarden.router.placement.NoReplicaAvailableException;
 import io.lmwarden.router.placement.Placer;
 import io.lmwarden.router.placement.PrefixIndexes;
+import io.lmwarden.router.placement.SessionHomes;
 import io.lmwarden.router.pool.PoolSnapshot;
 import io.lmwarden.router.pool.ReplicaView;
 import io.lmwarden.router.session.ApiFlavor;
@@ -39,6 +40,7 @@ class AdmissionControllerTest {
     private final List<Long> waits = new ArrayList<>();
     private AdmissionController controller;
     private AffinityTable affinity;
+    private SessionHomes homes;
     private AffinityPolicy policy;
     private PrefixIndexes indexes;
     private Placer placer;
@@ -68,12 +70,14 @@ class AdmissionControllerTest {
     @BeforeEach
     void setUp() {
         affinity = new AffinityTable(1000, Duration.ofHours(1));
-        policy = new AffinityPolicy(affinity, SpillThreshold.parse("auto"), 32);
+        SessionHomes homes = new SessionHomes(affinity);
+        policy = new AffinityPolicy(homes, SpillThreshold.parse("auto"), 32);
+        this.homes = homes;
         indexes = new PrefixIndexes(1600);
         placer = new Placer(() -> policy, indexes);
         replicas = List.of(replica("r0"), replica("r1"));
         settings = new AdmissionRules(true, 1.0, 5 * SECOND, 20 * SECOND, 3, 30 * SECOND, SECOND);
-        controller = new AdmissionController(settings, placer, now -> new PoolSnapshot(replicas, now), () -> policy, affinity, indexes,
+        controller = new AdmissionController(settings, placer, now -> new PoolSnapshot(replicas, now), () -> policy, homes, indexes,
                 1600, new AdmissionObserver() {
                     @Override
                     public void admittedAfterWait(long waitedNanos) {
@@ -127,7 +131,7 @@ class AdmissionControllerTest {
                 return first.residents().stream().anyMatch(p -> p.session().equals(session));
             }
         };
-        return new AdmissionController(settings, placer, now -> new PoolSnapshot(replicas, now), () -> policy, affinity, indexes,
+        return new AdmissionController(settings, placer, now -> new PoolSnapshot(replicas, now), () -> policy, homes, indexes,
                 1600, new AdmissionObserver() {
                     @Override
                     public void admittedAfterWait(long waitedNanos) {
@@ -328,5 +332,53 @@ class AdmissionControllerTest {
         controller.setEnabled(false);
         assertThat(e.admission).isNotNull();
         assertThat(submit("f", 40, new Recorder("f"))).isPresent();
+    }
+    @Test
+    void aRetryIsPlacedWithinTheBudgetOrWaitsAheadOfNewcomers() throws Exception {
+        // a and c on one replica, b and d on the other, all four running.
+        RequestFacts a = step("a", 40);
+        Recorder aw = new Recorder("a");
+        AdmissionController.Admission first = controller.submit(a, Set.of(), aw).orElseThrow();
+        List<AdmissionController.Admission> others = new ArrayList<>();
+        for (String s : List.of("b", "c", "d")) {
+            others.add(submit(s, 40, new Recorder(s)).orElseThrow());
+        }
+        String failed = first.placement().replica().id();
+        String other = failed.equals("r0") ? "r1" : "r0";
+        Recorder e = new Recorder("e");
+        assertThat(submit("e", 40, e)).isEmpty();
+
+        // a's attempt failed on its replica before any byte: the other replica's two residents fill its budget.
+        Recorder retry = new Recorder("a-retry");
+        assertThat(controller.submit(a, Set.of(failed), retry)).as("no room for the retry: it waits").isEmpty();
+        assertThat(controller.residentLoads().get(other).residentSessions()).isEqualTo(2);
+        // One resident of the other replica pauses past the idle limit: the room there goes to the retry, ahead of e,
+        // which arrived first; e takes the room a's move left on the failed replica.
+        others.stream().filter(x -> x.placement().replica().id().equals(other)).findFirst().orElseThrow().ticket().close();
+        clock.addAndGet(6 * SECOND);
+        controller.pump();
+        assertThat(retry.admission).isNotNull();
+        assertThat(retry.admission.placement().replica().id()).isEqualTo(other);
+        assertThat(retry.admission.placement().decision()).isEqualTo(io.lmwarden.router.placement.Decision.FALLBACK);
+        assertThat(e.admission).isNotNull();
+        assertThat(e.admission.placement().replica().id()).isEqualTo(failed);
+        // a's residency moved with it, counted once: two residents per replica, as the budget holds.
+        assertThat(controller.residentLoads().get(other).residentSessions()).isEqualTo(2);
+        assertThat(controller.residentLoads().get(failed).residentSessions()).isEqualTo(2);
+        // The request holds one admission however many attempts it takes: ending it ends a's step once.
+        controller.release(a, retry);
+        assertThat(controller.residentLoads().get(other).inFlight()).isEqualTo(1);
+    }
+
+    @Test
+    void aRetryThatFitsElsewhereGoesAtOnceAndItsResidencyMoves() throws Exception {
+        RequestFacts a = step("a", 40);
+        AdmissionController.Admission first = controller.submit(a, Set.of(), new Recorder("a")).orElseThrow();
+        String failed = first.placement().replica().id();
+        Optional<AdmissionController.Admission> retry = controller.submit(a, Set.of(failed), new Recorder("a-retry"));
+        assertThat(retry).isPresent();
+        assertThat(retry.get().placement().replica().id()).isNotEqualTo(failed);
+        assertThat(controller.residentLoads().get(failed).residentSessions()).isZero();
+        assertThat(controller.residents()).singleElement().satisfies(p -> assertThat(p.replica()).isEqualTo(retry.get().placement().replica().id()));
     }
 }
