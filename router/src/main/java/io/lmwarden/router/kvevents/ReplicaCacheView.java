@@ -18,7 +18,7 @@ public final class ReplicaCacheView {
     private final ReadWriteLock lock = new ReentrantReadWriteLock();
     private final ReplicaBlockIndex index;
     private final long createdNanos = System.nanoTime();
-    private final AtomicLong lastTrafficNanos = new AtomicLong(Long.MIN_VALUE);
+    private final AtomicLong unansweredTrafficSince = new AtomicLong(Long.MIN_VALUE); // no batch since then
 
     // Written by the subscriber thread only; read by anyone.
     private volatile boolean connected;
@@ -100,10 +100,18 @@ public final class ReplicaCacheView {
 
     /**
      * Tells the view that the router just sent a request there. An engine that takes requests produces events, so
-     * a stream that stays silent for {@code staleAfter} after one is stale; an idle engine's silence is not.
+     * a stream that stays silent for {@code staleAfter} after the first request no batch has followed is stale
+     * (however many requests come after it); an idle engine's silence is not.
      */
     public void noteTraffic() {
-        lastTrafficNanos.accumulateAndGet(System.nanoTime(), Math::max);
+        long now = System.nanoTime();
+        unansweredTrafficSince.updateAndGet(since ->
+                since == Long.MIN_VALUE || answered(since) ? now : since);
+    }
+
+    private boolean answered(long trafficNanos) {
+        long batch = lastBatchNanos;
+        return batch != Long.MIN_VALUE && batch - trafficNanos >= 0;
     }
 
     public ViewStatus status() {
@@ -126,9 +134,8 @@ public final class ReplicaCacheView {
             long since = disconnectedSinceNanos == Long.MIN_VALUE ? createdNanos : disconnectedSinceNanos;
             return now - since <= staleAfterNanos ? ViewState.CONNECTING : ViewState.STALE;
         }
-        long traffic = lastTrafficNanos.get();
-        if (traffic != Long.MIN_VALUE && (lastBatchNanos == Long.MIN_VALUE || traffic - lastBatchNanos > 0)
-                && now - traffic > staleAfterNanos) {
+        long traffic = unansweredTrafficSince.get();
+        if (traffic != Long.MIN_VALUE && !answered(traffic) && now - traffic > staleAfterNanos) {
             return ViewState.STALE;
         }
         return syncing ? ViewState.SYNCING : ViewState.LIVE;

@@ -30,6 +30,8 @@ class KvEventSubscriberTest {
     private static final int B = 16;
     private static final Duration PATIENCE = Duration.ofSeconds(30);
     private static final String TOPIC = "kv-events";
+    /** Replays here are answered at once; the long timeout keeps a loaded machine from turning one into a resync. */
+    private static final KvEventsSettings SETTINGS = KvEventsSettings.defaults().withReplayTimeout(PATIENCE);
 
     private final List<AutoCloseable> closeables = new ArrayList<>();
 
@@ -99,7 +101,7 @@ class KvEventSubscriberTest {
     @EnumSource(Encoding.class)
     void aRealPublishersEventsFillTheIndexAndAClearMakesItColdWithinOneEvent(Encoding enc) {
         TestPublisher pub = closing(new TestPublisher(TOPIC, 10_000, true));
-        KvEventSubscriber sub = subscriber(KvEventsSettings.defaults());
+        KvEventSubscriber sub = subscriber(SETTINGS);
         ReplicaCacheView view = sub.subscribe(endpoint("replica-0", pub));
         warmUp(pub, view, enc);
         assertThat(view.status().complete()).as("it saw the publisher's first batch, live or replayed").isTrue();
@@ -132,7 +134,7 @@ class KvEventSubscriberTest {
     @Test
     void aLostBatchIsFetchedFromTheReplaySocket() {
         TestPublisher pub = closing(new TestPublisher(TOPIC, 10_000, true));
-        ReplicaCacheView view = subscriber(KvEventsSettings.defaults()).subscribe(endpoint("r", pub));
+        ReplicaCacheView view = subscriber(SETTINGS).subscribe(endpoint("r", pub));
         warmUp(pub, view, Encoding.MAP);
         long replaysBefore = view.status().replays();
         int[] prompt = tokens(0, 5 * B);
@@ -152,7 +154,7 @@ class KvEventSubscriberTest {
     @Test
     void aGapTheReplayBufferNoLongerCoversDropsTheViewAndRebuildsIt() {
         TestPublisher pub = closing(new TestPublisher(TOPIC, 2, true));
-        ReplicaCacheView view = subscriber(KvEventsSettings.defaults()).subscribe(endpoint("r", pub));
+        ReplicaCacheView view = subscriber(SETTINGS).subscribe(endpoint("r", pub));
         warmUp(pub, view, Encoding.ARRAY);
         int[] a = tokens(0, 2 * B);
         int[] e = tokens(9_000, 2 * B);
@@ -173,7 +175,7 @@ class KvEventSubscriberTest {
     @Test
     void withoutAReplaySocketAGapResyncs() {
         TestPublisher pub = closing(new TestPublisher(TOPIC, 10, false));
-        ReplicaCacheView view = subscriber(KvEventsSettings.defaults()).subscribe(endpoint("r", pub));
+        ReplicaCacheView view = subscriber(SETTINGS).subscribe(endpoint("r", pub));
         warmUp(pub, view, Encoding.MAP);
         int[] a = tokens(0, B);
         int[] c = tokens(100, B);
@@ -194,7 +196,7 @@ class KvEventSubscriberTest {
         int[] prompt = tokens(0, 3 * B);
         pub.publish(batch(Encoding.MAP, 1, 0, stored(new long[]{1, 2}, null, slice(prompt, 0, 2), B, "GPU")));
         pub.publish(batch(Encoding.MAP, 2, 0, stored(new long[]{3}, 2L, slice(prompt, 2, 3), B, "GPU")));
-        ReplicaCacheView view = subscriber(KvEventsSettings.defaults()).subscribe(endpoint("r", pub));
+        ReplicaCacheView view = subscriber(SETTINGS).subscribe(endpoint("r", pub));
         warmUp(pub, view, Encoding.MAP);
         await("the history is replayed", () -> gpuBlocks(view, prompt) == 3);
         assertThat(view.status().complete()).isTrue();
@@ -203,13 +205,15 @@ class KvEventSubscriberTest {
 
     @Test
     void aRestartedPublisherMakesTheViewCold() throws Exception {
-        TestPublisher first = new TestPublisher(TOPIC, 10, false);
+        TestPublisher first = closing(new TestPublisher(TOPIC, 10, false));
         int port = first.eventsPort();
-        ReplicaCacheView view = subscriber(KvEventsSettings.defaults())
+        ReplicaCacheView view = subscriber(SETTINGS)
                 .subscribe(new KvEventEndpoint("r", "127.0.0.1", port, 0, TOPIC));
         warmUp(first, view, Encoding.MAP);
         int[] a = tokens(0, 2 * B);
-        for (int i = 0; i < 5; i++) {
+        // Far more batches than the second publisher can send while the SUB reconnects, so that its sequence
+        // numbers are below the view's for the whole test.
+        for (int i = 0; i < 3_000; i++) {
             first.publish(batch(Encoding.MAP, 1, 0));
         }
         first.publish(batch(Encoding.MAP, 1, 0, stored(new long[]{1, 2}, null, a, B, "GPU")));
@@ -245,13 +249,16 @@ class KvEventSubscriberTest {
 
     @Test
     void aViewGoesStaleWhenSilentUnderTrafficOrDisconnected() {
-        TestPublisher pub = new TestPublisher(TOPIC, 10, true);
-        KvEventsSettings settings = KvEventsSettings.defaults().withStaleAfter(Duration.ofMillis(300));
+        TestPublisher pub = closing(new TestPublisher(TOPIC, 10, true));
+        KvEventsSettings settings = SETTINGS.withStaleAfter(Duration.ofMillis(300));
         ReplicaCacheView view = subscriber(settings).subscribe(endpoint("r", pub));
         warmUp(pub, view, Encoding.MAP);
         await("live", () -> view.status().state() == ViewState.LIVE);
-        view.noteTraffic(); // a request went there, and no event follows
-        await("stale after silence under traffic", () -> view.status().state() == ViewState.STALE);
+        // Requests keep going there and no event follows (a warm-up batch still in flight may answer the first ones).
+        await("stale after silence under traffic", () -> {
+            view.noteTraffic();
+            return view.status().state() == ViewState.STALE;
+        });
         assertThat(view.status().usable()).isFalse();
         pub.publish(batch(Encoding.MAP, 1, 0));
         await("live again once it speaks", () -> view.status().state() == ViewState.LIVE);
@@ -264,7 +271,7 @@ class KvEventSubscriberTest {
         TestPublisher[] ranks = consecutivePublishers();
         List<KvEventEndpoint> endpoints = KvEventEndpoint.ranks("gpu-box", "127.0.0.1", ranks[0].eventsPort(), 0, 2,
                 TOPIC);
-        KvEventSubscriber sub = subscriber(KvEventsSettings.defaults());
+        KvEventSubscriber sub = subscriber(SETTINGS);
         ReplicaCacheView rank0 = sub.subscribe(endpoints.get(0));
         ReplicaCacheView rank1 = sub.subscribe(endpoints.get(1));
         assertThat(rank1.id()).isEqualTo("gpu-box/rank-1");
@@ -296,7 +303,7 @@ class KvEventSubscriberTest {
     @Test
     void onlyTheSubscribedTopicIsTaken() {
         TestPublisher pub = closing(new TestPublisher(TOPIC, 10, false));
-        KvEventSubscriber sub = subscriber(KvEventsSettings.defaults());
+        KvEventSubscriber sub = subscriber(SETTINGS);
         ReplicaCacheView right = sub.subscribe(endpoint("right", pub));
         ReplicaCacheView wrong = sub.subscribe(new KvEventEndpoint("wrong", "127.0.0.1", pub.eventsPort(), 0,
                 "another-model"));
@@ -314,7 +321,7 @@ class KvEventSubscriberTest {
     void closingLeavesNoThreadBehind() throws Exception {
         Set<Thread> before = Thread.getAllStackTraces().keySet();
         try (TestPublisher pub = new TestPublisher(TOPIC, 10, true)) {
-            KvEventSubscriber sub = KvEventSubscriber.start(KvEventsSettings.defaults());
+            KvEventSubscriber sub = KvEventSubscriber.start(SETTINGS);
             ReplicaCacheView view = sub.subscribe(endpoint("r", pub));
             warmUp(pub, view, Encoding.MAP);
             sub.unsubscribe("r");

@@ -39,6 +39,7 @@ final class TestPublisher implements AutoCloseable {
         this.bufferSteps = bufferSteps;
         ctx.setLinger(0);
         pub = ctx.createSocket(SocketType.PUB);
+        pub.setSndHWM(100_000); // vLLM's default hwm
         if (eventsPort == 0) {
             this.eventsPort = pub.bindToRandomPort("tcp://127.0.0.1");
         } else {
@@ -138,6 +139,9 @@ final class TestPublisher implements AutoCloseable {
 
     @Override
     public void close() {
+        if (!running) {
+            return;
+        }
         running = false;
         if (replayThread != null) {
             try {
