@@ -20,8 +20,7 @@ import java.util.List;
  * <p>
  * It never throws on bad input: every value's format is checked before it is read, and a value of the wrong type is
  * skipped whole, so one bad event costs that event ({@link KvEventBatch#skippedEvents()}) and an unreadable payload
- * gives {@link KvEventBatch#readable()} false. Not thread-safe only in the sense that it holds nothing: one instance
- * may be shared.
+ * gives {@link KvEventBatch#readable()} false. It holds no state, so threads may share one.
  */
 public final class KvEventDecoder {
 
