@@ -116,21 +116,17 @@ final class GenerationEndpoint {
 
     /**
      * vLLM's {@code cache_salt} (chat, completions, responses): mixed into the first block's hash, so requests with
-     * different salts share no cached blocks. 0 when absent.
+     * different salts share no cached blocks. Null when absent.
      */
-    private static long cacheSalt(JsonNode body) {
+    private static String cacheSalt(JsonNode body) {
         JsonNode salt = body.get("cache_salt");
         if (salt == null || salt.isNull()) {
-            return 0;
+            return null;
         }
         if (!salt.isTextual() || salt.asText().isEmpty()) {
             throw new InvalidPromptException("cache_salt: must be a non-empty string", "cache_salt");
         }
-        long h = 0xcbf29ce484222325L;
-        for (char c : salt.asText().toCharArray()) {
-            h = (h ^ c) * 0x100000001b3L;
-        }
-        return h == 0 ? 1 : h;
+        return salt.asText();
     }
 
     private static boolean includeUsage(JsonNode body, boolean stream) {
