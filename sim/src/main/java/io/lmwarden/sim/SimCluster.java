@@ -95,7 +95,7 @@ public final class SimCluster implements AutoCloseable {
                 ZmqKvEventPublisher p = new ZmqKvEventPublisher(options.kvEvents(), replica * options.engines() + e, e);
                 publishers.add(p);
                 p.publish(List.of(new KvCacheEvent.AllBlocksCleared()));
-                engines.get(e).publishKvEvents(p);
+                engines.get(e).publishKvEvents(p, options.kvEvents().selfDescribingHostEvents());
             }
         } catch (RuntimeException ex) {
             publishers.forEach(ZmqKvEventPublisher::close);

@@ -69,6 +69,10 @@ public final class SimMain implements Callable<Integer> {
             description = "KV event encoding: map (vLLM PR #42892 and later) or array (older tagged arrays)"
                     + " (default: ${DEFAULT-VALUE})")
     String kvEventsEncoding = "map";
+    @Option(names = "--kv-events-self-describing",
+            description = "Host-tier (medium CPU) events carry token ids, parent hash and group like GPU ones, as vLLM's"
+                    + " offloading connector with self_describing_kv_events (>= 0.24); otherwise hashes only")
+    boolean kvEventsSelfDescribing;
     @Option(names = "--log-format", description = "Log line format on stderr: text or json (default: ${DEFAULT-VALUE})")
     String logFormat = "text";
 
@@ -132,7 +136,8 @@ public final class SimMain implements Callable<Integer> {
             p = p.withKvOffloadGib(kvOffloadGib);
         }
         KvEventsConfig events = kvEventsConfig == null ? KvEventsConfig.DISABLED : KvEventsConfig.parse(kvEventsConfig);
-        return SimOptions.defaults().withKvEvents(events.withEncoding(KvEventsConfig.encoding(kvEventsEncoding))).withReplicas(replicas).withBasePort(port).withHost(host)
+        return SimOptions.defaults().withKvEvents(events.withEncoding(KvEventsConfig.encoding(kvEventsEncoding))
+                        .withSelfDescribingHostEvents(kvEventsSelfDescribing)).withReplicas(replicas).withBasePort(port).withHost(host)
                 .withServedModelNames(servedModelNames == null || servedModelNames.isEmpty() ? List.of(model) : servedModelNames)
                 .withProfile(p).withTimeScale(timeScale).withSeed(seed).withOutputLength(OutputLength.parse(outputLength))
                 .withEngines(engines).withDpBalancer(BalancerEra.named(dpBalancer));

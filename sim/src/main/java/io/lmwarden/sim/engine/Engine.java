@@ -43,6 +43,8 @@ public final class Engine implements AutoCloseable {
     /** The KV events of the step in progress, handed to {@link #eventSink} when it ends. */
     private final List<KvCacheEvent> stepEvents = new ArrayList<>();
     private volatile KvEventSink eventSink = KvEventSink.NONE;
+    /** vLLM's {@code self_describing_kv_events} (≥ 0.24): host-tier events carry token ids, parent and group like GPU ones. */
+    private volatile boolean selfDescribingHostEvents;
     /** Simulated time the host→GPU link is busy until: loads queue on it. */
     private double loadLinkFreeAt;
     private final ReentrantLock lock = new ReentrantLock();
@@ -189,8 +191,12 @@ public final class Engine implements AutoCloseable {
         }
     }
 
-    /** Sends this engine's KV cache events to {@code sink} from now on (one call per step that produced any). */
-    public void publishKvEvents(KvEventSink sink) {
+    /**
+     * Sends this engine's KV cache events to {@code sink} from now on (one call per step that produced any);
+     * {@code selfDescribingHostEvents} as vLLM's offloading connector option of that name.
+     */
+    public void publishKvEvents(KvEventSink sink, boolean selfDescribingHostEvents) {
+        this.selfDescribingHostEvents = selfDescribingHostEvents;
         this.eventSink = sink;
     }
 
@@ -517,48 +523,59 @@ public final class Engine implements AutoCloseable {
 
     /**
      * Registers {@code r}'s blocks up to {@code full} under their hashes (vLLM's cache_full_blocks) and announces the ones
-     * this call cached as one BlockStored on the GPU.
+     * this call cached as BlockStored on the GPU.
      */
     private void registerFullBlocks(SimRequest r, int full) {
         int from = r.numCachedBlocks;
         if (full <= from) {
             return;
         }
-        boolean announce = eventSink != KvEventSink.NONE;
-        long[] stored = announce ? new long[full - from] : null;
-        int count = 0;
-        int first = -1;
+        boolean[] stored = new boolean[full - from];
         for (int b = from; b < full; b++) {
-            if (pool.cache(r.blocks[b], r.blockHashes[b]) && announce) {
-                if (first < 0) {
-                    first = b;
-                }
-                stored[count++] = r.blockHashes[b];
-            }
+            stored[b - from] = pool.cache(r.blocks[b], r.blockHashes[b]);
         }
         r.numCachedBlocks = full;
-        if (count == 0) {
-            return;
-        }
-        // Blocks another block already held are skipped, so the run announced may start later than {@code from}; the
-        // announced ones are contiguous unless a duplicate sits in the middle, which events then split.
-        announceStored(r, first, java.util.Arrays.copyOf(stored, count));
+        announceStored(r, from, stored, KvCacheEvent.MEDIUM_GPU, true);
     }
 
-    private void announceStored(SimRequest r, int first, long[] hashes) {
+    /**
+     * One BlockStored per run of consecutive blocks {@code from + i} with {@code stored[i]} (a block another one already
+     * held breaks the run, since an event's token ids and parent describe one contiguous chain). {@code describe} =
+     * parent, token ids (the ids /tokenize reports), extra keys with the cache salt on block 0, group and spec kind, as
+     * vLLM's GPU events and self-describing host-tier events carry; otherwise only the hashes, vLLM's placeholder.
+     */
+    private void announceStored(SimRequest r, int from, boolean[] stored, String medium, boolean describe) {
+        if (eventSink == KvEventSink.NONE) {
+            return;
+        }
         int bs = profile.blockSize();
-        int[] tokens = new int[hashes.length * bs];
-        for (int i = 0; i < tokens.length; i++) {
-            // The ids /tokenize reports for the same text.
-            tokens[i] = r.tokens[first * bs + i] & 0x7fffffff;
+        for (int i = 0; i < stored.length; ) {
+            if (!stored[i]) {
+                i++;
+                continue;
+            }
+            int end = i;
+            while (end < stored.length && stored[end]) {
+                end++;
+            }
+            int first = from + i;
+            long[] hashes = java.util.Arrays.copyOfRange(r.blockHashes, first, from + end);
+            if (describe) {
+                int[] tokens = new int[hashes.length * bs];
+                for (int t = 0; t < tokens.length; t++) {
+                    tokens[t] = r.tokens[first * bs + t] & 0x7fffffff;
+                }
+                List<String> extraKeys = new ArrayList<>(hashes.length);
+                for (int k = 0; k < hashes.length; k++) {
+                    extraKeys.add(first + k == 0 ? r.cacheSalt : null);
+                }
+                stepEvents.add(new KvCacheEvent.BlockStored(hashes, first == 0 ? null : r.blockHashes[first - 1], tokens, bs,
+                        medium, extraKeys, 0, KvCacheEvent.FULL_ATTENTION));
+            } else {
+                stepEvents.add(new KvCacheEvent.BlockStored(hashes, null, new int[0], bs, medium, null, null, null));
+            }
+            i = end;
         }
-        List<String> extraKeys = new ArrayList<>(hashes.length);
-        for (int i = 0; i < hashes.length; i++) {
-            extraKeys.add(first + i == 0 ? r.cacheSalt : null);
-        }
-        Long parent = first == 0 ? null : r.blockHashes[first - 1];
-        stepEvents.add(new KvCacheEvent.BlockStored(hashes, parent, tokens, bs, KvCacheEvent.MEDIUM_GPU, extraKeys, 0,
-                KvCacheEvent.FULL_ATTENTION));
     }
 
     /**
@@ -571,13 +588,13 @@ public final class Engine implements AutoCloseable {
             return;
         }
         List<Long> evicted = new ArrayList<>();
-        long[] stored = new long[promptBlocks - r.offloadedBlocks];
+        int from = r.offloadedBlocks;
+        boolean[] stored = new boolean[promptBlocks - from];
         int count = 0;
-        for (int b = r.offloadedBlocks; b < promptBlocks; b++) {
+        for (int b = from; b < promptBlocks; b++) {
             boolean had = hostTier.contains(r.blockHashes[b]);
-            if (hostTier.store(r.blockHashes[b], evicted) && !had) {
-                stored[count++] = r.blockHashes[b];
-            }
+            stored[b - from] = hostTier.store(r.blockHashes[b], evicted) && !had;
+            count += stored[b - from] ? 1 : 0;
         }
         r.offloadedBlocks = promptBlocks;
         hostTier.touch(r.blockHashes, promptBlocks);
@@ -585,15 +602,11 @@ public final class Engine implements AutoCloseable {
             long bytes = count * profile.kvBytesPerBlock();
             tierStats.store(bytes, profile.transferSeconds(bytes));
         }
-        if (eventSink != KvEventSink.NONE) {
-            if (count > 0) {
-                stepEvents.add(new KvCacheEvent.BlockStored(java.util.Arrays.copyOf(stored, count), null, new int[0],
-                        profile.blockSize(), KvCacheEvent.MEDIUM_CPU, null, null, null));
-            }
-            if (!evicted.isEmpty()) {
-                stepEvents.add(new KvCacheEvent.BlockRemoved(evicted.stream().mapToLong(Long::longValue).toArray(),
-                        KvCacheEvent.MEDIUM_CPU, null));
-            }
+        // vLLM's order: the GPU store is announced when the block is sealed, the copy's once it is stored, then evictions.
+        announceStored(r, from, stored, KvCacheEvent.MEDIUM_CPU, selfDescribingHostEvents);
+        if (!evicted.isEmpty() && eventSink != KvEventSink.NONE) {
+            stepEvents.add(new KvCacheEvent.BlockRemoved(evicted.stream().mapToLong(Long::longValue).toArray(),
+                    KvCacheEvent.MEDIUM_CPU, selfDescribingHostEvents ? 0 : null));
         }
     }
 

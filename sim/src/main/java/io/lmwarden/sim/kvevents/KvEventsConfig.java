@@ -14,14 +14,16 @@ import java.util.Set;
  *
  * @param replayEndpoint null = no replay socket
  * @param encoding       {@code map} (vLLM PR #42892 and later) or {@code array} (the older tagged arrays)
+ * @param selfDescribingHostEvents host-tier events carry token ids, parent hash and group like GPU ones (vLLM's
+ *                       {@code kv_connector_extra_config.self_describing_kv_events}, ≥ 0.24); otherwise hashes only
  */
 public record KvEventsConfig(boolean enabled, String publisher, String endpoint, String replayEndpoint, int bufferSteps,
-                             int hwm, int maxQueueSize, String topic, Encoding encoding) {
+                             int hwm, int maxQueueSize, String topic, Encoding encoding, boolean selfDescribingHostEvents) {
 
     public enum Encoding { MAP, ARRAY }
 
     public static final KvEventsConfig DISABLED = new KvEventsConfig(false, "null", "tcp://*:5557", null, 10_000, 100_000,
-            100_000, "", Encoding.MAP);
+            100_000, "", Encoding.MAP, false);
     private static final Set<String> KEYS = Set.of("enable_kv_cache_events", "publisher", "endpoint", "replay_endpoint",
             "buffer_steps", "hwm", "max_queue_size", "topic");
 
@@ -40,7 +42,13 @@ public record KvEventsConfig(boolean enabled, String publisher, String endpoint,
     }
 
     public KvEventsConfig withEncoding(Encoding e) {
-        return new KvEventsConfig(enabled, publisher, endpoint, replayEndpoint, bufferSteps, hwm, maxQueueSize, topic, e);
+        return new KvEventsConfig(enabled, publisher, endpoint, replayEndpoint, bufferSteps, hwm, maxQueueSize, topic, e,
+                selfDescribingHostEvents);
+    }
+
+    public KvEventsConfig withSelfDescribingHostEvents(boolean on) {
+        return new KvEventsConfig(enabled, publisher, endpoint, replayEndpoint, bufferSteps, hwm, maxQueueSize, topic, encoding,
+                on);
     }
 
     public static Encoding encoding(String name) {
@@ -74,7 +82,7 @@ public record KvEventsConfig(boolean enabled, String publisher, String endpoint,
         String publisher = text(root, "publisher", enabled ? "zmq" : "null");
         return new KvEventsConfig(enabled, publisher, text(root, "endpoint", "tcp://*:5557"),
                 text(root, "replay_endpoint", null), integer(root, "buffer_steps", 10_000), integer(root, "hwm", 100_000),
-                integer(root, "max_queue_size", 100_000), text(root, "topic", ""), Encoding.MAP);
+                integer(root, "max_queue_size", 100_000), text(root, "topic", ""), Encoding.MAP, false);
     }
 
     /**
