@@ -122,16 +122,10 @@ final class MetricsExposition {
                 CacheTierMetrics::storeSeconds);
         histogram(sb, tiers, "vllm:kv_offload_store_size", "Histogram of KV offload store operation size, in bytes.",
                 CacheTierMetrics::storeSize);
-        header(sb, "vllm:kv_offload_total_bytes_total", "Number of bytes offloaded by KV connector", "counter");
-        for (int e = 0; e < tiers.size(); e++) {
-            sample(sb, e, "vllm:kv_offload_total_bytes_total", ",transfer_type=\"CPU_to_GPU\"", tiers.get(e).loadBytes());
-            sample(sb, e, "vllm:kv_offload_total_bytes_total", ",transfer_type=\"GPU_to_CPU\"", tiers.get(e).storeBytes());
-        }
-        header(sb, "vllm:kv_offload_total_time_total", "Total time measured by all KV offloading operations", "counter");
-        for (int e = 0; e < tiers.size(); e++) {
-            sample(sb, e, "vllm:kv_offload_total_time_total", ",transfer_type=\"CPU_to_GPU\"", tiers.get(e).loadSeconds());
-            sample(sb, e, "vllm:kv_offload_total_time_total", ",transfer_type=\"GPU_to_CPU\"", tiers.get(e).storeSeconds());
-        }
+        byTransferType(sb, tiers, "vllm:kv_offload_total_bytes_total", "Number of bytes offloaded by KV connector",
+                CacheTierMetrics::loadBytes, CacheTierMetrics::storeBytes);
+        byTransferType(sb, tiers, "vllm:kv_offload_total_time_total", "Total time measured by all KV offloading operations",
+                CacheTierMetrics::loadSeconds, CacheTierMetrics::storeSeconds);
         header(sb, "vllm:kv_offload_size", "Histogram of KV offload transfer size, in bytes.", "histogram");
         for (int e = 0; e < tiers.size(); e++) {
             histogramSamples(sb, e, "vllm:kv_offload_size", ",transfer_type=\"CPU_to_GPU\"", tiers.get(e).loadSize());
@@ -140,6 +134,16 @@ final class MetricsExposition {
         gauge(sb, tiers, "vllm:kv_offload_cpu_cache_usage_perc", "Fraction of CPU KV-cache space currently pinned by active "
                 + "transfers (0.0 = idle, 1.0 = saturated). Sustained high values indicate transfers (stores or promotions) "
                 + "may be dropped due to insufficient capacity.", CacheTierMetrics::cpuUsage);
+    }
+
+    /** A deprecated offload counter: one sample per engine and {@code transfer_type} (CPU_to_GPU = loads, GPU_to_CPU = stores). */
+    private void byTransferType(StringBuilder sb, List<CacheTierMetrics> tiers, String name, String help,
+                                ToDoubleFunction<CacheTierMetrics> load, ToDoubleFunction<CacheTierMetrics> store) {
+        header(sb, name, help, "counter");
+        for (int e = 0; e < tiers.size(); e++) {
+            sample(sb, e, name, ",transfer_type=\"CPU_to_GPU\"", load.applyAsDouble(tiers.get(e)));
+            sample(sb, e, name, ",transfer_type=\"GPU_to_CPU\"", store.applyAsDouble(tiers.get(e)));
+        }
     }
 
     private <T> void gauge(StringBuilder sb, List<T> engines, String name, String help, ToDoubleFunction<T> value) {

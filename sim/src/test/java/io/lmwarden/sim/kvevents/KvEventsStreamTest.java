@@ -49,6 +49,7 @@ class KvEventsStreamTest {
     private SimCluster cluster;
     /** Every message received so far: seq → payload, in arrival order. */
     private final Map<Long, byte[]> received = new LinkedHashMap<>();
+    private int replayPort;
 
     @AfterEach
     void stop() {
@@ -70,10 +71,8 @@ class KvEventsStreamTest {
 
     @Test
     void aRequestsBlocksArriveAsAChainWithTheTokenIdsOfTokenizeThenTheirHostCopiesAndEvictions() {
-        int[] ports = freePorts(2);
-        String url = start(KvEventsConfig.Encoding.MAP, 1, ports[0], ports[1]);
-        ZMQ.Socket sub = subscribe(ports[0]);
-        awaitStream(sub, url);
+        ZMQ.Socket sub = streaming(KvEventsConfig.Encoding.MAP);
+        String url = cluster.urls().get(0);
         String prompt = exactPrompt(7);
         List<Integer> tokenized = new ArrayList<>();
         post(url, "/tokenize", "{\"prompt\":" + JSON.valueToTree(prompt) + "}").get("tokens").forEach(t -> tokenized.add(t.asInt()));
@@ -148,10 +147,8 @@ class KvEventsStreamTest {
 
     @Test
     void theCacheSaltIsTheFirstBlocksExtraKeyAndAResetAnnouncesAllBlocksCleared() {
-        int[] ports = freePorts(2);
-        String url = start(KvEventsConfig.Encoding.MAP, 1, ports[0], ports[1]);
-        ZMQ.Socket sub = subscribe(ports[0]);
-        awaitStream(sub, url);
+        ZMQ.Socket sub = streaming(KvEventsConfig.Encoding.MAP);
+        String url = cluster.urls().get(0);
         completion(url, exactPrompt(11), "tenant-a");
         VllmKvEventDecoder.Event first = collect(sub, e -> e.type().equals("BlockStored") && e.parent() == null
                 && "GPU".equals(e.medium()) && !e.fields().get("extra_keys").asArrayValue().get(0).isNilValue()).get(0);
@@ -168,10 +165,8 @@ class KvEventsStreamTest {
 
     @Test
     void replayReturnsTheRequestedRangeThenTheEndMarker() {
-        int[] ports = freePorts(2);
-        String url = start(KvEventsConfig.Encoding.MAP, 1, ports[0], ports[1]);
-        ZMQ.Socket sub = subscribe(ports[0]);
-        awaitStream(sub, url);
+        ZMQ.Socket sub = streaming(KvEventsConfig.Encoding.MAP);
+        String url = cluster.urls().get(0);
         completion(url, exactPrompt(21), null);
         completion(url, exactPrompt(22), null);
         collect(sub, e -> e.type().equals("BlockRemoved"));
@@ -180,7 +175,7 @@ class KvEventsStreamTest {
 
         ZMQ.Socket dealer = zmq.createSocket(SocketType.DEALER);
         dealer.setReceiveTimeOut(10_000);
-        dealer.connect("tcp://127.0.0.1:" + ports[1]);
+        dealer.connect("tcp://127.0.0.1:" + replayPort);
         Map<Long, byte[]> all = replay(dealer, 0);
         assertThat(all.keySet()).as("from the first batch on, without gaps").startsWith(0L, 1L, 2L);
         VllmKvEventDecoder.Batch zero = VllmKvEventDecoder.decode(all.get(0L));
@@ -196,10 +191,8 @@ class KvEventsStreamTest {
 
     @Test
     void theOldTaggedArrayEncodingCarriesTheSameFieldsByPosition() {
-        int[] ports = freePorts(2);
-        String url = start(KvEventsConfig.Encoding.ARRAY, 1, ports[0], ports[1]);
-        ZMQ.Socket sub = subscribe(ports[0]);
-        awaitStream(sub, url);
+        ZMQ.Socket sub = streaming(KvEventsConfig.Encoding.ARRAY);
+        String url = cluster.urls().get(0);
         completion(url, exactPrompt(31), null);
         List<VllmKvEventDecoder.Event> events = collect(sub, e -> "CPU".equals(e.medium()));
         VllmKvEventDecoder.Event gpu = events.stream().filter(e -> "GPU".equals(e.medium()) && e.type().equals("BlockStored"))
@@ -222,11 +215,11 @@ class KvEventsStreamTest {
         int[] ports = freePorts(4);
         // vLLM's rule: rank r on port + r, for both endpoints.
         int pub = ports[0];
-        int replayPort = ports[2];
-        String url = start(KvEventsConfig.Encoding.MAP, 2, pub, replayPort);
+        int replay = ports[2];
+        String url = start(KvEventsConfig.Encoding.MAP, 2, pub, replay);
         assertThat(cluster.replicas().get(0).kvEventEndpoints()).containsExactly("tcp://*:" + pub, "tcp://*:" + (pub + 1));
         assertThat(cluster.replicas().get(0).kvEventReplayEndpoints())
-                .containsExactly("tcp://*:" + replayPort, "tcp://*:" + (replayPort + 1));
+                .containsExactly("tcp://*:" + replay, "tcp://*:" + (replay + 1));
         ZMQ.Socket rank1 = subscribe(pub + 1);
         awaitStream(rank1, url, "1");
         VllmKvEventDecoder.Batch batch = VllmKvEventDecoder.decode(received.values().iterator().next());
@@ -234,6 +227,16 @@ class KvEventsStreamTest {
     }
 
     // ---- helpers
+
+    /** One replica of one engine publishing with {@code encoding} (and a replay socket), a SUB socket already receiving. */
+    private ZMQ.Socket streaming(KvEventsConfig.Encoding encoding) {
+        int[] ports = freePorts(2);
+        replayPort = ports[1];
+        String url = start(encoding, 1, ports[0], ports[1]);
+        ZMQ.Socket sub = subscribe(ports[0]);
+        awaitStream(sub, url);
+        return sub;
+    }
 
     /** Ports p with p + 1 free too, {@code n} in all (consecutive pairs), picked at random above 20000. */
     private static int[] freePorts(int n) {
