@@ -33,8 +33,9 @@ public final class ZmqKvEventPublisher implements KvEventSink, AutoCloseable {
     private final BlockingQueue<Batch> queue;
     private final ArrayDeque<Sent> buffer = new ArrayDeque<>();
     private final ZContext context = new ZContext(1);
-    private final ZMQ.Socket pub;
-    private final ZMQ.Socket replay;
+    /** Created, bound and used only on the publisher's thread (a JeroMQ socket belongs to one thread). */
+    private ZMQ.Socket pub;
+    private ZMQ.Socket replay;
     private final Thread thread;
     private volatile boolean running = true;
     private long nextSeq;
@@ -57,32 +58,50 @@ public final class ZmqKvEventPublisher implements KvEventSink, AutoCloseable {
         this.encoder = new KvEventEncoder(config.encoding());
         this.topic = config.topic().getBytes(java.nio.charset.StandardCharsets.UTF_8);
         this.queue = new LinkedBlockingQueue<>(config.maxQueueSize());
-        try {
-            pub = context.createSocket(SocketType.PUB);
-            pub.setSndHWM(config.hwm());
-            pub.setLinger(0);
-            // vLLM's heuristic: bind a wildcard, ipc or inproc endpoint, connect to anything else.
-            if (endpoint.contains("*") || endpoint.contains("::") || endpoint.startsWith("ipc://")
-                    || endpoint.startsWith("inproc://")) {
-                pub.bind(endpoint);
-            } else {
-                pub.connect(endpoint);
+        java.util.concurrent.CompletableFuture<Void> ready = new java.util.concurrent.CompletableFuture<>();
+        thread = new Thread(() -> {
+            try {
+                openSockets();
+                ready.complete(null);
+            } catch (RuntimeException e) {
+                ready.completeExceptionally(e);
+                return;
             }
-            if (replayEndpoint != null) {
-                replay = context.createSocket(SocketType.ROUTER);
-                replay.setLinger(0);
-                replay.bind(replayEndpoint);
-            } else {
-                replay = null;
-            }
-        } catch (RuntimeException e) {
-            context.close();
-            throw new IllegalStateException("kv events: cannot open " + endpoint
-                    + (replayEndpoint == null ? "" : " / " + replayEndpoint) + ": " + e.getMessage(), e);
-        }
-        thread = new Thread(this::run, "lmw-sim-kv-events-" + rank);
+            run();
+        }, "lmw-sim-kv-events-" + rank);
         thread.setDaemon(true);
         thread.start();
+        try {
+            ready.get(30, TimeUnit.SECONDS);
+        } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
+            running = false;
+            context.close();
+            Throwable cause = e.getCause() == null ? e : e.getCause();
+            throw new IllegalStateException("kv events: cannot open " + endpoint
+                    + (replayEndpoint == null ? "" : " / " + replayEndpoint) + ": " + cause.getMessage(), cause);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            running = false;
+            context.close();
+            throw new IllegalStateException("interrupted while opening the kv events sockets", e);
+        }
+    }
+
+    private void openSockets() {
+        pub = context.createSocket(SocketType.PUB);
+        pub.setSndHWM(config.hwm());
+        pub.setLinger(0);
+        // vLLM's heuristic: bind a wildcard, ipc or inproc endpoint, connect to anything else.
+        if (endpoint.contains("*") || endpoint.contains("::") || endpoint.startsWith("ipc://") || endpoint.startsWith("inproc://")) {
+            pub.bind(endpoint);
+        } else {
+            pub.connect(endpoint);
+        }
+        if (replayEndpoint != null) {
+            replay = context.createSocket(SocketType.ROUTER);
+            replay.setLinger(0);
+            replay.bind(replayEndpoint);
+        }
     }
 
     public String endpoint() {
@@ -125,9 +144,9 @@ public final class ZmqKvEventPublisher implements KvEventSink, AutoCloseable {
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
                 return;
-            } catch (RuntimeException e) {
+            } catch (RuntimeException | AssertionError e) {
                 if (running) {
-                    LogFields.warn(LOG, "kv events publisher error", "rank", rank, "cause", String.valueOf(e.getMessage()));
+                    LogFields.log(LOG, java.util.logging.Level.WARNING, "kv events publisher error", e, "rank", rank);
                 }
             }
         }
@@ -135,8 +154,13 @@ public final class ZmqKvEventPublisher implements KvEventSink, AutoCloseable {
 
     /** Answers waiting replay requests: {@code [identity, "", start seq]} → every buffered batch from there, then the end marker. */
     private void serviceReplay() {
-        byte[] identity;
-        while ((identity = replay.recv(ZMQ.DONTWAIT)) != null) {
+        // Like vLLM's poll(0): asking for the socket's events makes it take in new connections and their messages first
+        // (a bare non-blocking recv missed requests from a peer that had just connected).
+        while ((replay.getEvents() & ZMQ.Poller.POLLIN) != 0) {
+            byte[] identity = replay.recv(ZMQ.DONTWAIT);
+            if (identity == null) {
+                return;
+            }
             java.util.List<byte[]> frames = new java.util.ArrayList<>();
             frames.add(identity);
             while (replay.hasReceiveMore()) {

@@ -173,9 +173,7 @@ class KvEventsStreamTest {
         long last = received.keySet().stream().mapToLong(Long::longValue).max().orElseThrow();
         assertThat(last).isGreaterThan(3);
 
-        ZMQ.Socket dealer = zmq.createSocket(SocketType.DEALER);
-        dealer.setReceiveTimeOut(10_000);
-        dealer.connect("tcp://127.0.0.1:" + replayPort);
+        ZMQ.Socket dealer = replayClient();
         Map<Long, byte[]> all = replay(dealer, 0);
         assertThat(all.keySet()).as("from the first batch on, without gaps").startsWith(0L, 1L, 2L);
         VllmKvEventDecoder.Batch zero = VllmKvEventDecoder.decode(all.get(0L));
@@ -220,8 +218,7 @@ class KvEventsStreamTest {
         assertThat(cluster.replicas().get(0).kvEventEndpoints()).containsExactly("tcp://*:" + pub, "tcp://*:" + (pub + 1));
         assertThat(cluster.replicas().get(0).kvEventReplayEndpoints())
                 .containsExactly("tcp://*:" + replay, "tcp://*:" + (replay + 1));
-        ZMQ.Socket rank1 = subscribe(pub + 1);
-        awaitStream(rank1, url, "1");
+        awaitStream(pub + 1, url, "1");
         VllmKvEventDecoder.Batch batch = VllmKvEventDecoder.decode(received.values().iterator().next());
         assertThat(batch.dataParallelRank()).isEqualTo(1);
     }
@@ -233,16 +230,17 @@ class KvEventsStreamTest {
         int[] ports = freePorts(2);
         replayPort = ports[1];
         String url = start(encoding, 1, ports[0], ports[1]);
-        ZMQ.Socket sub = subscribe(ports[0]);
-        awaitStream(sub, url);
-        return sub;
+        return awaitStream(ports[0], url, null);
     }
 
-    /** Ports p with p + 1 free too, {@code n} in all (consecutive pairs), picked at random above 20000. */
+    /**
+     * {@code n} consecutive free ports picked at random in 20000–32000: below Linux's ephemeral range, so that no
+     * server bound to port 0 elsewhere on the machine takes one between this check and the bind.
+     */
     private static int[] freePorts(int n) {
         SplittableRandom random = new SplittableRandom();
         for (int attempt = 0; attempt < 200; attempt++) {
-            int base = 20_000 + random.nextInt(30_000);
+            int base = 20_000 + random.nextInt(12_000);
             if (allFree(base, n)) {
                 int[] out = new int[n];
                 for (int i = 0; i < n; i++) {
@@ -273,13 +271,17 @@ class KvEventsStreamTest {
         return sub;
     }
 
-    private void awaitStream(ZMQ.Socket sub, String url) {
-        awaitStream(sub, url, null);
-    }
-
-    /** A PUB drops what it sends before the subscription reaches it: send small requests until something arrives. */
-    private void awaitStream(ZMQ.Socket sub, String url, String rank) {
+    /**
+     * A PUB drops what it sends before the subscription reaches it: send small requests until something arrives. (See
+     * {@link #replayClient()} for why a silent connection is worth retrying: the test then connects a fresh SUB.)
+     */
+    private ZMQ.Socket awaitStream(int port, String url, String rank) {
+        ZMQ.Socket sub = subscribe(port);
         for (int i = 0; i < 100; i++) {
+            if (i > 0 && i % 20 == 0) {
+                zmq.destroySocket(sub);
+                sub = subscribe(port);
+            }
             String body = "{\"model\":\"" + MODEL + "\",\"prompt\":" + JSON.valueToTree(exactPrompt(1000 + i).substring(0, 4 * 40))
                     + ",\"max_tokens\":1}";
             HttpRequest.Builder b = HttpRequest.newBuilder(URI.create(url + "/v1/completions")).header("content-type", "application/json");
@@ -288,7 +290,7 @@ class KvEventsStreamTest {
             }
             send(b.POST(HttpRequest.BodyPublishers.ofString(body)).build());
             if (receiveOne(sub)) {
-                return;
+                return sub;
             }
         }
         throw new AssertionError("no KV event arrived");
@@ -349,6 +351,31 @@ class KvEventsStreamTest {
             }
             out.put(seq, payload);
         }
+    }
+
+    /**
+     * A DEALER on the replay socket that has been answered once (a request from beyond the last sequence gets only the
+     * end marker). JeroMQ 0.6.0 sometimes never reads a fresh connection on the connecting side (the server's
+     * handshake bytes stay unread in the socket; seen with {@code ss}), so a client that hears nothing reconnects.
+     */
+    private ZMQ.Socket replayClient() {
+        for (int attempt = 0; attempt < 5; attempt++) {
+            ZMQ.Socket dealer = zmq.createSocket(SocketType.DEALER);
+            dealer.setLinger(0);
+            dealer.setReceiveTimeOut(2_000);
+            dealer.connect("tcp://127.0.0.1:" + replayPort);
+            dealer.sendMore(new byte[0]);
+            dealer.send(ByteBuffer.allocate(8).putLong(Long.MAX_VALUE).array());
+            byte[] empty = dealer.recv();
+            if (empty != null) {
+                assertThat(ByteBuffer.wrap(dealer.recv()).getLong()).isEqualTo(-1);
+                assertThat(dealer.recv()).isEmpty();
+                dealer.setReceiveTimeOut(10_000);
+                return dealer;
+            }
+            zmq.destroySocket(dealer);
+        }
+        throw new AssertionError("the replay socket never answered");
     }
 
     private void awaitIdle() {
