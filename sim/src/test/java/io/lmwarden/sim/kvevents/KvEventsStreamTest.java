@@ -60,9 +60,13 @@ class KvEventsStreamTest {
     }
 
     private String start(KvEventsConfig.Encoding encoding, int engines, int pubPort, int replayPort) {
+        return start(encoding, false, engines, pubPort, replayPort);
+    }
+
+    private String start(KvEventsConfig.Encoding encoding, boolean selfDescribing, int engines, int pubPort, int replayPort) {
         KvEventsConfig config = KvEventsConfig.parse("{\"enable_kv_cache_events\":true,\"publisher\":\"zmq\",\"endpoint\":"
                 + "\"tcp://*:" + pubPort + "\",\"replay_endpoint\":\"tcp://*:" + replayPort + "\",\"topic\":\"" + TOPIC + "\"}")
-                .withEncoding(encoding);
+                .withEncoding(encoding).withSelfDescribingHostEvents(selfDescribing);
         SimProfile profile = PROFILE.withKvOffloadGib(400 * PROFILE.kvBytesPerBlock() / (1024.0 * 1024 * 1024));
         cluster = SimCluster.start(SimOptions.defaults().withProfile(profile).withTimeScale(20).withEngines(engines)
                 .withKvEvents(config));
@@ -209,6 +213,22 @@ class KvEventsStreamTest {
     }
 
     @Test
+    void selfDescribingHostEventsCarryTheChainLikeGpuOnes() {
+        ZMQ.Socket sub = streaming(KvEventsConfig.Encoding.MAP, true);
+        String prompt = exactPrompt(41);
+        completion(cluster.urls().get(0), prompt, null);
+        List<Integer> tokenized = new ArrayList<>();
+        post(cluster.urls().get(0), "/tokenize", "{\"prompt\":" + JSON.valueToTree(prompt) + "}").get("tokens")
+                .forEach(t -> tokenized.add(t.asInt()));
+        VllmKvEventDecoder.Event cpu = collect(sub, e -> "CPU".equals(e.medium()) && e.parent() == null
+                && containsRun(tokenized, e.tokens())).get(0);
+        // The first host copy starts the chain: block 0's tokens, then the rest of the prompt in order.
+        assertThat(cpu.tokens()).isEqualTo(tokenized.subList(0, cpu.tokens().size()));
+        assertThat(cpu.tokens()).hasSize(16 * cpu.hashes().size());
+        assertThat(cpu.fields().get("group_idx").asIntegerValue().asInt()).isZero();
+    }
+
+    @Test
     void eachDataParallelRankPublishesOnItsOwnPort() {
         int[] ports = freePorts(4);
         // vLLM's rule: rank r on port + r, for both endpoints.
@@ -227,9 +247,13 @@ class KvEventsStreamTest {
 
     /** One replica of one engine publishing with {@code encoding} (and a replay socket), a SUB socket already receiving. */
     private ZMQ.Socket streaming(KvEventsConfig.Encoding encoding) {
+        return streaming(encoding, false);
+    }
+
+    private ZMQ.Socket streaming(KvEventsConfig.Encoding encoding, boolean selfDescribing) {
         int[] ports = freePorts(2);
         replayPort = ports[1];
-        String url = start(encoding, 1, ports[0], ports[1]);
+        String url = start(encoding, selfDescribing, 1, ports[0], ports[1]);
         return awaitStream(ports[0], url, null);
     }
 
