@@ -50,6 +50,8 @@ class LayeringTest {
             Map.entry("placement", Set.of("pool", "session", "config", "common")),
             Map.entry("placement.admission", Set.of("placement", "pool", "session", "config", "common")),
             Map.entry("pool", Set.of("config", "common")),
+            // The engines' own cache view from their KV events: self-contained so far.
+            Map.entry("kvevents", Set.of("config", "common")),
             Map.entry("session", Set.of("config", "common")),
             Map.entry("config", Set.of("common")));
 
