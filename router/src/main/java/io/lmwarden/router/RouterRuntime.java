@@ -14,7 +14,7 @@ import io.lmwarden.router.cluster.LocalCluster;
 import io.lmwarden.router.cluster.RouterCluster;
 import io.lmwarden.router.config.RouterConfig;
 import io.lmwarden.router.edge.ClientConnections;
-import io.lmwarden.router.placement.AffinityTable;
+import io.lmwarden.router.placement.pins.AffinityTable;
 import io.lmwarden.router.proxy.PassThrough;
 import io.lmwarden.router.proxy.ProxyContext;
 import io.lmwarden.router.proxy.ProxyHandler;

@@ -2,7 +2,7 @@ package io.lmwarden.router;
 
 import io.lmwarden.router.cluster.MemberLoad;
 import io.lmwarden.router.config.RouterConfig;
-import io.lmwarden.router.placement.SessionHomes;
+import io.lmwarden.router.placement.pins.SessionHomes;
 import io.lmwarden.router.placement.admission.AdmissionController;
 import io.lmwarden.router.placement.admission.AdmissionRules;
 import io.lmwarden.router.pool.EngineMetricsScraper;

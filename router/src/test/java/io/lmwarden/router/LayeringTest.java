@@ -37,18 +37,29 @@ class LayeringTest {
     private static final Map<String, Set<String>> MAY_IMPORT = Map.ofEntries(
             Map.entry(ROOT, ANYTHING),
             Map.entry("edge", Set.of("proxy", "session", "config", "common")),
-            Map.entry("api", Set.of("proxy", "stats", "diagnostics", "cluster", "placement", "placement.admission", "pool", "session",
-                    "config", "common")),
+            Map.entry("api", Set.of("proxy", "stats", "diagnostics", "cluster", "placement", "placement.admission", "placement.pins",
+                    "placement.policy", "placement.prefix", "pool", "session", "config", "common")),
             // The cluster implements placement's pin store and carries the peers' load; placement never sees it.
-            Map.entry("cluster", Set.of("placement", "placement.admission", "pool", "config", "common")),
-            Map.entry("proxy", Set.of("tenant", "stats", "diagnostics", "placement", "placement.admission", "pool", "session", "config",
-                    "common")),
+            Map.entry("cluster", Set.of("placement.pins", "placement.admission", "pool", "config", "common")),
+            Map.entry("proxy", Set.of("tenant", "stats", "diagnostics", "placement", "placement.admission", "placement.filter",
+                    "placement.reservation", "pool", "session", "config", "common")),
             // Naming tenants and salting their prompts: the request's facts below it, the cluster only through an interface.
             Map.entry("tenant", Set.of("session", "config", "common")),
-            Map.entry("stats", Set.of("diagnostics", "placement", "placement.admission", "pool", "session", "config", "common")),
+            Map.entry("stats", Set.of("diagnostics", "placement", "placement.admission", "placement.pins", "placement.prefix",
+                    "placement.reservation", "pool", "session", "config", "common")),
             Map.entry("diagnostics", Set.of("pool", "session", "config", "common")),
-            Map.entry("placement", Set.of("pool", "session", "config", "common")),
-            Map.entry("placement.admission", Set.of("placement", "pool", "session", "config", "common")),
+            // Placement by concern. The root holds the vocabulary (Placement, Decision, the policy interface) and the
+            // pipeline (Placer: filters, client pinning, the policy); each concern below it, none above.
+            Map.entry("placement", Set.of("placement.filter", "placement.prefix", "pool", "session", "config", "common")),
+            Map.entry("placement.filter", Set.of("pool", "session", "config", "common")),
+            Map.entry("placement.prefix", Set.of("pool", "session", "config", "common")),
+            Map.entry("placement.pins", Set.of("placement", "pool", "session", "config", "common")),
+            Map.entry("placement.policy", Set.of("placement", "placement.pins", "placement.prefix", "pool", "session", "config",
+                    "common")),
+            Map.entry("placement.reservation", Set.of("placement", "placement.prefix", "pool", "session", "config", "common")),
+            // Admission wraps the pipeline: the budget in front of the reservation, for every attempt.
+            Map.entry("placement.admission", Set.of("placement", "placement.filter", "placement.pins", "placement.prefix", "pool",
+                    "session", "config", "common")),
             Map.entry("pool", Set.of("config", "common")),
             // The engines' own cache view from their KV events: self-contained so far.
             Map.entry("kvevents", Set.of("config", "common")),
@@ -78,7 +89,7 @@ class LayeringTest {
     @Test
     void thereIsARuleForEveryPackage() throws IOException {
         Set<String> packages = sourcesByPackage().keySet();
-        assertThat(packages).as("packages found in subfolders too").contains("placement.admission");
+        assertThat(packages).as("packages found in subfolders too").contains("placement.admission", "placement.policy");
         assertThat(new TreeSet<>(MAY_IMPORT.keySet())).as("packages with a rule: add one for each new package")
                 .containsAll(packages);
     }
@@ -122,8 +133,8 @@ class LayeringTest {
         }
         assertThat(violations).isEmpty();
         // The seam is where it learns: the prefix index is filled on acceptance, the rates on a good end.
-        assertThat(Files.readString(SOURCES.resolve("placement/PrefixLearning.java"))).contains("public void accepted(");
-        assertThat(Files.readString(SOURCES.resolve("placement/PrefillLearning.java"))).contains("rates.observe(");
+        assertThat(Files.readString(SOURCES.resolve("placement/reservation/PrefixLearning.java"))).contains("public void accepted(");
+        assertThat(Files.readString(SOURCES.resolve("placement/reservation/PrefillLearning.java"))).contains("rates.observe(");
     }
 
     /** Pins are moved, released and expired in one place: policies, admission and the wiring all go through it. */
@@ -131,7 +142,7 @@ class LayeringTest {
     void onlySessionHomesWritesThePins() throws IOException {
         Pattern pinWrites = Pattern.compile("\\.pin\\(|\\.claim\\(|pins\\(\\)::release|(?:pins|affinity|table)(?:\\(\\))?\\.release\\("
                 + "|(?:pins|affinity)(?:\\(\\))?\\.expireIdle\\(");
-        Set<String> store = Set.of("placement/SessionHomes.java", "placement/SessionPins.java", "placement/AffinityTable.java");
+        Set<String> store = Set.of("placement/pins/SessionHomes.java", "placement/pins/SessionPins.java", "placement/pins/AffinityTable.java");
         List<String> violations = new ArrayList<>();
         for (Map.Entry<String, List<Path>> pkg : sourcesByPackage().entrySet()) {
             for (Path f : pkg.getValue()) {

@@ -1,6 +1,6 @@
 package io.lmwarden.bench.micro;
 
-import io.lmwarden.router.placement.AffinityTable;
+import io.lmwarden.router.placement.pins.AffinityTable;
 
 import java.time.Duration;
 import java.util.UUID;

@@ -2,7 +2,7 @@ package io.lmwarden.bench.micro;
 
 import io.lmwarden.router.config.ClusterSettings;
 import io.lmwarden.router.cluster.InfinispanCluster;
-import io.lmwarden.router.placement.SessionPins;
+import io.lmwarden.router.placement.pins.SessionPins;
 
 import java.time.Duration;
 import java.util.List;

@@ -4,7 +4,7 @@ import io.lmwarden.bench.metrics.ReplicaReading;
 import io.lmwarden.bench.report.ClassFigures;
 import io.lmwarden.bench.report.ReplicaFigures;
 import io.lmwarden.bench.report.StageResult;
-import io.lmwarden.router.placement.PassthroughPolicy;
+import io.lmwarden.router.placement.policy.PassthroughPolicy;
 import org.HdrHistogram.Histogram;
 
 import java.util.HashMap;

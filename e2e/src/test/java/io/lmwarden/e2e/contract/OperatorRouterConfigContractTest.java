@@ -20,12 +20,12 @@ import io.lmwarden.router.config.RouterConfig;
 import io.lmwarden.router.config.Setting;
 import io.lmwarden.router.config.SettingsTable;
 import io.lmwarden.router.config.SpillThreshold;
-import io.lmwarden.router.placement.AffinityTable;
-import io.lmwarden.router.placement.PolicyFactory;
-import io.lmwarden.router.placement.PrefillRates;
-import io.lmwarden.router.placement.PrefixIndexes;
-import io.lmwarden.router.placement.SessionHomes;
-import io.lmwarden.router.placement.TtftEstimator;
+import io.lmwarden.router.placement.pins.AffinityTable;
+import io.lmwarden.router.placement.policy.PolicyFactory;
+import io.lmwarden.router.placement.prefix.PrefillRates;
+import io.lmwarden.router.placement.prefix.PrefixIndexes;
+import io.lmwarden.router.placement.pins.SessionHomes;
+import io.lmwarden.router.placement.prefix.TtftEstimator;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 

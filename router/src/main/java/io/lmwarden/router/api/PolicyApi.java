@@ -4,7 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import io.lmwarden.router.config.AdmissionSettings;
 import io.lmwarden.router.config.PlacementSettings;
 import io.lmwarden.router.config.SpillThreshold;
-import io.lmwarden.router.placement.PolicyHolder;
+import io.lmwarden.router.placement.policy.PolicyHolder;
 import io.lmwarden.router.placement.admission.AdmissionController;
 import io.vertx.ext.web.RoutingContext;
 

@@ -1,7 +1,7 @@
 package io.lmwarden.router.api;
 
-import io.lmwarden.router.placement.PrefixIndexes;
-import io.lmwarden.router.placement.SessionPins;
+import io.lmwarden.router.placement.prefix.PrefixIndexes;
+import io.lmwarden.router.placement.pins.SessionPins;
 import io.lmwarden.router.placement.admission.AdmissionController;
 import io.lmwarden.router.placement.admission.ResidencyTable;
 import io.lmwarden.router.pool.EngineMetrics;

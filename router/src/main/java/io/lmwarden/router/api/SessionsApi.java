@@ -1,6 +1,6 @@
 package io.lmwarden.router.api;
 
-import io.lmwarden.router.placement.SessionPins;
+import io.lmwarden.router.placement.pins.SessionPins;
 import io.lmwarden.router.session.SessionKey;
 import io.lmwarden.router.stats.SessionLog;
 import io.lmwarden.router.stats.StepRecord;

@@ -1,7 +1,7 @@
 package io.lmwarden.router.cluster;
 
-import io.lmwarden.router.placement.SessionPins;
-import io.lmwarden.router.placement.AffinityTable;
+import io.lmwarden.router.placement.pins.SessionPins;
+import io.lmwarden.router.placement.pins.AffinityTable;
 import org.infinispan.AdvancedCache;
 import org.infinispan.commons.CacheException;
 import org.infinispan.context.Flag;

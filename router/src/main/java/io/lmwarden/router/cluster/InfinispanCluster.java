@@ -1,7 +1,7 @@
 package io.lmwarden.router.cluster;
 
 import io.lmwarden.router.config.ClusterSettings;
-import io.lmwarden.router.placement.SessionPins;
+import io.lmwarden.router.placement.pins.SessionPins;
 import io.lmwarden.router.placement.admission.PeerResident;
 import io.lmwarden.router.placement.admission.PeerResidents;
 import org.infinispan.AdvancedCache;

@@ -1,6 +1,6 @@
 package io.lmwarden.router.cluster;
 
-import io.lmwarden.router.placement.SessionPins;
+import io.lmwarden.router.placement.pins.SessionPins;
 import io.lmwarden.router.placement.admission.PeerResidents;
 
 import java.util.List;

@@ -1,10 +1,12 @@
 package io.lmwarden.router.placement;
 
+import io.lmwarden.router.placement.filter.Candidates;
+import io.lmwarden.router.placement.filter.NoReplicaAvailableException;
+import io.lmwarden.router.placement.prefix.PrefixIndexes;
 import io.lmwarden.router.pool.PoolSnapshot;
 import io.lmwarden.router.pool.ReplicaView;
 import io.lmwarden.router.session.RequestFacts;
 
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
@@ -12,8 +14,8 @@ import java.util.function.Supplier;
 import java.util.stream.Collectors;
 
 /**
- * Filters the pool (ready, serves the model, not already tried), honours client pinning, and hands
- * the rest to the current policy. A retry after a failure is marked {@code FALLBACK}. A model that
+ * The placement pipeline: filters the pool ({@link Candidates}: ready, serves the model, not already tried),
+ * honours client pinning, and hands the rest to the current policy. A retry after a failure is marked {@code FALLBACK}. A model that
  * no replica lists is sent, unpinned, to the least loaded, so that an engine answers with its own
  * 404 and no session is pinned to a model that does not exist.
  */
@@ -34,8 +36,8 @@ public final class Placer {
         if (pinned.isPresent()) {
             p = pinned.get();
         } else {
-            List<ReplicaView> ready = ready(pool, alreadyTried);
-            List<ReplicaView> serving = serving(facts, ready);
+            List<ReplicaView> ready = Candidates.ready(pool, alreadyTried);
+            List<ReplicaView> serving = Candidates.serving(facts, ready);
             if (serving.isEmpty()) {
                 ReplicaView any = LoadOrder.least(ready, LoadOrder.QUEUE_SCORE);
                 return new Placement(any, Decision.NEW, "no replica lists model '" + facts.model() + "'; the engine answers (not pinned)");
@@ -47,46 +49,6 @@ public final class Placer {
         }
         // What the chosen replica should hold, for question 2 ("did it reach the replica with its prefix?").
         return p.expectedCachedTokens() > 0 ? p : p.withExpectedCachedTokens(prefixIndexes.heldTokens(p.replica(), facts.shape()));
-    }
-
-    /** The replicas a policy could choose from for this request (ready, serving its model, not tried), for admission's alternatives. */
-    public static List<ReplicaView> eligible(RequestFacts facts, PoolSnapshot pool, Set<String> alreadyTried) throws NoReplicaAvailableException {
-        List<ReplicaView> ready = ready(pool, alreadyTried);
-        List<ReplicaView> serving = serving(facts, ready);
-        return serving.isEmpty() ? ready : serving;
-    }
-
-    private static List<ReplicaView> ready(PoolSnapshot pool, Set<String> alreadyTried) throws NoReplicaAvailableException {
-        // Loops, not streams: this runs for every request over every replica.
-        List<ReplicaView> ready = new ArrayList<>(pool.replicas().size());
-        for (ReplicaView r : pool.replicas()) {
-            if (r.ready() && !alreadyTried.contains(r.id())) {
-                ready.add(r);
-            }
-        }
-        if (ready.isEmpty()) {
-            if (pool.replicas().isEmpty()) {
-                throw new NoReplicaAvailableException(503, "no replica is known yet; the router is waiting for discovery");
-            }
-            throw new NoReplicaAvailableException(503, alreadyTried.isEmpty()
-                    ? "no ready replica among " + pool.replicas().size() + "; retry later"
-                    : "no other ready replica to retry on after " + String.join(",", alreadyTried) + " failed");
-        }
-        return ready;
-    }
-
-    /** Replicas whose metrics list served models are filtered by them; unknown ones stay eligible. Empty: nobody serves it. */
-    private static List<ReplicaView> serving(RequestFacts facts, List<ReplicaView> ready) {
-        if (facts.model().isEmpty()) {
-            return ready;
-        }
-        List<ReplicaView> serving = new ArrayList<>(ready.size());
-        for (ReplicaView r : ready) {
-            if (r.metrics() == null || r.metrics().models().isEmpty() || r.metrics().models().contains(facts.model())) {
-                serving.add(r);
-            }
-        }
-        return serving.size() == ready.size() ? ready : serving;
     }
 
     private static Optional<Placement> clientPinned(RequestFacts facts, PoolSnapshot pool, Set<String> alreadyTried)

@@ -1,6 +1,6 @@
 package io.lmwarden.router.proxy;
 
-import io.lmwarden.router.placement.Reservation;
+import io.lmwarden.router.placement.reservation.Reservation;
 import io.vertx.core.MultiMap;
 
 /**

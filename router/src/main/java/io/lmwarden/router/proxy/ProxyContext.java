@@ -1,7 +1,7 @@
 package io.lmwarden.router.proxy;
 
 import io.lmwarden.router.config.UpstreamSettings;
-import io.lmwarden.router.placement.Reservations;
+import io.lmwarden.router.placement.reservation.Reservations;
 import io.lmwarden.router.placement.admission.AdmissionController;
 import io.lmwarden.router.pool.PoolSnapshot;
 import io.lmwarden.router.pool.ReplicaPool;

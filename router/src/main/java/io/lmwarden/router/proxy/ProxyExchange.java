@@ -1,9 +1,9 @@
 package io.lmwarden.router.proxy;
 
 import io.lmwarden.common.logging.LogFields;
-import io.lmwarden.router.placement.NoReplicaAvailableException;
+import io.lmwarden.router.placement.filter.NoReplicaAvailableException;
 import io.lmwarden.router.placement.Placement;
-import io.lmwarden.router.placement.Reservation;
+import io.lmwarden.router.placement.reservation.Reservation;
 import io.lmwarden.router.placement.admission.AdmissionController;
 import io.lmwarden.router.pool.ReplicaState;
 import io.lmwarden.router.session.RequestFacts;

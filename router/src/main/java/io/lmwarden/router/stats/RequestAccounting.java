@@ -4,12 +4,12 @@ import io.lmwarden.router.diagnostics.LiveWorkingSets;
 import io.lmwarden.router.diagnostics.PrefixBreakDetector;
 import io.lmwarden.router.diagnostics.TokenRates;
 import io.lmwarden.router.diagnostics.TtfbSplit;
-import io.lmwarden.router.placement.AttemptEnd;
+import io.lmwarden.router.placement.reservation.AttemptEnd;
 import io.lmwarden.router.placement.Decision;
 import io.lmwarden.router.placement.Placement;
-import io.lmwarden.router.placement.PlacementFeedback;
-import io.lmwarden.router.placement.PrefillRates;
-import io.lmwarden.router.placement.Reservation;
+import io.lmwarden.router.placement.reservation.PlacementFeedback;
+import io.lmwarden.router.placement.prefix.PrefillRates;
+import io.lmwarden.router.placement.reservation.Reservation;
 import io.lmwarden.router.session.RequestFacts;
 
 import java.util.Collections;

@@ -2,9 +2,9 @@ package io.lmwarden.router.stats;
 
 import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonGenerator;
-import io.lmwarden.router.placement.AttemptEnd;
-import io.lmwarden.router.placement.PlacementFeedback;
-import io.lmwarden.router.placement.Reservation;
+import io.lmwarden.router.placement.reservation.AttemptEnd;
+import io.lmwarden.router.placement.reservation.PlacementFeedback;
+import io.lmwarden.router.placement.reservation.Reservation;
 import io.lmwarden.router.session.RequestFacts;
 import io.lmwarden.router.session.SessionKey;
 

@@ -1,13 +1,13 @@
 package io.lmwarden.router.stats;
 
 import io.lmwarden.router.placement.Decision;
-import io.lmwarden.router.placement.SessionPins;
+import io.lmwarden.router.placement.pins.SessionPins;
 import io.lmwarden.router.placement.admission.AdmissionController;
 import io.lmwarden.router.placement.admission.AdmissionObserver;
 import io.lmwarden.router.pool.ReplicaPool;
 import io.lmwarden.router.pool.ReplicaState;
 import io.lmwarden.router.pool.ReplicaView;
-import io.lmwarden.router.placement.PrefixIndexes;
+import io.lmwarden.router.placement.prefix.PrefixIndexes;
 import io.lmwarden.router.session.ApiFlavor;
 import io.lmwarden.router.session.SessionKeySource;
 import io.micrometer.core.instrument.Counter;

@@ -2,7 +2,7 @@ package io.lmwarden.router.cluster;
 
 import io.lmwarden.common.net.LoopbackPorts;
 import io.lmwarden.router.config.ClusterSettings;
-import io.lmwarden.router.placement.SessionPins;
+import io.lmwarden.router.placement.pins.SessionPins;
 import org.junit.jupiter.api.Test;
 
 import java.io.IOException;

@@ -1,5 +1,13 @@
 package io.lmwarden.router.placement;
 
+import io.lmwarden.router.placement.filter.NoReplicaAvailableException;
+import io.lmwarden.router.placement.pins.SessionHomes;
+import io.lmwarden.router.placement.policy.AffinityPolicy;
+import io.lmwarden.router.placement.policy.CostPolicy;
+import io.lmwarden.router.placement.prefix.PrefillRates;
+import io.lmwarden.router.placement.prefix.PrefixIndexes;
+import io.lmwarden.router.placement.prefix.TtftEstimator;
+import io.lmwarden.router.placement.pins.AffinityTable;
 import io.lmwarden.router.config.SpillThreshold;
 import io.lmwarden.router.pool.EngineMetrics;
 import io.lmwarden.router.pool.PoolSnapshot;

@@ -1,6 +1,6 @@
 package io.lmwarden.router.proxy;
 
-import io.lmwarden.router.placement.NoReplicaAvailableException;
+import io.lmwarden.router.placement.filter.NoReplicaAvailableException;
 import io.lmwarden.router.placement.admission.AdmissionController;
 import io.lmwarden.router.session.ApiFlavor;
 import io.lmwarden.router.stats.RouterMetrics;

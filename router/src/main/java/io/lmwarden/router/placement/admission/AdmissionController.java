@@ -1,13 +1,14 @@
 package io.lmwarden.router.placement.admission;
 
+import io.lmwarden.router.placement.filter.Candidates;
 import io.lmwarden.router.placement.Decision;
 import io.lmwarden.router.placement.LoadOrder;
-import io.lmwarden.router.placement.NoReplicaAvailableException;
+import io.lmwarden.router.placement.filter.NoReplicaAvailableException;
 import io.lmwarden.router.placement.Placement;
 import io.lmwarden.router.placement.PlacementPolicy;
 import io.lmwarden.router.placement.Placer;
-import io.lmwarden.router.placement.PrefixIndexes;
-import io.lmwarden.router.placement.SessionHomes;
+import io.lmwarden.router.placement.prefix.PrefixIndexes;
+import io.lmwarden.router.placement.pins.SessionHomes;
 import io.lmwarden.router.pool.PoolSnapshot;
 import io.lmwarden.router.pool.ReplicaView;
 import io.lmwarden.router.session.RequestFacts;
@@ -317,7 +318,7 @@ public final class AdmissionController {
             reside(session, first.id(), ws, sameStep, now);
             return Optional.of(chosen);
         }
-        List<ReplicaView> others = new ArrayList<>(Placer.eligible(facts, snap, tried));
+        List<ReplicaView> others = new ArrayList<>(Candidates.eligible(facts, snap, tried));
         others.removeIf(r -> r.id().equals(first.id()));
         others.sort(LoadOrder.FOR_NEW_SESSION);
         for (ReplicaView r : others) {

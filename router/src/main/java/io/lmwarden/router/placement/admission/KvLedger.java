@@ -1,6 +1,6 @@
 package io.lmwarden.router.placement.admission;
 
-import io.lmwarden.router.placement.PrefixIndexes;
+import io.lmwarden.router.placement.prefix.PrefixIndexes;
 import io.lmwarden.router.pool.ReplicaView;
 
 import java.util.HashMap;

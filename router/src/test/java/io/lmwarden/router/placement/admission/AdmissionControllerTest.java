@@ -1,12 +1,12 @@
 package io.lmwarden.router.placement.admission;
 
 import io.lmwarden.router.config.SpillThreshold;
-import io.lmwarden.router.placement.AffinityPolicy;
-import io.lmwarden.router.placement.AffinityTable;
-import io.lmwarden.router.placement.NoReplicaAvailableException;
+import io.lmwarden.router.placement.policy.AffinityPolicy;
+import io.lmwarden.router.placement.pins.AffinityTable;
+import io.lmwarden.router.placement.filter.NoReplicaAvailableException;
 import io.lmwarden.router.placement.Placer;
-import io.lmwarden.router.placement.PrefixIndexes;
-import io.lmwarden.router.placement.SessionHomes;
+import io.lmwarden.router.placement.prefix.PrefixIndexes;
+import io.lmwarden.router.placement.pins.SessionHomes;
 import io.lmwarden.router.pool.PoolSnapshot;
 import io.lmwarden.router.pool.ReplicaView;
 import io.lmwarden.router.session.ApiFlavor;

@@ -1,4 +1,4 @@
-package io.lmwarden.router.placement;
+package io.lmwarden.router.placement.filter;
 
 /** No replica can take the request; the message is for the client. */
 public final class NoReplicaAvailableException extends Exception {

@@ -1,5 +1,8 @@
-package io.lmwarden.router.placement;
+package io.lmwarden.router.placement.pins;
 
+import io.lmwarden.router.placement.Decision;
+import io.lmwarden.router.placement.Placement;
+import io.lmwarden.router.placement.PlacementRequest;
 import io.lmwarden.router.pool.ReplicaView;
 import io.lmwarden.router.session.RequestFacts;
 
@@ -18,7 +21,7 @@ import java.util.Optional;
 public final class SessionHomes {
 
     /** What a policy contributes to the shared step. */
-    interface Choices {
+    public interface Choices {
         /** Where a session without a usable home goes; {@code why} says which case it is. */
         Placement forNewSession(List<ReplicaView> candidates, String why);
 
@@ -30,7 +33,7 @@ public final class SessionHomes {
     }
 
     /** Either the step decided, or the session is at a home under the cap and {@code others} could take it. */
-    record Step(Optional<Placement> decided, ReplicaView home, List<ReplicaView> others) {
+    public record Step(Optional<Placement> decided, ReplicaView home, List<ReplicaView> others) {
     }
 
     private final SessionPins table;
@@ -40,7 +43,7 @@ public final class SessionHomes {
     }
 
     /** @param threshold in-flight requests at which the home gives a step away */
-    Step step(PlacementRequest request, int threshold, Choices choices) {
+    public Step step(PlacementRequest request, int threshold, Choices choices) {
         RequestFacts f = request.facts();
         Optional<String> home = table.lookup(f.model(), f.sessionKey().value(), request.nowNanos());
         Optional<ReplicaView> homeView = home.flatMap(h -> byId(request.candidates(), h));
@@ -69,7 +72,7 @@ public final class SessionHomes {
     }
 
     /** The policy moves the session off its home: re-pinned where it went. */
-    Placement move(PlacementRequest request, ReplicaView home, Placement p) {
+    public Placement move(PlacementRequest request, ReplicaView home, Placement p) {
         pin(request, p.replica());
         return p.movedFrom(home.id());
     }

@@ -1,4 +1,4 @@
-package io.lmwarden.router.placement;
+package io.lmwarden.router.placement.reservation;
 
 /**
  * Told what became of each placement, attempt by attempt, in this order: {@link #placed} once,

@@ -1,5 +1,13 @@
-package io.lmwarden.router.placement;
+package io.lmwarden.router.placement.policy;
 
+import io.lmwarden.router.placement.LoadOrder;
+import io.lmwarden.router.placement.Decision;
+import io.lmwarden.router.placement.Placement;
+import io.lmwarden.router.placement.PlacementPolicy;
+import io.lmwarden.router.placement.PlacementRequest;
+import io.lmwarden.router.placement.pins.SessionHomes;
+import io.lmwarden.router.placement.prefix.TtftEstimate;
+import io.lmwarden.router.placement.prefix.TtftEstimator;
 import io.lmwarden.router.config.SpillThreshold;
 import io.lmwarden.router.pool.ReplicaView;
 import io.lmwarden.router.session.RequestFacts;

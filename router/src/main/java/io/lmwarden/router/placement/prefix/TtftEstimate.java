@@ -1,4 +1,4 @@
-package io.lmwarden.router.placement;
+package io.lmwarden.router.placement.prefix;
 
 import io.lmwarden.router.pool.ReplicaView;
 

@@ -1,5 +1,9 @@
-package io.lmwarden.router.placement;
+package io.lmwarden.router.placement.policy;
 
+import io.lmwarden.router.placement.Decision;
+import io.lmwarden.router.placement.Placement;
+import io.lmwarden.router.placement.PlacementPolicy;
+import io.lmwarden.router.placement.PlacementRequest;
 import io.lmwarden.router.pool.ReplicaView;
 
 import java.util.LinkedHashMap;

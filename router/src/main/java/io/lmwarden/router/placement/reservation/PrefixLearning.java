@@ -1,4 +1,6 @@
-package io.lmwarden.router.placement;
+package io.lmwarden.router.placement.reservation;
+
+import io.lmwarden.router.placement.prefix.PrefixIndexes;
 
 /**
  * Keeps each replica's {@link PrefixIndex} true: a prompt is recorded as held only once the engine

@@ -1,5 +1,6 @@
-package io.lmwarden.router.placement;
+package io.lmwarden.router.placement.policy;
 
+import io.lmwarden.router.placement.PlacementPolicy;
 import io.lmwarden.common.logging.LogFields;
 import io.lmwarden.router.config.SpillThreshold;
 

@@ -1,5 +1,8 @@
-package io.lmwarden.router.placement;
+package io.lmwarden.router.placement.policy;
 
+import io.lmwarden.router.placement.PlacementPolicy;
+import io.lmwarden.router.placement.pins.SessionHomes;
+import io.lmwarden.router.placement.prefix.TtftEstimator;
 import io.lmwarden.router.config.PlacementSettings;
 import io.lmwarden.router.config.SpillThreshold;
 

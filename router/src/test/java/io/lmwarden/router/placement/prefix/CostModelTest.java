@@ -1,5 +1,11 @@
-package io.lmwarden.router.placement;
+package io.lmwarden.router.placement.prefix;
 
+import io.lmwarden.router.placement.Decision;
+import io.lmwarden.router.placement.Placement;
+import io.lmwarden.router.placement.PlacementRequest;
+import io.lmwarden.router.placement.pins.AffinityTable;
+import io.lmwarden.router.placement.pins.SessionHomes;
+import io.lmwarden.router.placement.policy.CostPolicy;
 import io.lmwarden.router.config.SpillThreshold;
 import io.lmwarden.router.pool.EngineMetrics;
 import io.lmwarden.router.pool.PoolSnapshot;

@@ -1,4 +1,4 @@
-package io.lmwarden.router.placement;
+package io.lmwarden.router.placement.pins;
 
 import org.junit.jupiter.api.Test;
 

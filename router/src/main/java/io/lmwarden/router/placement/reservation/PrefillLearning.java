@@ -1,5 +1,6 @@
-package io.lmwarden.router.placement;
+package io.lmwarden.router.placement.reservation;
 
+import io.lmwarden.router.placement.prefix.PrefillRates;
 import io.lmwarden.router.pool.ReplicaView;
 
 /**

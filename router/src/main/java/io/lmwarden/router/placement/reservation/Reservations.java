@@ -1,5 +1,8 @@
-package io.lmwarden.router.placement;
+package io.lmwarden.router.placement.reservation;
 
+import io.lmwarden.router.placement.Placement;
+import io.lmwarden.router.placement.prefix.PrefillRates;
+import io.lmwarden.router.placement.prefix.PrefixIndexes;
 import io.lmwarden.router.pool.ReplicaPool;
 import io.lmwarden.router.pool.ReplicaState;
 import io.lmwarden.router.session.RequestFacts;

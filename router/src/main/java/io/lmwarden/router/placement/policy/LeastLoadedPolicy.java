@@ -1,5 +1,10 @@
-package io.lmwarden.router.placement;
+package io.lmwarden.router.placement.policy;
 
+import io.lmwarden.router.placement.Decision;
+import io.lmwarden.router.placement.LoadOrder;
+import io.lmwarden.router.placement.Placement;
+import io.lmwarden.router.placement.PlacementPolicy;
+import io.lmwarden.router.placement.PlacementRequest;
 import io.lmwarden.router.pool.ReplicaView;
 
 /** What vLLM's own data-parallel balancer does: every request to the lowest {@code waiting*4 + running}. */

@@ -1,4 +1,4 @@
-package io.lmwarden.router.placement;
+package io.lmwarden.router.placement.reservation;
 
 /**
  * How one attempt ended, as the proxy saw it.

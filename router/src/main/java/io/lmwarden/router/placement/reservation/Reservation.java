@@ -1,5 +1,7 @@
-package io.lmwarden.router.placement;
+package io.lmwarden.router.placement.reservation;
 
+import io.lmwarden.router.placement.Decision;
+import io.lmwarden.router.placement.Placement;
 import io.lmwarden.router.pool.ReplicaAddress;
 import io.lmwarden.router.pool.ReplicaState;
 import io.lmwarden.router.session.RequestFacts;
