@@ -14,7 +14,7 @@ import io.lmwarden.router.proxy.ApiErrors;
 import io.lmwarden.router.proxy.PassThrough;
 import io.lmwarden.router.proxy.ProxyHandler;
 import io.lmwarden.router.proxy.RouterTimestamps;
-import io.lmwarden.router.session.ApiFlavor;
+import io.lmwarden.common.api.ApiDialect;
 import io.vertx.core.Handler;
 import io.vertx.core.Vertx;
 import io.vertx.core.http.HttpConnection;
@@ -100,10 +100,10 @@ final class RouteTable {
 
     private void inferenceApis(ServerSettings server, ProxyHandler proxy, PassThrough passThrough) {
         BodyHandler body = BodyHandler.create(false).setBodyLimit(server.bodyLimitBytes());
-        for (ApiFlavor flavor : ApiFlavor.values()) {
-            Handler<RoutingContext> handler = flavor.placed() ? rc -> proxy.handle(rc, flavor) : rc -> passThrough.handle(rc, flavor);
-            route(inference, flavor.path(), HttpMethod.POST).handler(body).handler(handler)
-                    .failureHandler(rc -> failure(rc, flavor, server.bodyLimitBytes()));
+        for (ApiDialect dialect : ApiDialect.values()) {
+            Handler<RoutingContext> handler = dialect.generates() ? rc -> proxy.handle(rc, dialect) : rc -> passThrough.handle(rc, dialect);
+            route(inference, dialect.path(), HttpMethod.POST).handler(body).handler(handler)
+                    .failureHandler(rc -> failure(rc, dialect, server.bodyLimitBytes()));
         }
         route(inference, "/v1/models", HttpMethod.GET, HttpMethod.HEAD).handler(passThrough::handle);
         route(inference, "/tokenize", HttpMethod.POST).handler(body).handler(passThrough::handle);
@@ -143,14 +143,14 @@ final class RouteTable {
         return route;
     }
 
-    private static void failure(RoutingContext rc, ApiFlavor flavor, long bodyLimitBytes) {
+    private static void failure(RoutingContext rc, ApiDialect dialect, long bodyLimitBytes) {
         int status = rc.statusCode() > 0 ? rc.statusCode() : 500;
         String message = status == 413
                 ? "request body exceeds the router's limit of " + bodyLimitBytes + " bytes (bodyLimit)"
                 : "router error: " + (rc.failure() == null ? "status " + status : rc.failure().getMessage());
         if (!rc.response().headWritten()) {
             rc.response().setStatusCode(status).putHeader(HttpHeaders.CONTENT_TYPE, "application/json")
-                    .end(ApiErrors.body(flavor, status, message));
+                    .end(ApiErrors.body(dialect, status, message));
         }
     }
 }

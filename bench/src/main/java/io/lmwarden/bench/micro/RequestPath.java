@@ -23,7 +23,7 @@ import io.lmwarden.router.pool.EndpointMetrics;
 import io.lmwarden.router.pool.EngineMetrics;
 import io.lmwarden.router.pool.PoolSnapshot;
 import io.lmwarden.router.pool.ReplicaPool;
-import io.lmwarden.router.session.ApiFlavor;
+import io.lmwarden.common.api.ApiDialect;
 import io.lmwarden.router.session.ConversationLineages;
 import io.lmwarden.router.session.MalformedRequestException;
 import io.lmwarden.router.session.RequestFacts;
@@ -101,7 +101,7 @@ public class RequestPath {
         @Param({"chat", "anthropic"})
         public String api;
 
-        ApiFlavor flavor;
+        ApiDialect dialect;
         /** Several conversations' bodies, so that prefix indexes and lineages see different prompts. */
         byte[][] bodies;
         int nextBody;
@@ -115,7 +115,7 @@ public class RequestPath {
 
         @Setup(Level.Trial)
         public void setUp() {
-            flavor = api.equals("chat") ? ApiFlavor.OPENAI_CHAT : ApiFlavor.ANTHROPIC_MESSAGES;
+            dialect = api.equals("chat") ? ApiDialect.OPENAI_CHAT : ApiDialect.ANTHROPIC_MESSAGES;
             bodies = new byte[BODIES][];
             for (int i = 0; i < BODIES; i++) {
                 bodies[i] = (api.equals("chat") ? RequestBodies.chat(42 + i) : RequestBodies.anthropic(42 + i)).getBytes(StandardCharsets.UTF_8);
@@ -137,14 +137,14 @@ public class RequestPath {
             Function<String, String> headers = name -> name.equals(sessionHeader) ? key : null;
             byte[] body = bodies[nextBody];
             nextBody = nextBody + 1 == BODIES ? 0 : nextBody + 1;
-            return reader.read(flavor, body, headers, Tenant.NONE);
+            return reader.read(dialect, body, headers, Tenant.NONE);
         }
 
         /** Facts as the reader makes them, with another session key: placement alone, without reading a body. */
         RequestFacts withKey(String key) {
             RequestFacts f = shapes[nextShape];
             nextShape = nextShape + 1 == shapes.length ? 0 : nextShape + 1;
-            return new RequestFacts(f.flavor(), f.model(), f.stream(), new SessionKey(key, f.sessionKey().source()), f.shape(),
+            return new RequestFacts(f.dialect(), f.model(), f.stream(), new SessionKey(key, f.sessionKey().source()), f.shape(),
                     f.maxTokens(), f.pinnedReplica(), f.dataParallelRank());
         }
 

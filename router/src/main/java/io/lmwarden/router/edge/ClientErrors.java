@@ -1,7 +1,7 @@
 package io.lmwarden.router.edge;
 
 import io.lmwarden.router.proxy.ApiErrors;
-import io.lmwarden.router.session.ApiFlavor;
+import io.lmwarden.common.api.ApiDialect;
 import io.vertx.core.http.HttpHeaders;
 import io.vertx.core.http.HttpServerRequest;
 import io.vertx.ext.web.RoutingContext;
@@ -41,16 +41,16 @@ public final class ClientErrors {
             status = 400;
             message = "malformed HTTP request" + (cause == null || cause.getMessage() == null ? "" : ": " + cause.getMessage());
         }
-        ApiFlavor flavor = safeFlavor(req);
+        ApiDialect dialect = safeDialect(req);
         req.response().setStatusCode(status).putHeader(HttpHeaders.CONTENT_TYPE, "application/json")
                 .putHeader(HttpHeaders.CONNECTION, "close")
-                .end(ApiErrors.body(flavor, status, message))
+                .end(ApiErrors.body(dialect, status, message))
                 .onComplete(ar -> req.connection().close());
     }
 
-    private static ApiFlavor safeFlavor(HttpServerRequest req) {
+    private static ApiDialect safeDialect(HttpServerRequest req) {
         try {
-            return ApiFlavor.forPath(req.path());
+            return ApiDialect.forPath(req.path());
         } catch (RuntimeException e) {
             return null;
         }
@@ -121,6 +121,6 @@ public final class ClientErrors {
             return;
         }
         rc.response().setStatusCode(status).putHeader(HttpHeaders.CONTENT_TYPE, "application/json")
-                .end(ApiErrors.body(ApiFlavor.forPath(rc.request().path()), status, message));
+                .end(ApiErrors.body(ApiDialect.forPath(rc.request().path()), status, message));
     }
 }

@@ -2,7 +2,7 @@ package io.lmwarden.router.proxy;
 
 import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonGenerator;
-import io.lmwarden.router.session.ApiFlavor;
+import io.lmwarden.common.api.ApiDialect;
 
 import java.io.IOException;
 import java.io.StringWriter;
@@ -19,11 +19,11 @@ public final class ApiErrors {
     private ApiErrors() {
     }
 
-    public static String body(ApiFlavor flavor, int status, String message) {
+    public static String body(ApiDialect dialect, int status, String message) {
         StringWriter w = new StringWriter();
         try (JsonGenerator g = JSON.createGenerator(w)) {
             g.writeStartObject();
-            if (flavor != null && flavor.anthropic()) {
+            if (dialect != null && dialect.anthropic()) {
                 g.writeStringField("type", "error");
                 g.writeObjectFieldStart("error");
                 g.writeStringField("type", anthropicType(status));
@@ -45,9 +45,9 @@ public final class ApiErrors {
     }
 
     /** An error as the last event of a stream that already started: the client sees why it ended. */
-    public static String streamEvent(ApiFlavor flavor, int status, String message) {
-        String body = body(flavor, status, message);
-        if (flavor != null && flavor.anthropic()) {
+    public static String streamEvent(ApiDialect dialect, int status, String message) {
+        String body = body(dialect, status, message);
+        if (dialect != null && dialect.anthropic()) {
             return "event: error\ndata: " + body + "\n\n";
         }
         return "data: " + body + "\n\n";

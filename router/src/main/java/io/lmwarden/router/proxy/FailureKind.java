@@ -2,7 +2,7 @@ package io.lmwarden.router.proxy;
 
 import io.lmwarden.router.placement.filter.NoReplicaAvailableException;
 import io.lmwarden.router.placement.admission.AdmissionController;
-import io.lmwarden.router.session.ApiFlavor;
+import io.lmwarden.common.api.ApiDialect;
 
 /**
  * Why a request, or one attempt of it, got no answer to relay: the status the client gets in each API, whether
@@ -65,8 +65,8 @@ public enum FailureKind {
     }
 
     /** The status the client gets in its API. */
-    public int status(ApiFlavor flavor) {
-        return flavor != null && flavor.anthropic() ? anthropicStatus : openAiStatus;
+    public int status(ApiDialect dialect) {
+        return dialect != null && dialect.anthropic() ? anthropicStatus : openAiStatus;
     }
 
     /** Whether another replica may get the request, when nothing of an answer has reached the client yet. */

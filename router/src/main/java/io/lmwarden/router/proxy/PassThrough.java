@@ -1,7 +1,7 @@
 package io.lmwarden.router.proxy;
 
 import io.lmwarden.router.pool.ReplicaView;
-import io.lmwarden.router.session.ApiFlavor;
+import io.lmwarden.common.api.ApiDialect;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.http.HttpHeaders;
 import io.vertx.core.http.HttpMethod;
@@ -33,13 +33,13 @@ public final class PassThrough {
         handle(rc, null);
     }
 
-    /** @param flavor the API whose error shape a failure takes; null for the engine's own endpoints */
-    public void handle(RoutingContext rc, ApiFlavor flavor) {
+    /** @param dialect the API whose error shape a failure takes; null for the engine's own endpoints */
+    public void handle(RoutingContext rc, ApiDialect dialect) {
         ReplicaView target = ctx.snapshot().apply(System.nanoTime()).ready().stream()
                 .min(Comparator.comparingInt(ReplicaView::inFlight)).orElse(null);
         if (target == null) {
             rc.response().setStatusCode(503).putHeader(HttpHeaders.CONTENT_TYPE, "application/json")
-                    .end(ApiErrors.body(flavor, 503, "no ready replica; retry later"));
+                    .end(ApiErrors.body(dialect, 503, "no ready replica; retry later"));
             return;
         }
         Buffer body = rc.body() == null || rc.body().buffer() == null ? Buffer.buffer() : rc.body().buffer();
@@ -63,7 +63,7 @@ public final class PassThrough {
                         rc.response().end(ar.result());
                     } else if (!rc.response().headWritten()) {
                         rc.response().setStatusCode(502).putHeader(HttpHeaders.CONTENT_TYPE, "application/json")
-                                .end(ApiErrors.body(flavor, 502, "replica " + target.id() + " failed: " + ar.cause().getMessage()));
+                                .end(ApiErrors.body(dialect, 502, "replica " + target.id() + " failed: " + ar.cause().getMessage()));
                     }
                 });
     }

@@ -77,10 +77,10 @@ final class ProxyExchange {
         this.facts = facts;
         this.body = body;
         this.receivedAtNanos = receivedAtNanos;
-        this.observer = new ResponseObserver(facts.flavor());
+        this.observer = new ResponseObserver(facts.dialect());
         this.call = new UpstreamCall(ctx);
         this.idle = new IdleWatch(ctx.vertx(), ctx.upstream().streamIdleTimeout().toMillis(), this::silent);
-        this.keepAlive = new QueueKeepAlive(ctx.vertx(), response, facts.flavor());
+        this.keepAlive = new QueueKeepAlive(ctx.vertx(), response, facts.dialect());
         this.context = ctx.vertx().getOrCreateContext();
     }
 
@@ -122,13 +122,13 @@ final class ProxyExchange {
         if (r.reason() != AdmissionController.Rejection.Reason.NO_REPLICA && !response.headWritten()) {
             response.putHeader("Retry-After", Long.toString(r.retryAfterSeconds()));
         }
-        failBeforeResponse(kind.status(facts.flavor()), r.message(), kind.label());
+        failBeforeResponse(kind.status(facts.dialect()), r.message(), kind.label());
     }
 
     private void noReplica(NoReplicaAvailableException e) {
         FailureKind kind = FailureKind.of(e);
         ctx.metrics().error(kind.label());
-        failBeforeResponse(kind.status(facts.flavor()), e.getMessage(), kind.label());
+        failBeforeResponse(kind.status(facts.dialect()), e.getMessage(), kind.label());
     }
 
     /**
@@ -295,7 +295,7 @@ final class ProxyExchange {
         }
         String label = f.kind.label();
         LogFields.warn(LOG, "upstream failure before response", "replica", failed, "kind", label, "detail", f.getMessage());
-        int status = f.kind.status(facts.flavor());
+        int status = f.kind.status(facts.dialect());
         if (!f.kind.retryElsewhere()) {
             // Another replica would not help: the router itself has no socket to give.
             ctx.metrics().error(label);
@@ -326,12 +326,12 @@ final class ProxyExchange {
         String label = kind.label(upstreamStatus);
         ctx.metrics().error(label);
         HttpClientRequest toCancel = upstream;
-        int status = kind.status(facts.flavor());
+        int status = kind.status(facts.dialect());
         if (!response.headWritten() || keptAliveOnly()) {
             failBeforeResponse(status, message, label);
         } else {
             if (facts.stream()) {
-                response.end(ApiErrors.streamEvent(facts.flavor(), status, message));
+                response.end(ApiErrors.streamEvent(facts.dialect(), status, message));
             } else {
                 // A JSON body cut short must not look whole: break the connection so the client sees an error.
                 response.reset();
@@ -349,10 +349,10 @@ final class ProxyExchange {
         if (!response.headWritten() && !response.ended() && !response.closed()) {
             response.setStatusCode(status)
                     .putHeader(HttpHeaders.CONTENT_TYPE, "application/json")
-                    .end(ApiErrors.body(facts.flavor(), status, message));
+                    .end(ApiErrors.body(facts.dialect(), status, message));
         } else if (keptAliveOnly() && !response.ended() && !response.closed()) {
             // Only keep-alives went out: the error is the stream's first and last event.
-            response.end(ApiErrors.streamEvent(facts.flavor(), status, message));
+            response.end(ApiErrors.streamEvent(facts.dialect(), status, message));
         }
         end(r -> r.fail(status, label, false));
     }
@@ -411,7 +411,7 @@ final class ProxyExchange {
         }
         attempt(previous -> {
             ctx.metrics().retry(r.replicaId());
-            previous.fail(kind.status(facts.flavor()), kind.label(), true);
+            previous.fail(kind.status(facts.dialect()), kind.label(), true);
         }, noneLeft);
         if (toCancel != null) {
             toCancel.reset();

@@ -1,6 +1,6 @@
 package io.lmwarden.router.proxy;
 
-import io.lmwarden.router.session.ApiFlavor;
+import io.lmwarden.common.api.ApiDialect;
 import io.lmwarden.router.session.MalformedRequestException;
 import io.lmwarden.router.session.RequestFacts;
 import io.lmwarden.router.session.RequestFactsReader;
@@ -28,20 +28,20 @@ public final class ProxyHandler {
         this.tenants = tenants;
     }
 
-    public void handle(RoutingContext rc, ApiFlavor flavor) {
+    public void handle(RoutingContext rc, ApiDialect dialect) {
         long received = rc.get(RouterTimestamps.RECEIVED_AT_NANOS, System.nanoTime());
         Buffer body = rc.body().buffer();
         if (body == null || body.length() == 0) {
-            badRequest(rc, flavor, "request body is empty; send a JSON object");
+            badRequest(rc, dialect, "request body is empty; send a JSON object");
             return;
         }
         Tenant tenant = tenants.resolve(name -> rc.request().getHeader(name));
         byte[] bytes = body.getBytes();
         RequestFacts facts;
         try {
-            facts = reader.read(flavor, bytes, name -> rc.request().getHeader(name), tenant);
+            facts = reader.read(dialect, bytes, name -> rc.request().getHeader(name), tenant);
         } catch (MalformedRequestException e) {
-            badRequest(rc, flavor, e.getMessage());
+            badRequest(rc, dialect, e.getMessage());
             return;
         }
         Buffer upstreamBody = tenant.present() ? Buffer.buffer(CacheSaltWriter.apply(bytes, facts.cacheSaltSpans(), tenant.cacheSalt())) : body;
@@ -49,9 +49,9 @@ public final class ProxyHandler {
         new ProxyExchange(ctx, rc.request(), facts, upstreamBody, received).start();
     }
 
-    private void badRequest(RoutingContext rc, ApiFlavor flavor, String message) {
+    private void badRequest(RoutingContext rc, ApiDialect dialect, String message) {
         ctx.metrics().error("bad_request");
         rc.response().setStatusCode(400).putHeader(HttpHeaders.CONTENT_TYPE, "application/json")
-                .end(ApiErrors.body(flavor, 400, message));
+                .end(ApiErrors.body(dialect, 400, message));
     }
 }

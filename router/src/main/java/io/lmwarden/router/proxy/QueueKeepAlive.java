@@ -1,6 +1,6 @@
 package io.lmwarden.router.proxy;
 
-import io.lmwarden.router.session.ApiFlavor;
+import io.lmwarden.common.api.ApiDialect;
 import io.vertx.core.Vertx;
 import io.vertx.core.http.HttpHeaders;
 import io.vertx.core.http.HttpServerResponse;
@@ -18,14 +18,14 @@ final class QueueKeepAlive {
 
     private final Vertx vertx;
     private final HttpServerResponse response;
-    private final ApiFlavor flavor;
+    private final ApiDialect dialect;
     private long timer = -1;
     private boolean headWritten;
 
-    QueueKeepAlive(Vertx vertx, HttpServerResponse response, ApiFlavor flavor) {
+    QueueKeepAlive(Vertx vertx, HttpServerResponse response, ApiDialect dialect) {
         this.vertx = vertx;
         this.response = response;
-        this.flavor = flavor;
+        this.dialect = dialect;
     }
 
     /** Starts the keep-alives, unless they run already (a retry that waits again after a first wait). */
@@ -50,7 +50,7 @@ final class QueueKeepAlive {
                     .putHeader("X-LMW-Queued", "true")
                     .setChunked(true);
         }
-        response.write(flavor.anthropic() ? ANTHROPIC_PING : SSE_COMMENT);
+        response.write(dialect.anthropic() ? ANTHROPIC_PING : SSE_COMMENT);
     }
 
     void stop() {

@@ -3,7 +3,7 @@ package io.lmwarden.router.proxy;
 import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonToken;
-import io.lmwarden.router.session.ApiFlavor;
+import io.lmwarden.common.api.ApiDialect;
 import io.vertx.core.buffer.Buffer;
 
 import java.io.IOException;
@@ -23,7 +23,7 @@ public final class ResponseObserver {
             "\"input_tokens\"", "\"completion_tokens\"", "\"output_tokens\""};
     private static final int MAX_LINE = 1 << 20;
 
-    private final ApiFlavor flavor;
+    private final ApiDialect dialect;
     private final StringBuilder line = new StringBuilder(256);
     private final long[] values = {-1, -1, -1, -1, -1, -1};
     /** The {@code event:} field of the SSE event being read; an empty line ends the event. */
@@ -32,8 +32,8 @@ public final class ResponseObserver {
     private boolean errorSeen;
     private long bytes;
 
-    public ResponseObserver(ApiFlavor flavor) {
-        this.flavor = flavor;
+    public ResponseObserver(ApiDialect dialect) {
+        this.dialect = dialect;
     }
 
     public void accept(Buffer chunk) {
@@ -172,7 +172,7 @@ public final class ResponseObserver {
             return values[2];
         }
         if (values[3] >= 0) {
-            return flavor.anthropic() && values[1] > 0 ? values[3] + values[1] : values[3];
+            return dialect.anthropic() && values[1] > 0 ? values[3] + values[1] : values[3];
         }
         return -1;
     }

@@ -1,6 +1,7 @@
 package io.lmwarden.router.session;
 
 
+import io.lmwarden.common.api.ApiDialect;
 import java.util.Optional;
 
 /**
@@ -8,7 +9,7 @@ import java.util.Optional;
  * object tree: the model, whether it streams, its session key, and the shape of its prompt.
  */
 public record RequestFacts(
-        ApiFlavor flavor,
+        ApiDialect dialect,
         String model,
         boolean stream,
         SessionKey sessionKey,
@@ -20,8 +21,8 @@ public record RequestFacts(
         JsonSpans cacheSaltSpans) {
 
     /** Without a tenant and without a body to edit: what placement-only tests build. */
-    public RequestFacts(ApiFlavor flavor, String model, boolean stream, SessionKey sessionKey, PromptShape shape,
+    public RequestFacts(ApiDialect dialect, String model, boolean stream, SessionKey sessionKey, PromptShape shape,
                         int maxTokens, Optional<String> pinnedReplica, Optional<Integer> dataParallelRank) {
-        this(flavor, model, stream, sessionKey, shape, maxTokens, pinnedReplica, dataParallelRank, Tenant.NONE, new JsonSpans());
+        this(dialect, model, stream, sessionKey, shape, maxTokens, pinnedReplica, dataParallelRank, Tenant.NONE, new JsonSpans());
     }
 }

@@ -1,5 +1,6 @@
 package io.lmwarden.router.session;
 
+import io.lmwarden.common.api.ApiDialect;
 import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonGenerator;
 import com.fasterxml.jackson.core.JsonLocation;
@@ -44,15 +45,15 @@ public final class RequestFactsReader {
     /**
      * @param header case-insensitive header lookup, null when absent
      */
-    public RequestFacts read(ApiFlavor flavor, byte[] body, Function<String, String> header) throws MalformedRequestException {
-        return read(flavor, body, header, Tenant.NONE);
+    public RequestFacts read(ApiDialect dialect, byte[] body, Function<String, String> header) throws MalformedRequestException {
+        return read(dialect, body, header, Tenant.NONE);
     }
 
     /**
      * @param tenant whose namespace the session key and the prompt's block hashes are in: another tenant's
      *               identical prompt or session id never matches them
      */
-    public RequestFacts read(ApiFlavor flavor, byte[] body, Function<String, String> header, Tenant tenant)
+    public RequestFacts read(ApiDialect dialect, byte[] body, Function<String, String> header, Tenant tenant)
             throws MalformedRequestException {
         Body b = parse(body);
         // The canonical text is about as long as the body (less its JSON syntax): sized once, not grown by copying.
@@ -76,7 +77,7 @@ public final class RequestFactsReader {
                 throw new MalformedRequestException("header X-data-parallel-rank must be >= 0, got " + rank.get());
             }
         }
-        return new RequestFacts(flavor, b.model == null ? "" : b.model, b.stream, key, shape,
+        return new RequestFacts(dialect, b.model == null ? "" : b.model, b.stream, key, shape,
                 b.maxTokens, pinned, rank, tenant, b.cacheSalt);
     }
 

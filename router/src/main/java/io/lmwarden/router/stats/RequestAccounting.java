@@ -79,7 +79,7 @@ public final class RequestAccounting implements PlacementFeedback {
         if (placement.decision() != Decision.NEW) {
             repeatSteps.increment();
         }
-        metrics.request(placement.replica().id(), placement.decision().name(), facts.flavor().path());
+        metrics.request(placement.replica().id(), placement.decision().name(), facts.dialect().path());
     }
 
     @Override
@@ -146,7 +146,7 @@ public final class RequestAccounting implements PlacementFeedback {
         }
 
         sessions.record(new StepRecord(arrival.epochMillis(), facts.sessionKey().value(), facts.sessionKey().source().label(),
-                facts.model(), facts.flavor().path(), replica, placement.decision().name(), placement.reason(), cmp.sideRequest(), prompt,
+                facts.model(), facts.dialect().path(), replica, placement.decision().name(), placement.reason(), cmp.sideRequest(), prompt,
                 cmp.sharedPrefixTokens(), cmp.prefixBreak().orElse(null), placement.expectedCachedTokens(), o.cachedTokens(),
                 miss, o.outputTokens(), ttfbMs, routerMs, split, queueAteGain, o.status(), o.completed(), o.outcome(),
                 placement.movedFrom()));

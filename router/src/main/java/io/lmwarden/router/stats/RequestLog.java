@@ -63,7 +63,7 @@ public final class RequestLog implements PlacementFeedback {
         String ts = Instant.ofEpochMilli(epochMillis).toString();
         String session = SessionKey.displayHash(f.sessionKey().value());
         if (!json) {
-            return ts + " INFO requests request api=" + f.flavor().path() + " model=" + f.model() + " session=" + session
+            return ts + " INFO requests request api=" + f.dialect().path() + " model=" + f.model() + " session=" + session
                     + " tenant=" + (f.tenant().present() ? f.tenant().id() : "-") + " replica=" + r.replicaId()
                     + " decision=" + r.placement().decision() + " attempt=" + r.attempt() + " status=" + end.status()
                     + " ttfb_ms=" + ttfbMs + " cached_tokens=" + end.cachedTokens() + " prompt_tokens=" + end.promptTokens()
@@ -77,7 +77,7 @@ public final class RequestLog implements PlacementFeedback {
             g.writeStringField("level", "INFO");
             g.writeStringField("logger", "requests");
             g.writeStringField("message", "request");
-            g.writeStringField("api", f.flavor().path());
+            g.writeStringField("api", f.dialect().path());
             g.writeStringField("model", f.model());
             g.writeStringField("session", session);
             g.writeStringField("sessionKeySource", f.sessionKey().source().label());

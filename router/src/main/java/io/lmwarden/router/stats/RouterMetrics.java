@@ -8,7 +8,7 @@ import io.lmwarden.router.pool.ReplicaPool;
 import io.lmwarden.router.pool.ReplicaState;
 import io.lmwarden.router.pool.ReplicaView;
 import io.lmwarden.router.placement.prefix.PrefixIndexes;
-import io.lmwarden.router.session.ApiFlavor;
+import io.lmwarden.common.api.ApiDialect;
 import io.lmwarden.router.session.SessionKeySource;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.FunctionCounter;
@@ -131,7 +131,7 @@ public final class RouterMetrics implements AutoCloseable {
         for (SessionKeySource s : SessionKeySource.values()) {
             sessionKeySources(s.label());
         }
-        for (ApiFlavor api : ApiFlavor.values()) {
+        for (ApiDialect api : ApiDialect.values()) {
             requestsByApi(api.path());
         }
     }

@@ -3,7 +3,7 @@ package io.lmwarden.router.hardening;
 import io.lmwarden.router.config.ServerSettings;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import io.lmwarden.router.session.ApiFlavor;
+import io.lmwarden.common.api.ApiDialect;
 import io.lmwarden.router.testing.AgentSession;
 import io.lmwarden.router.testing.Http;
 import io.lmwarden.router.testing.RawHttp;
@@ -42,7 +42,7 @@ class BadInputCorpusTest {
     private static final Http HTTP = new Http();
 
     /** One corpus entry: what is sent, and what must come back. */
-    record Case(String category, String name, Write[] writes, int status, ApiFlavor shape, long readTimeoutMs) {
+    record Case(String category, String name, Write[] writes, int status, ApiDialect shape, long readTimeoutMs) {
     }
 
     @BeforeAll
@@ -104,12 +104,12 @@ class BadInputCorpusTest {
 
     // ---- the corpus ----------------------------------------------------------------------------
 
-    private static final List<ApiFlavor> GENERATING = List.of(ApiFlavor.OPENAI_CHAT, ApiFlavor.ANTHROPIC_MESSAGES,
-            ApiFlavor.OPENAI_COMPLETIONS, ApiFlavor.OPENAI_RESPONSES);
+    private static final List<ApiDialect> GENERATING = List.of(ApiDialect.OPENAI_CHAT, ApiDialect.ANTHROPIC_MESSAGES,
+            ApiDialect.OPENAI_COMPLETIONS, ApiDialect.OPENAI_RESPONSES);
 
     static List<Case> corpus() {
         List<Case> out = new ArrayList<>();
-        for (ApiFlavor f : GENERATING) {
+        for (ApiDialect f : GENERATING) {
             String api = f.name().toLowerCase();
             // JSON syntax
             for (String[] bad : new String[][] {
@@ -148,7 +148,7 @@ class BadInputCorpusTest {
             out.add(post("api", api + " good request", f, good(f), "", 200));
         }
         // size and nesting
-        for (ApiFlavor f : List.of(ApiFlavor.OPENAI_CHAT, ApiFlavor.ANTHROPIC_MESSAGES)) {
+        for (ApiDialect f : List.of(ApiDialect.OPENAI_CHAT, ApiDialect.ANTHROPIC_MESSAGES)) {
             String api = f.name().toLowerCase();
             out.add(post("size", api + " nested 2000 deep", f, "{\"model\":\"x\",\"metadata\":" + "[".repeat(2000) + "]".repeat(2000) + "}", "", 400));
             out.add(post("size", api + " 2000-digit number", f, "{\"model\":\"x\",\"temperature\":" + "9".repeat(2000) + "}", "", 400));
@@ -159,8 +159,8 @@ class BadInputCorpusTest {
             out.add(post("size", api + " 300-char session header", f, good(f), "X-Session-Id: " + "s".repeat(300) + "\r\n", 200));
         }
         // headers
-        ApiFlavor chat = ApiFlavor.OPENAI_CHAT;
-        ApiFlavor messages = ApiFlavor.ANTHROPIC_MESSAGES;
+        ApiDialect chat = ApiDialect.OPENAI_CHAT;
+        ApiDialect messages = ApiDialect.ANTHROPIC_MESSAGES;
         out.add(post("headers", "gzip body on chat", chat, good(chat), "Content-Encoding: gzip\r\n", 415));
         out.add(post("headers", "gzip body on messages", messages, good(messages), "Content-Encoding: gzip\r\n", 415));
         out.add(post("headers", "br body", chat, good(chat), "Content-Encoding: br\r\n", 415));
@@ -175,7 +175,7 @@ class BadInputCorpusTest {
         out.add(post("headers", "unknown headers are passed along", chat, good(chat), "X-Whatever: 1\r\n", 200));
         out.add(post("headers", "Bearer key of another case", chat, good(chat), "Authorization: bEaReR sk-abc\r\n", 200));
         // methods
-        for (ApiFlavor f : ApiFlavor.values()) {
+        for (ApiDialect f : ApiDialect.values()) {
             out.add(raw("methods", "GET " + f.path(), "GET " + f.path() + " HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n", 405, f));
         }
         for (String m : List.of("PUT", "DELETE", "PATCH", "OPTIONS")) {
@@ -244,12 +244,12 @@ class BadInputCorpusTest {
         out.add(raw("admin", "unknown session", "GET /api/sessions/nobody HTTP/1.1\r\nHost: x\r\n" + token + "Connection: close\r\n\r\n", 404, null));
         out.add(raw("admin", "unknown admin path", "GET /api/nope HTTP/1.1\r\nHost: x\r\n" + token + "Connection: close\r\n\r\n", 404, null));
         // count_tokens is passed through: the engine's own answer in the Anthropic shape
-        out.add(post("api", "count_tokens good", ApiFlavor.ANTHROPIC_COUNT_TOKENS, good(messages), "", 200));
-        out.add(post("api", "count_tokens gzip", ApiFlavor.ANTHROPIC_COUNT_TOKENS, good(messages), "Content-Encoding: gzip\r\n", 415));
+        out.add(post("api", "count_tokens good", ApiDialect.ANTHROPIC_COUNT_TOKENS, good(messages), "", 200));
+        out.add(post("api", "count_tokens gzip", ApiDialect.ANTHROPIC_COUNT_TOKENS, good(messages), "Content-Encoding: gzip\r\n", 415));
         return out;
     }
 
-    private static String good(ApiFlavor f) {
+    private static String good(ApiDialect f) {
         return switch (f) {
             case OPENAI_COMPLETIONS -> "{\"model\":\"" + MODEL + "\",\"max_tokens\":2,\"prompt\":\"hello\"}";
             case OPENAI_RESPONSES -> "{\"model\":\"" + MODEL + "\",\"max_output_tokens\":2,\"input\":\"hello\"}";
@@ -257,16 +257,16 @@ class BadInputCorpusTest {
         };
     }
 
-    private static String withField(ApiFlavor f, String field) {
+    private static String withField(ApiDialect f, String field) {
         String g = good(f);
         return "{" + field + "," + g.substring(1);
     }
 
-    private static Case post(String category, String name, ApiFlavor f, String body, String headers, int status) {
+    private static Case post(String category, String name, ApiDialect f, String body, String headers, int status) {
         return post(category, name, f, f.path(), body, headers, status);
     }
 
-    private static Case post(String category, String name, ApiFlavor f, String target, String body, String headers, int status) {
+    private static Case post(String category, String name, ApiDialect f, String target, String body, String headers, int status) {
         byte[] b = body.getBytes(StandardCharsets.UTF_8);
         String head = "POST " + target + " HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: " + b.length
                 + "\r\nConnection: close\r\n" + headers + "\r\n";
@@ -281,7 +281,7 @@ class BadInputCorpusTest {
                 + body.length() + "\r\nConnection: close\r\n" + headers + "\r\n" + body)}, status, null, 5000);
     }
 
-    private static Case raw(String category, String name, String request, int status, ApiFlavor shape) {
+    private static Case raw(String category, String name, String request, int status, ApiDialect shape) {
         return new Case(category, name, new Write[] {Write.of(request)}, status, shape, 5000);
     }
 

@@ -12,7 +12,7 @@ import io.lmwarden.router.config.SpillThreshold;
 import io.lmwarden.router.pool.EngineMetrics;
 import io.lmwarden.router.pool.PoolSnapshot;
 import io.lmwarden.router.pool.ReplicaView;
-import io.lmwarden.router.session.ApiFlavor;
+import io.lmwarden.common.api.ApiDialect;
 import io.lmwarden.router.session.CanonicalPrompt;
 import io.lmwarden.router.session.PromptShape;
 import io.lmwarden.router.session.RequestFacts;
@@ -57,7 +57,7 @@ class PlacementTablesTest {
     }
 
     private static RequestFacts facts(String model, Optional<String> pinnedReplica, Optional<Integer> rank) {
-        return new RequestFacts(ApiFlavor.ANTHROPIC_MESSAGES, model, true, new SessionKey(SESSION, SessionKeySource.CLAUDE_CODE_HEADER),
+        return new RequestFacts(ApiDialect.ANTHROPIC_MESSAGES, model, true, new SessionKey(SESSION, SessionKeySource.CLAUDE_CODE_HEADER),
                 PROMPT, 256, pinnedReplica, rank);
     }
 

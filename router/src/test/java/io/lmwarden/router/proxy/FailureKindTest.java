@@ -2,7 +2,7 @@ package io.lmwarden.router.proxy;
 
 import io.lmwarden.router.placement.filter.NoReplicaAvailableException;
 import io.lmwarden.router.placement.admission.AdmissionController;
-import io.lmwarden.router.session.ApiFlavor;
+import io.lmwarden.common.api.ApiDialect;
 import io.lmwarden.router.stats.RouterMetrics;
 import org.junit.jupiter.api.Test;
 
@@ -15,8 +15,8 @@ class FailureKindTest {
 
     @Test
     void statusesPerApi() {
-        ApiFlavor openai = ApiFlavor.OPENAI_CHAT;
-        ApiFlavor anthropic = ApiFlavor.ANTHROPIC_MESSAGES;
+        ApiDialect openai = ApiDialect.OPENAI_CHAT;
+        ApiDialect anthropic = ApiDialect.ANTHROPIC_MESSAGES;
         // Saturated, not broken: OpenAI's rate limit, Anthropic's overloaded.
         assertThat(FailureKind.QUEUE_FULL.status(openai)).isEqualTo(429);
         assertThat(FailureKind.QUEUE_FULL.status(anthropic)).isEqualTo(529);

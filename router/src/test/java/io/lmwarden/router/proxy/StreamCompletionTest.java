@@ -2,7 +2,7 @@ package io.lmwarden.router.proxy;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import io.lmwarden.router.session.ApiFlavor;
+import io.lmwarden.common.api.ApiDialect;
 import io.lmwarden.router.testing.AgentSession;
 import io.lmwarden.router.testing.Http;
 import io.lmwarden.router.testing.RouterUnderTest;
@@ -58,7 +58,7 @@ class StreamCompletionTest {
      */
     @Test
     void aResponsesStreamIsCompleteByItsTopLevelEventTypeWhateverTheSpacing() {
-        ResponseObserver spaced = new ResponseObserver(ApiFlavor.OPENAI_RESPONSES);
+        ResponseObserver spaced = new ResponseObserver(ApiDialect.OPENAI_RESPONSES);
         spaced.accept(Buffer.buffer("event: response.output_text.delta\r\ndata: {\"type\": \"response.output_text.delta\", \"delta\": \"hi\"}\r\n\r\n"));
         assertThat(spaced.completed()).isFalse();
         spaced.accept(Buffer.buffer("event: response.completed\ndata: {\"response\": {\"output\": [{\"type\": \"message\"}], "
@@ -67,14 +67,14 @@ class StreamCompletionTest {
         assertThat(spaced.outputTokens()).isEqualTo(3);
 
         // Without the event field, the data's own top-level type decides; a nested "type" never does.
-        ResponseObserver dataOnly = new ResponseObserver(ApiFlavor.OPENAI_RESPONSES);
+        ResponseObserver dataOnly = new ResponseObserver(ApiDialect.OPENAI_RESPONSES);
         dataOnly.accept(Buffer.buffer("data: {\"item\": {\"type\": \"response.completed\"}, \"type\": \"response.output_item.done\"}\n\n"));
         assertThat(dataOnly.completed()).isFalse();
         dataOnly.accept(Buffer.buffer("data:{\"type\" : \"response.completed\",\"response\":{}}\n\n"));
         assertThat(dataOnly.completed()).isTrue();
 
         // Text that merely mentions a completion marker is not one.
-        ResponseObserver chat = new ResponseObserver(ApiFlavor.OPENAI_CHAT);
+        ResponseObserver chat = new ResponseObserver(ApiDialect.OPENAI_CHAT);
         chat.accept(Buffer.buffer("data: {\"choices\":[{\"delta\":{\"content\":\"data: [DONE] \\\"type\\\":\\\"response.completed\\\"\"}}]}\n\n"));
         assertThat(chat.completed()).isFalse();
     }

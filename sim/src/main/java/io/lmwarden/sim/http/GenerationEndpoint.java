@@ -1,6 +1,7 @@
 package io.lmwarden.sim.http;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.lmwarden.common.api.ApiDialect;
 import io.lmwarden.sim.dp.DataParallelEngines;
 import io.lmwarden.sim.tokens.ChunkTokenizer;
 import io.lmwarden.sim.tokens.FillerText;
@@ -16,7 +17,6 @@ import java.util.UUID;
  * apply armed faults, render and tokenize the prompt, submit to the engine and stream the reply back.
  */
 final class GenerationEndpoint {
-    enum Kind { CHAT, COMPLETION, MESSAGES, RESPONSES }
 
     /** vLLM's default would be "the rest of the context"; agents always send max_tokens, so keep it modest. */
     static final int DEFAULT_MAX_TOKENS = 256;
@@ -35,53 +35,54 @@ final class GenerationEndpoint {
         this.lengths = new ReplyLengths(config.outputLength(), config.seed());
     }
 
-    void handle(RoutingContext ctx, Kind kind) {
-        ApiStyle style = kind == Kind.MESSAGES ? ApiStyle.ANTHROPIC : ApiStyle.OPENAI;
-        JsonNode body = Requests.parseObject(ctx, style);
+    /** @param dialect one of the APIs that generate */
+    void handle(RoutingContext ctx, ApiDialect dialect) {
+        JsonNode body = Requests.parseObject(ctx, dialect);
         if (body == null) {
             return;
         }
         FaultPlan plan = faults.next();
         if (plan.stallMs() > 0) {
-            ctx.vertx().setTimer(plan.stallMs(), t -> proceed(ctx, kind, style, body, plan));
+            ctx.vertx().setTimer(plan.stallMs(), t -> proceed(ctx, dialect, body, plan));
         } else {
-            proceed(ctx, kind, style, body, plan);
+            proceed(ctx, dialect, body, plan);
         }
     }
 
-    private void proceed(RoutingContext ctx, Kind kind, ApiStyle style, JsonNode body, FaultPlan plan) {
+    private void proceed(RoutingContext ctx, ApiDialect dialect, JsonNode body, FaultPlan plan) {
         if (plan.failStatus() > 0) {
-            Requests.error(ctx, style, plan.failStatus(),
+            Requests.error(ctx, dialect, plan.failStatus(),
                     "Simulated failure injected by /sim/faults (status " + plan.failStatus() + ")", null);
             return;
         }
         try {
-            if (!Requests.checkModel(ctx, style, body, config.servedModelNames(), kind == Kind.MESSAGES)) {
+            if (!Requests.checkModel(ctx, dialect, body, config.servedModelNames(), dialect == ApiDialect.ANTHROPIC_MESSAGES)) {
                 return;
             }
-            if (kind == Kind.RESPONSES && body.hasNonNull("previous_response_id")) {
+            if (dialect == ApiDialect.OPENAI_RESPONSES && body.hasNonNull("previous_response_id")) {
                 String id = body.get("previous_response_id").asText();
-                Requests.error(ctx, style, 404, ResponsesFormat.notStoredMessage(id), "previous_response_id");
+                Requests.error(ctx, dialect, 404, ResponsesFormat.notStoredMessage(id), "previous_response_id");
                 return;
             }
             boolean stream = body.path("stream").asBoolean(false);
-            String prompt = switch (kind) {
-                case CHAT -> PromptRenderer.renderChat(body);
-                case COMPLETION -> PromptRenderer.renderCompletion(body);
-                case MESSAGES -> PromptRenderer.renderMessages(body);
-                case RESPONSES -> PromptRenderer.renderResponses(body);
+            String prompt = switch (dialect) {
+                case OPENAI_CHAT -> PromptRenderer.renderChat(body);
+                case OPENAI_COMPLETIONS -> PromptRenderer.renderCompletion(body);
+                case ANTHROPIC_MESSAGES -> PromptRenderer.renderMessages(body);
+                case OPENAI_RESPONSES -> PromptRenderer.renderResponses(body);
+                case ANTHROPIC_COUNT_TOKENS -> throw new IllegalArgumentException("count_tokens generates nothing");
             };
             int[] promptIds = ChunkTokenizer.tokenize(prompt);
             int maxModelLen = config.profile().maxModelLen();
             if (promptIds.length >= maxModelLen) {
-                Requests.error(ctx, style, 400, "This model's maximum context length is " + maxModelLen
+                Requests.error(ctx, dialect, 400, "This model's maximum context length is " + maxModelLen
                         + " tokens. However, your request has " + promptIds.length
                         + " input tokens. Please reduce the length of the input messages.", null);
                 return;
             }
-            Integer requested = maxTokens(body, kind);
+            Integer requested = maxTokens(body, dialect);
             if (requested != null && promptIds.length + requested > maxModelLen) {
-                Requests.error(ctx, style, 400, "'max_tokens' or 'max_completion_tokens' is too large: " + requested
+                Requests.error(ctx, dialect, 400, "'max_tokens' or 'max_completion_tokens' is too large: " + requested
                         + ". This model's maximum context length is " + maxModelLen + " tokens and your request has "
                         + promptIds.length + " input tokens (" + requested + " > " + maxModelLen + " - "
                         + promptIds.length + ").", "max_tokens");
@@ -92,29 +93,30 @@ final class GenerationEndpoint {
             String text = FillerText.of(outputTokens, config.seed() ^ Arrays.hashCode(promptIds));
             int[] outputIds = ChunkTokenizer.tokenize(text);
             ReplyStream reply = new ReplyStream(ctx.vertx().getOrCreateContext(), ctx.request(),
-                    format(kind, body, stream, maxTokens, promptIds, outputIds), text, stream, promptIds.length, plan.dropAfterChunks(), plan.compactSse());
+                    format(dialect, body, stream, maxTokens, promptIds, outputIds), text, stream, promptIds.length, plan.dropAfterChunks(), plan.compactSse());
             DataParallelEngines.Submitted sent = engines.submit(ctx.request().getHeader(DATA_PARALLEL_RANK),
                     promptIds, outputIds, outputTokens == maxTokens, cacheSalt(body), reply);
             reply.attach(sent.engine(), sent.request());
         } catch (InvalidPromptException e) {
-            Requests.error(ctx, style, 400, e.getMessage(), e.param());
+            Requests.error(ctx, dialect, 400, e.getMessage(), e.param());
         }
     }
 
-    private ReplyFormat format(Kind kind, JsonNode body, boolean stream, int maxTokens, int[] promptIds, int[] outputIds) {
+    private ReplyFormat format(ApiDialect dialect, JsonNode body, boolean stream, int maxTokens, int[] promptIds, int[] outputIds) {
         // vLLM's return_token_ids (chat and completions): prompt_token_ids and each choice's token_ids.
         boolean ids = body.path("return_token_ids").asBoolean(false);
         long created = System.currentTimeMillis() / 1000;
         String hex = UUID.randomUUID().toString().replace("-", "");
         String model = body.path("model").asText(config.model());
-        return switch (kind) {
-            case CHAT -> new OpenAiFormat(true, "chatcmpl-" + hex, created, model, includeUsage(body, stream),
+        return switch (dialect) {
+            case OPENAI_CHAT -> new OpenAiFormat(true, "chatcmpl-" + hex, created, model, includeUsage(body, stream),
                     ids ? promptIds : null, ids ? outputIds : null);
-            case COMPLETION -> new OpenAiFormat(false, "cmpl-" + hex, created, model, includeUsage(body, stream),
+            case OPENAI_COMPLETIONS -> new OpenAiFormat(false, "cmpl-" + hex, created, model, includeUsage(body, stream),
                     ids ? promptIds : null, ids ? outputIds : null);
-            case MESSAGES -> new AnthropicFormat("msg_" + hex.substring(0, 24), model);
-            case RESPONSES -> new ResponsesFormat("resp_" + hex, "msg_" + UUID.randomUUID().toString().replace("-", ""),
+            case ANTHROPIC_MESSAGES -> new AnthropicFormat("msg_" + hex.substring(0, 24), model);
+            case OPENAI_RESPONSES -> new ResponsesFormat("resp_" + hex, "msg_" + UUID.randomUUID().toString().replace("-", ""),
                     created, model, body, maxTokens);
+            case ANTHROPIC_COUNT_TOKENS -> throw new IllegalArgumentException("count_tokens generates nothing");
         };
     }
 
@@ -138,15 +140,15 @@ final class GenerationEndpoint {
     }
 
     /** max_tokens (max_completion_tokens, or the Responses API's max_output_tokens); Anthropic requires it. Null when absent (OpenAI). */
-    private static Integer maxTokens(JsonNode body, Kind kind) {
-        String field = kind == Kind.RESPONSES ? "max_output_tokens" : "max_tokens";
+    private static Integer maxTokens(JsonNode body, ApiDialect dialect) {
+        String field = dialect == ApiDialect.OPENAI_RESPONSES ? "max_output_tokens" : "max_tokens";
         JsonNode v = body.get(field);
-        if ((v == null || v.isNull()) && kind == Kind.CHAT) {
+        if ((v == null || v.isNull()) && dialect == ApiDialect.OPENAI_CHAT) {
             field = "max_completion_tokens";
             v = body.get(field);
         }
         if (v == null || v.isNull()) {
-            if (kind == Kind.MESSAGES) {
+            if (dialect == ApiDialect.ANTHROPIC_MESSAGES) {
                 throw new InvalidPromptException("max_tokens: Field required", "max_tokens");
             }
             return null;

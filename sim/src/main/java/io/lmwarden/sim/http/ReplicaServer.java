@@ -1,6 +1,7 @@
 package io.lmwarden.sim.http;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.lmwarden.common.api.ApiDialect;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.lmwarden.sim.dp.DataParallelEngines;
 import io.lmwarden.sim.tokens.ChunkTokenizer;
@@ -39,11 +40,11 @@ public final class ReplicaServer {
     public Future<Integer> listen(Vertx vertx, String host, int port) {
         Router router = Router.router(vertx);
         router.route().handler(BodyHandler.create(false).setBodyLimit(BODY_LIMIT));
-        router.post("/v1/chat/completions").handler(ctx -> generation.handle(ctx, GenerationEndpoint.Kind.CHAT));
-        router.post("/v1/completions").handler(ctx -> generation.handle(ctx, GenerationEndpoint.Kind.COMPLETION));
-        router.post("/v1/messages").handler(ctx -> generation.handle(ctx, GenerationEndpoint.Kind.MESSAGES));
-        router.post("/v1/responses").handler(ctx -> generation.handle(ctx, GenerationEndpoint.Kind.RESPONSES));
-        router.get("/v1/responses/:id").handler(ctx -> Requests.error(ctx, ApiStyle.OPENAI, 404,
+        router.post("/v1/chat/completions").handler(ctx -> generation.handle(ctx, ApiDialect.OPENAI_CHAT));
+        router.post("/v1/completions").handler(ctx -> generation.handle(ctx, ApiDialect.OPENAI_COMPLETIONS));
+        router.post("/v1/messages").handler(ctx -> generation.handle(ctx, ApiDialect.ANTHROPIC_MESSAGES));
+        router.post("/v1/responses").handler(ctx -> generation.handle(ctx, ApiDialect.OPENAI_RESPONSES));
+        router.get("/v1/responses/:id").handler(ctx -> Requests.error(ctx, ApiDialect.OPENAI_RESPONSES, 404,
                 ResponsesFormat.notStoredMessage(ctx.pathParam("id")), "response_id"));
         router.post("/v1/messages/count_tokens").handler(this::countTokens);
         router.get("/v1/models").handler(this::models);
@@ -63,13 +64,13 @@ public final class ReplicaServer {
             faults.clear();
             json(ctx, faults.describe().toString());
         });
-        router.errorHandler(413, ctx -> Requests.error(ctx, styleOf(ctx), 413,
+        router.errorHandler(413, ctx -> Requests.error(ctx, dialectOf(ctx), 413,
                 "Request body too large: the limit is " + BODY_LIMIT + " bytes", null));
-        router.errorHandler(404, ctx -> Requests.error(ctx, styleOf(ctx), 404,
+        router.errorHandler(404, ctx -> Requests.error(ctx, dialectOf(ctx), 404,
                 "No route for " + ctx.request().method() + " " + ctx.request().path(), null));
-        router.errorHandler(405, ctx -> Requests.error(ctx, styleOf(ctx), 405,
+        router.errorHandler(405, ctx -> Requests.error(ctx, dialectOf(ctx), 405,
                 "Method " + ctx.request().method() + " is not allowed on " + ctx.request().path(), null));
-        router.errorHandler(500, ctx -> Requests.error(ctx, styleOf(ctx), 500,
+        router.errorHandler(500, ctx -> Requests.error(ctx, dialectOf(ctx), 500,
                 "Internal simulator error: " + ctx.failure(), null));
         // HTTP/1.1 only, as vLLM's uvicorn: no h2c upgrade. (The JDK client asks for one by default, and once hung for
         // 10 minutes on a 21 KB /metrics answer over the upgraded connection.)
@@ -91,8 +92,9 @@ public final class ReplicaServer {
         return server == null ? Future.succeededFuture() : server.close();
     }
 
-    private static ApiStyle styleOf(RoutingContext ctx) {
-        return ctx.request().path().startsWith("/v1/messages") ? ApiStyle.ANTHROPIC : ApiStyle.OPENAI;
+    /** Anthropic's shape for everything under /v1/messages; OpenAI's (null: vLLM's own) for the rest. */
+    private static ApiDialect dialectOf(RoutingContext ctx) {
+        return ctx.request().path().startsWith("/v1/messages") ? ApiDialect.ANTHROPIC_MESSAGES : null;
     }
 
     private void health(RoutingContext ctx) {
@@ -118,7 +120,7 @@ public final class ReplicaServer {
     }
 
     private void tokenize(RoutingContext ctx) {
-        JsonNode body = Requests.parseObject(ctx, ApiStyle.OPENAI);
+        JsonNode body = Requests.parseObject(ctx);
         if (body == null) {
             return;
         }
@@ -129,7 +131,7 @@ public final class ReplicaServer {
             } else if (body.has("prompt")) {
                 prompt = PromptRenderer.renderCompletion(body);
             } else {
-                Requests.error(ctx, ApiStyle.OPENAI, 400, "Send either 'prompt' or 'messages'", "prompt");
+                Requests.error(ctx, 400, "Send either 'prompt' or 'messages'", "prompt");
                 return;
             }
             int[] ids = ChunkTokenizer.tokenize(prompt);
@@ -143,20 +145,20 @@ public final class ReplicaServer {
             root.putNull("token_strs");
             json(ctx, root.toString());
         } catch (InvalidPromptException e) {
-            Requests.error(ctx, ApiStyle.OPENAI, 400, e.getMessage(), e.param());
+            Requests.error(ctx, 400, e.getMessage(), e.param());
         }
     }
 
     private void countTokens(RoutingContext ctx) {
-        JsonNode body = Requests.parseObject(ctx, ApiStyle.ANTHROPIC);
-        if (body == null || !Requests.checkModel(ctx, ApiStyle.ANTHROPIC, body, config.servedModelNames(), false)) {
+        JsonNode body = Requests.parseObject(ctx, ApiDialect.ANTHROPIC_COUNT_TOKENS);
+        if (body == null || !Requests.checkModel(ctx, ApiDialect.ANTHROPIC_COUNT_TOKENS, body, config.servedModelNames(), false)) {
             return;
         }
         try {
             int n = ChunkTokenizer.count(PromptRenderer.renderMessages(body));
             json(ctx, "{\"input_tokens\":" + n + "}");
         } catch (InvalidPromptException e) {
-            Requests.error(ctx, ApiStyle.ANTHROPIC, 400, e.getMessage(), e.param());
+            Requests.error(ctx, ApiDialect.ANTHROPIC_COUNT_TOKENS, 400, e.getMessage(), e.param());
         }
     }
 
@@ -170,7 +172,7 @@ public final class ReplicaServer {
     }
 
     private void armFaults(RoutingContext ctx) {
-        JsonNode body = Requests.parseObject(ctx, ApiStyle.OPENAI);
+        JsonNode body = Requests.parseObject(ctx);
         if (body == null) {
             return;
         }
@@ -182,16 +184,16 @@ public final class ReplicaServer {
             faults.apply(body);
             json(ctx, faults.describe().toString());
         } catch (IllegalArgumentException e) {
-            Requests.error(ctx, ApiStyle.OPENAI, 400, e.getMessage(), null);
+            Requests.error(ctx, 400, e.getMessage(), null);
         }
     }
 
     private void crash(RoutingContext ctx, JsonNode value) {
         Runnable halt = crash;
         if (!value.isBoolean() || !value.asBoolean()) {
-            Requests.error(ctx, ApiStyle.OPENAI, 400, "crash: must be true (it cannot be undone)", "crash");
+            Requests.error(ctx, 400, "crash: must be true (it cannot be undone)", "crash");
         } else if (halt == null) {
-            Requests.error(ctx, ApiStyle.OPENAI, 400, "crash: this simulator runs inside another program; only a"
+            Requests.error(ctx, 400, "crash: this simulator runs inside another program; only a"
                     + " simulator process of its own (java -jar lmw-sim.jar) can crash. Stop this one from its host.", "crash");
         } else {
             // Answer first, so the caller knows it was taken; then the process dies with every connection open.

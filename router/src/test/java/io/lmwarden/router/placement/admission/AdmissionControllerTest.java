@@ -9,7 +9,7 @@ import io.lmwarden.router.placement.prefix.PrefixIndexes;
 import io.lmwarden.router.placement.pins.SessionHomes;
 import io.lmwarden.router.pool.PoolSnapshot;
 import io.lmwarden.router.pool.ReplicaView;
-import io.lmwarden.router.session.ApiFlavor;
+import io.lmwarden.common.api.ApiDialect;
 import io.lmwarden.router.session.PromptShape;
 import io.lmwarden.router.session.RequestFacts;
 import io.lmwarden.router.session.SessionKey;
@@ -98,7 +98,7 @@ class AdmissionControllerTest {
     private static RequestFacts step(String session, int promptBlocks) {
         long base = Math.abs(session.hashCode()) * 1_000_000L;
         long[] hashes = LongStream.range(0, promptBlocks).map(i -> base + i).toArray();
-        return new RequestFacts(ApiFlavor.values()[0], "m", true, new SessionKey(session, SessionKeySource.SESSION_ID_HEADER),
+        return new RequestFacts(ApiDialect.values()[0], "m", true, new SessionKey(session, SessionKeySource.SESSION_ID_HEADER),
                 new PromptShape(hashes, promptBlocks * 64, promptBlocks * 16, List.of()), 16, Optional.empty(), Optional.empty());
     }
 

@@ -10,7 +10,7 @@ import io.lmwarden.router.config.SpillThreshold;
 import io.lmwarden.router.pool.EngineMetrics;
 import io.lmwarden.router.pool.PoolSnapshot;
 import io.lmwarden.router.pool.ReplicaView;
-import io.lmwarden.router.session.ApiFlavor;
+import io.lmwarden.common.api.ApiDialect;
 import io.lmwarden.router.session.CanonicalPrompt;
 import io.lmwarden.router.session.PromptShape;
 import io.lmwarden.router.session.RequestFacts;
@@ -43,7 +43,7 @@ class CostModelTest {
     }
 
     private static RequestFacts facts(String session, PromptShape shape) {
-        return new RequestFacts(ApiFlavor.ANTHROPIC_MESSAGES, "m", true, new SessionKey(session, SessionKeySource.CLAUDE_CODE_HEADER),
+        return new RequestFacts(ApiDialect.ANTHROPIC_MESSAGES, "m", true, new SessionKey(session, SessionKeySource.CLAUDE_CODE_HEADER),
                 shape, 256, Optional.empty(), Optional.empty());
     }
 

@@ -1,17 +1,21 @@
 package io.lmwarden.sim.http;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.lmwarden.common.api.ApiDialect;
 
-/** Which API family an endpoint belongs to; decides the shape of its error bodies. */
-enum ApiStyle {
-    /** vLLM's current OpenAI-compatible error: {"error":{"message","type","param","code"}}. */
-    OPENAI,
-    /** Anthropic's: {"type":"error","error":{"type","message"}}. */
-    ANTHROPIC;
+/**
+ * Error bodies as vLLM writes them, in the shape of the request's API: OpenAI's current one,
+ * {"error":{"message","type","param","code"}}, or Anthropic's, {"type":"error","error":{"type","message"}}.
+ */
+final class ErrorBodies {
 
-    String errorBody(int status, String message, String param) {
+    private ErrorBodies() {
+    }
+
+    /** @param dialect the API of the endpoint; null for vLLM's own endpoints, which answer in OpenAI's shape */
+    static String of(ApiDialect dialect, int status, String message, String param) {
         ObjectNode root = Json.object();
-        if (this == OPENAI) {
+        if (dialect == null || !dialect.anthropic()) {
             ObjectNode e = root.putObject("error");
             e.put("message", message);
             e.put("type", openAiType(status));
