@@ -16,12 +16,10 @@ import io.lmwarden.router.session.RequestFacts;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.IdentityHashMap;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.LongFunction;
 import java.util.function.LongSupplier;
 import java.util.function.Supplier;
@@ -98,13 +96,7 @@ public final class AdmissionController {
     private final Map<Waiter, AdmissionQueue.Entry<Pending>> waiting = new HashMap<>();
     /** Admitted requests by their facts (one object per request), until the request ends. */
     private final Map<RequestFacts, Ticket> admitted = new IdentityHashMap<>();
-    private final AtomicLong admittedNow = new AtomicLong();
-    private final AtomicLong admittedFromQueue = new AtomicLong();
-    private final AtomicLong queued = new AtomicLong();
-    private final AtomicLong rejected = new AtomicLong();
-    private final AtomicLong revokedUnderPressure = new AtomicLong();
-    private final AtomicLong yielded = new AtomicLong();
-    private final AtomicLong expired = new AtomicLong();
+    private final AdmissionTotals totals = new AdmissionTotals();
     private volatile AdmissionRules rules;
     private final AdmissionQueue<Pending> queue;
 
@@ -179,13 +171,13 @@ public final class AdmissionController {
                 // Its step is under way already: it moves within the budget, or waits for room ahead of newcomers.
                 Optional<Placement> p = placeWithinBudget(facts, session, ws, alreadyTried, true, now);
                 if (p.isPresent()) {
-                    admittedNow.incrementAndGet();
+                    totals.admittedAtOnce.incrementAndGet();
                     return Optional.of(new Admission(p.get(), admitted.get(facts), 0));
                 }
             } else if (residencies.isResident(session) || peers.holds(session)) {
                 Placement p = placer.place(facts, snapshot.apply(now), alreadyTried, now);
                 residencies.stepStarted(session, p.replica().id(), ws, now);
-                admittedNow.incrementAndGet();
+                totals.admittedAtOnce.incrementAndGet();
                 return Optional.of(new Admission(p, ticket(facts, session), 0));
             }
             // A session in progress that lost its residency while pausing queues before newcomers; so does a retry.
@@ -193,7 +185,7 @@ public final class AdmissionController {
             if (!again && (returning ? !queue.hasReturning() : queue.isEmpty())) {
                 Optional<Placement> p = placeWithinBudget(facts, session, ws, Set.of(), false, now);
                 if (p.isPresent()) {
-                    admittedNow.incrementAndGet();
+                    totals.admittedAtOnce.incrementAndGet();
                     return Optional.of(new Admission(p.get(), ticket(facts, session), 0));
                 }
             }
@@ -201,10 +193,10 @@ public final class AdmissionController {
                     new Pending(facts, session, ws, waiter, Set.copyOf(alreadyTried), again), now, returning);
             if (entry.isPresent()) {
                 waiting.put(waiter, entry.get());
-                queued.incrementAndGet();
+                totals.queued.incrementAndGet();
                 return Optional.empty();
             }
-            rejected.incrementAndGet();
+            totals.rejected.incrementAndGet();
             rejection = new Rejection(Rejection.Reason.QUEUE_FULL, "the router's admission queue is full (" + s.queueMax()
                     + " requests, queueMax): every replica's KV cache budget is taken by running sessions; retry after the "
                     + "Retry-After delay", retryAfterSeconds(now));
@@ -236,10 +228,10 @@ public final class AdmissionController {
         synchronized (this) {
             long now = clock.getAsLong();
             AdmissionRules s = rules;
-            expired.addAndGet(residencies.expireIdle(now, s.residencyIdleNanos()));
+            totals.expiredIdle.addAndGet(residencies.expireIdle(now, s.residencyIdleNanos()));
             for (AdmissionQueue.Entry<Pending> e : queue.removeExpired(now)) {
                 waiting.remove(e.waiter().waiter());
-                rejected.incrementAndGet();
+                totals.rejected.incrementAndGet();
                 long waitedSeconds = (now - e.enqueuedAtNanos()) / NANOS_PER_SECOND;
                 Rejection r = new Rejection(Rejection.Reason.QUEUE_TIMEOUT, "the request waited " + waitedSeconds + " s for a replica with "
                         + "room in its KV cache budget (queueTimeout); the pool is saturated, retry after the Retry-After delay",
@@ -271,7 +263,7 @@ public final class AdmissionController {
                 }
                 queue.remove(e);
                 waiting.remove(pending.waiter());
-                admittedFromQueue.incrementAndGet();
+                totals.admittedFromQueue.incrementAndGet();
                 long waited = now - e.enqueuedAtNanos();
                 Placement p = placed.get();
                 Placement withWait = p.withDecision(p.decision(), String.format("queued %.1f s; %s", waited / 1e9, p.reason()));
@@ -336,7 +328,7 @@ public final class AdmissionController {
         for (ReplicaView r : order) {
             if (computeIdle(r)) {
                 List<String> revoked = residencies.revokeIdleUntilFits(r.id(), ws, residencies.availableBlocks(r), pausedBefore, now);
-                revokedUnderPressure.addAndGet(revoked.size());
+                totals.revokedUnderPressure.addAndGet(revoked.size());
                 if (residencies.fits(r, ws)) {
                     if (r == first) {
                         reside(session, first.id(), ws, sameStep, now);
@@ -398,7 +390,7 @@ public final class AdmissionController {
                     // Fairness: a long resident yields at its pause while others wait.
                     if (idle && !queue.isEmpty() && residencies.residentForNanos(session, now) >= rules.residencySliceNanos()) {
                         residencies.revoke(session);
-                        yielded.incrementAndGet();
+                        totals.yieldedSlice.incrementAndGet();
                     }
                 }
                 pump();
@@ -461,15 +453,6 @@ public final class AdmissionController {
 
     /** Totals since start, for the API and the capacity advisor. */
     public synchronized Map<String, Object> totals() {
-        Map<String, Object> m = new LinkedHashMap<>();
-        m.put("admittedAtOnce", admittedNow.get());
-        m.put("admittedFromQueue", admittedFromQueue.get());
-        m.put("queued", queued.get());
-        m.put("rejected", rejected.get());
-        m.put("revokedUnderPressure", revokedUnderPressure.get());
-        m.put("yieldedSlice", yielded.get());
-        m.put("expiredIdle", expired.get());
-        m.put("residentSessions", residencies.size());
-        return m;
+        return totals.asMap(residencies.size());
     }
 }
