@@ -78,7 +78,8 @@ class CrdFilesAreCurrentTest {
         // What the operator writes satisfies it: every reason StatusCalculator uses matches the pattern.
         java.util.regex.Pattern reason = java.util.regex.Pattern.compile(item.getProperties().get("reason").getPattern());
         var status = new io.lmwarden.operator.reconciler.StatusCalculator().compute(io.lmwarden.operator.SampleModelDeployments.qwenDp4("llm"),
-                java.util.Optional.empty(), java.util.Optional.empty(), java.time.Instant.parse("2026-12-01T10:00:00Z"));
+                java.util.Optional.empty(), java.util.Optional.empty(), io.lmwarden.operator.reconciler.RolloutStep.unknown(),
+                java.time.Instant.parse("2026-12-01T10:00:00Z"));
         assertThat(status.getConditions()).allSatisfy(c -> {
             assertThat(reason.matcher(c.getReason()).matches()).as(c.getReason()).isTrue();
             assertThat(java.time.OffsetDateTime.parse(c.getLastTransitionTime())).isNotNull();

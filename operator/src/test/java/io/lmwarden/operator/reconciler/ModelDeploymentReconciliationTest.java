@@ -229,7 +229,8 @@ class ModelDeploymentReconciliationTest {
                 .satisfies(ref -> assertThat(ref.getUid()).isEqualTo(md.getMetadata().getUid()));
         // The admin token reaches the router container from its Secret.
         assertThat(router().getSpec().getTemplate().getSpec().getContainers().get(0).getEnv())
-                .anySatisfy(e -> assertThat(e.getValueFrom().getSecretKeyRef().getName()).isEqualTo("lmw-admin"));
+                .filteredOn(e -> e.getName().equals("LMW_ADMIN_TOKEN"))
+                .singleElement().satisfies(e -> assertThat(e.getValueFrom().getSecretKeyRef().getName()).isEqualTo("lmw-admin"));
 
         // A JSON patch: the mock server's merge patch appends to lists instead of replacing them.
         client.resources(ModelDeployment.class).inNamespace(NS).withName("qwen3-4b").patch(PatchContext.of(PatchType.JSON),

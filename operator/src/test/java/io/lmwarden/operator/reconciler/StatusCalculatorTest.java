@@ -23,7 +23,7 @@ class StatusCalculatorTest {
     @Test
     void nothingCreatedYetIsProgressingAndNotReady() {
         ModelDeployment md = SampleModelDeployments.qwenDp4("ns");
-        ModelDeploymentStatus status = calculator.compute(md, Optional.empty(), Optional.empty(), T0);
+        ModelDeploymentStatus status = calculator.compute(md, Optional.empty(), Optional.empty(), RolloutStep.unknown(), T0);
 
         assertThat(status.getObservedGeneration()).isEqualTo(1L);
         assertThat(status.getReadyReplicas()).isZero();
@@ -37,7 +37,7 @@ class StatusCalculatorTest {
     @Test
     void podsStartingAfterRolloutAreWaitingNotDegraded() {
         ModelDeployment md = SampleModelDeployments.qwenDp4("ns");
-        ModelDeploymentStatus status = calculator.compute(md, Optional.of(sts(4, 4, 1)), Optional.of(router(1, 0)), T0);
+        ModelDeploymentStatus status = calculator.compute(md, Optional.of(sts(4, 4, 1)), Optional.of(router(1, 0)), RolloutStep.unknown(), T0);
         assertThat(status.getReadyReplicas()).isEqualTo(1);
         assertCondition(status, "Ready", "False", "ReplicasNotReady");
         assertCondition(status, "Progressing", "True", "WaitingForPods");
@@ -47,7 +47,7 @@ class StatusCalculatorTest {
     @Test
     void allReplicasAndRouterReadyIsReady() {
         ModelDeployment md = SampleModelDeployments.qwenDp4("ns");
-        ModelDeploymentStatus status = calculator.compute(md, Optional.of(sts(4, 4, 4)), Optional.of(router(1, 1)), T0);
+        ModelDeploymentStatus status = calculator.compute(md, Optional.of(sts(4, 4, 4)), Optional.of(router(1, 1)), RolloutStep.unknown(), T0);
         assertThat(status.getReadyReplicas()).isEqualTo(4);
         assertThat(status.getRouterReady()).isTrue();
         assertCondition(status, "Ready", "True", "AllReplicasReady");
@@ -59,11 +59,11 @@ class StatusCalculatorTest {
     void aReadyDataParallelServerPodIsAllItsReplicasReady() {
         ModelDeployment md = SampleModelDeployments.qwenDp4("ns");
         md.getSpec().setReplicaLayout("dataParallelServer");
-        ModelDeploymentStatus status = calculator.compute(md, Optional.of(sts(1, 1, 1)), Optional.of(router(1, 1)), T0);
+        ModelDeploymentStatus status = calculator.compute(md, Optional.of(sts(1, 1, 1)), Optional.of(router(1, 1)), RolloutStep.unknown(), T0);
         assertThat(status.getReadyReplicas()).isEqualTo(4);
         assertCondition(status, "Ready", "True", "AllReplicasReady");
         assertCondition(status, "Progressing", "False", "RolloutComplete");
-        ModelDeploymentStatus down = calculator.compute(md, Optional.of(sts(1, 1, 0)), Optional.of(router(1, 1)), T1);
+        ModelDeploymentStatus down = calculator.compute(md, Optional.of(sts(1, 1, 0)), Optional.of(router(1, 1)), RolloutStep.unknown(), T1);
         assertThat(down.getReadyReplicas()).isZero();
         assertCondition(down, "Ready", "False", "ReplicasNotReady");
     }
@@ -71,16 +71,16 @@ class StatusCalculatorTest {
     @Test
     void replicasReadyButNoRouterIsNotReady() {
         ModelDeployment md = SampleModelDeployments.qwenDp4("ns");
-        ModelDeploymentStatus status = calculator.compute(md, Optional.of(sts(4, 4, 4)), Optional.of(router(1, 0)), T0);
+        ModelDeploymentStatus status = calculator.compute(md, Optional.of(sts(4, 4, 4)), Optional.of(router(1, 0)), RolloutStep.unknown(), T0);
         assertCondition(status, "Ready", "False", "RouterNotReady");
     }
 
     @Test
     void losingAReplicaAfterBeingReadyIsDegradedAndTransitionTimesMoveOnlyOnFlips() {
         ModelDeployment md = SampleModelDeployments.qwenDp4("ns");
-        md.setStatus(calculator.compute(md, Optional.of(sts(4, 4, 4)), Optional.of(router(1, 1)), T0));
+        md.setStatus(calculator.compute(md, Optional.of(sts(4, 4, 4)), Optional.of(router(1, 1)), RolloutStep.unknown(), T0));
 
-        ModelDeploymentStatus after = calculator.compute(md, Optional.of(sts(4, 4, 3)), Optional.of(router(1, 1)), T1);
+        ModelDeploymentStatus after = calculator.compute(md, Optional.of(sts(4, 4, 3)), Optional.of(router(1, 1)), RolloutStep.unknown(), T1);
         assertCondition(after, "Ready", "False", "ReplicasNotReady");
         assertCondition(after, "Degraded", "True", "ReplicasUnavailable");
         assertCondition(after, "Progressing", "False", "RolloutComplete");
@@ -91,17 +91,17 @@ class StatusCalculatorTest {
     @Test
     void scalingIsProgressingUntilTheStatefulSetCatchesUp() {
         ModelDeployment md = SampleModelDeployments.qwenDp4("ns");
-        md.setStatus(calculator.compute(md, Optional.of(sts(4, 4, 4)), Optional.of(router(1, 1)), T0));
+        md.setStatus(calculator.compute(md, Optional.of(sts(4, 4, 4)), Optional.of(router(1, 1)), RolloutStep.unknown(), T0));
         md.getSpec().setDataParallelSize(2);
         md.getMetadata().setGeneration(2L);
 
         StatefulSet stillFour = sts(4, 4, 4);
-        ModelDeploymentStatus scaling = calculator.compute(md, Optional.of(stillFour), Optional.of(router(1, 1)), T1);
+        ModelDeploymentStatus scaling = calculator.compute(md, Optional.of(stillFour), Optional.of(router(1, 1)), RolloutStep.unknown(), T1);
         assertThat(scaling.getObservedGeneration()).isEqualTo(2L);
         assertCondition(scaling, "Progressing", "True", "RollingOut");
         assertCondition(scaling, "Degraded", "False", "AsExpected");
 
-        ModelDeploymentStatus done = calculator.compute(md, Optional.of(sts(2, 2, 2)), Optional.of(router(1, 1)), T1);
+        ModelDeploymentStatus done = calculator.compute(md, Optional.of(sts(2, 2, 2)), Optional.of(router(1, 1)), RolloutStep.unknown(), T1);
         assertCondition(done, "Ready", "True", "AllReplicasReady");
         assertCondition(done, "Progressing", "False", "RolloutComplete");
     }
@@ -109,8 +109,8 @@ class StatusCalculatorTest {
     @Test
     void unchangedInputsGiveAnEqualStatusSoNoPatchIsSent() {
         ModelDeployment md = SampleModelDeployments.qwenDp4("ns");
-        md.setStatus(calculator.compute(md, Optional.of(sts(4, 4, 4)), Optional.of(router(1, 1)), T0));
-        assertThat(calculator.compute(md, Optional.of(sts(4, 4, 4)), Optional.of(router(1, 1)), T1)).isEqualTo(md.getStatus());
+        md.setStatus(calculator.compute(md, Optional.of(sts(4, 4, 4)), Optional.of(router(1, 1)), RolloutStep.unknown(), T0));
+        assertThat(calculator.compute(md, Optional.of(sts(4, 4, 4)), Optional.of(router(1, 1)), RolloutStep.unknown(), T1)).isEqualTo(md.getStatus());
     }
 
     @Test
