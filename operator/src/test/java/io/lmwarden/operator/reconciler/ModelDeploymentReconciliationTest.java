@@ -1,34 +1,24 @@
 package io.lmwarden.operator.reconciler;
 
 import io.fabric8.kubernetes.api.model.HasMetadata;
-import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinition;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
 import io.fabric8.kubernetes.api.model.apps.DeploymentStatusBuilder;
 import io.fabric8.kubernetes.api.model.apps.StatefulSet;
 import io.fabric8.kubernetes.api.model.apps.StatefulSetStatusBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.dsl.base.PatchContext;
-import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
 import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
 import io.javaoperatorsdk.operator.Operator;
 import io.lmwarden.operator.SampleModelDeployments;
-import io.lmwarden.operator.dependent.OperatorDefaults;
 import io.lmwarden.operator.model.ModelDeployment;
 import io.lmwarden.operator.runtime.LmWardenOperator;
-import io.lmwarden.operator.runtime.OperatorSettings;
-import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
-import java.io.FileInputStream;
 import java.io.IOException;
-import java.io.InputStream;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
-import java.util.Optional;
 import java.util.Set;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -41,20 +31,17 @@ import static org.assertj.core.api.Assertions.assertThat;
 class ModelDeploymentReconciliationTest {
     private static final String NS = "agents";
     private static final Duration TIMEOUT = Duration.ofSeconds(20);
-    private static final String ROUTER_IMAGE = "example.org/lmw/router:test";
+    private static final String ROUTER_IMAGE = MockCluster.ROUTER_IMAGE;
 
     KubernetesClient client;
     KubernetesMockServer server;
+    private MockCluster cluster;
     private Operator operator;
 
     @BeforeEach
     void startOperator() throws IOException {
-        try (InputStream crd = new FileInputStream(generatedCrd().toFile())) {
-            client.resource(client.getKubernetesSerialization().unmarshal(crd, CustomResourceDefinition.class)).create();
-        }
-        OperatorSettings settings = new OperatorSettings(Set.of(), new OperatorDefaults(ROUTER_IMAGE, "IfNotPresent"), Optional.empty());
-        operator = LmWardenOperator.create(client, settings, new SimpleMeterRegistry());
-        operator.start();
+        cluster = new MockCluster(client, NS);
+        operator = cluster.startOperator();
     }
 
     @AfterEach
@@ -189,8 +176,7 @@ class ModelDeploymentReconciliationTest {
     }
 
     private List<io.fabric8.kubernetes.api.model.Event> eventsOf(String name) {
-        return client.v1().events().inNamespace(NS).list().getItems().stream()
-                .filter(e -> name.equals(e.getInvolvedObject().getName())).toList();
+        return cluster.eventsOf(name);
     }
 
     @Test
@@ -232,9 +218,7 @@ class ModelDeploymentReconciliationTest {
                 .filteredOn(e -> e.getName().equals("LMW_ADMIN_TOKEN"))
                 .singleElement().satisfies(e -> assertThat(e.getValueFrom().getSecretKeyRef().getName()).isEqualTo("lmw-admin"));
 
-        // A JSON patch: the mock server's merge patch appends to lists instead of replacing them.
-        client.resources(ModelDeployment.class).inNamespace(NS).withName("qwen3-4b").patch(PatchContext.of(PatchType.JSON),
-                "[{\"op\":\"replace\",\"path\":\"/spec/networkPolicy/routerClients\","
+        cluster.jsonPatch("qwen3-4b", "[{\"op\":\"replace\",\"path\":\"/spec/networkPolicy/routerClients\","
                         + "\"value\":[{\"podSelector\":{\"matchLabels\":{\"role\":\"agent\"}}}]}]");
         Eventually.await("router policy follows routerClients", TIMEOUT, () -> client.network().v1().networkPolicies().inNamespace(NS)
                 .withName("qwen3-4b-router").get().getSpec().getIngress().get(0).getFrom().equals(List.of(
@@ -265,10 +249,8 @@ class ModelDeploymentReconciliationTest {
         assertThat(objectsOf(other)).as("another ModelDeployment's objects stay").hasSize(9);
     }
 
-    /** Like `kubectl patch --type merge`: no resourceVersion, so it cannot conflict with the operator's status writes. */
     private void patchSpec(String name, String mergePatch) {
-        client.resources(ModelDeployment.class).inNamespace(NS).withName(name)
-                .patch(PatchContext.of(PatchType.JSON_MERGE), mergePatch);
+        cluster.patchSpec(name, mergePatch);
     }
 
     private void awaitObjects(ModelDeployment md, int count) {
@@ -283,7 +265,7 @@ class ModelDeploymentReconciliationTest {
     }
 
     private ModelDeployment get(String name) {
-        return client.resources(ModelDeployment.class).inNamespace(NS).withName(name).get();
+        return cluster.get(name);
     }
 
     private Deployment router() {
@@ -301,9 +283,5 @@ class ModelDeploymentReconciliationTest {
         }
         return md.getStatus().getConditions().stream().filter(c -> c.getType().equals(type)).findFirst()
                 .map(c -> c.getStatus()).orElse(null);
-    }
-
-    static Path generatedCrd() {
-        return Path.of(System.getProperty("lmw.generated.crds", "target/generated-crds"), "modeldeployments.lmwarden.io-v1.yml");
     }
 }

@@ -11,6 +11,7 @@ import io.lmwarden.operator.model.ModelDeploymentStatus;
 import org.junit.jupiter.api.Test;
 
 import java.time.Instant;
+import java.util.List;
 import java.util.Optional;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -121,6 +122,51 @@ class StatusCalculatorTest {
         Condition degraded = assertCondition(status, "Degraded", "True", "ReconcileFailed");
         assertThat(degraded.getMessage()).isEqualTo("router.spillThreshold must be 'auto'");
         assertCondition(status, "Ready", "False", "ReconcileFailed");
+    }
+
+    @Test
+    void replacingPodsIsProgressingRollingUpdateNotDegraded() {
+        ModelDeployment md = SampleModelDeployments.qwenDp4("ns");
+        md.setStatus(calculator.compute(md, Optional.of(sts(4, 4, 4)), Optional.of(router(1, 1)), RolloutStep.unknown(), T0));
+        ReplicaPod draining = new ReplicaPod("qwen3-4b-vllm-2", "u", "1", 2, "old", true, true, null, Optional.empty(), Optional.empty());
+        RolloutStep step = new RolloutStep(RolloutStep.Phase.ROLLING, 4, 1, List.of(), List.of(draining), List.of(), Optional.empty(),
+                Optional.empty());
+
+        ModelDeploymentStatus status = calculator.compute(md, Optional.of(sts(4, 2, 3)), Optional.of(router(1, 1)), step, T1);
+        Condition progressing = assertCondition(status, "Progressing", "True", "RollingUpdate");
+        assertThat(progressing.getMessage()).isEqualTo("replica 1 of 4 updated; replacing qwen3-4b-vllm-2 (draining)");
+        assertCondition(status, "Degraded", "False", "AsExpected");
+        assertCondition(status, "Ready", "False", "ReplicasNotReady");
+        assertThat(status.getUpdatedReplicas()).isEqualTo(1);
+        assertThat(StatusCalculator.rollingUpdateUnderWay(status)).isTrue();
+    }
+
+    @Test
+    void aFailingNewReplicaIsDegradedAndPausesTheRollout() {
+        ModelDeployment md = SampleModelDeployments.qwenDp4("ns");
+        md.setStatus(calculator.compute(md, Optional.of(sts(4, 4, 4)), Optional.of(router(1, 1)), RolloutStep.unknown(), T0));
+        RolloutStep step = new RolloutStep(RolloutStep.Phase.PAUSED, 4, 0, List.of(), List.of(), List.of(),
+                Optional.of(new RolloutStep.Failure("qwen3-4b-vllm-3", "container vllm ImagePullBackOff")), Optional.empty());
+
+        ModelDeploymentStatus status = calculator.compute(md, Optional.of(sts(4, 1, 3)), Optional.of(router(1, 1)), step, T1);
+        Condition degraded = assertCondition(status, "Degraded", "True", "ReplicaFailing");
+        assertThat(degraded.getMessage()).startsWith("qwen3-4b-vllm-3 of the current pod template: container vllm ImagePullBackOff; "
+                + "the rolling update is paused with 0 of 4 replicas updated");
+        assertCondition(status, "Progressing", "False", "RolloutPaused");
+        assertThat(StatusCalculator.rollingUpdateUnderWay(status)).as("resumes where it stopped once fixed").isTrue();
+        assertThat(ModelDeploymentEvents.transitions(md.getStatus(), status)).anySatisfy(n -> {
+            assertThat(n.type()).isEqualTo("Warning");
+            assertThat(n.reason()).isEqualTo("ReplicaFailing");
+        });
+    }
+
+    @Test
+    void onDeleteNeverMovesCurrentRevisionSoItDoesNotMeanRollingOut() {
+        ModelDeployment md = SampleModelDeployments.qwenDp4("ns");
+        StatefulSet updated = sts(4, 4, 4);
+        updated.getStatus().setCurrentRevision("r0"); // what the StatefulSet controller leaves with OnDelete
+        ModelDeploymentStatus status = calculator.compute(md, Optional.of(updated), Optional.of(router(1, 1)), RolloutStep.unknown(), T0);
+        assertCondition(status, "Progressing", "False", "RolloutComplete");
     }
 
     private static StatefulSet sts(int specReplicas, int updated, int ready) {
