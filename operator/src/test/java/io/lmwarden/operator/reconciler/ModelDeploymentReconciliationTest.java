@@ -232,6 +232,44 @@ class ModelDeploymentReconciliationTest {
     }
 
     @Test
+    void kvEventsAndTheHostTierReachPodsServiceAndPolicyAndTurningEventsOffTakesThemAway() {
+        ModelDeployment md = SampleModelDeployments.isolated(NS);
+        md.getSpec().setImage("vllm/vllm-openai:v0.23.0");
+        client.resource(md).create();
+        awaitObjects(md, 12);
+
+        patchSpec("qwen3-4b", "{\"spec\":{\"kvOffload\":{\"sizeGiB\":40},\"router\":{\"kvEvents\":{\"enabled\":true}}}}");
+        Eventually.await("events and tier in the pod template", TIMEOUT, () -> vllmContainer().getArgs().contains("--kv-events-config")
+                && vllmContainer().getArgs().contains("--kv-offloading-size"));
+        var vllm = vllmContainer();
+        assertThat(vllm.getArgs()).containsSubsequence("--kv-offloading-size", "40", "--kv-offloading-backend", "native")
+                .containsSubsequence("--prefix-caching-hash-algo", "sha256");
+        assertThat(vllm.getResources().getLimits().get("memory")).as("16Gi for vLLM itself + 40Gi of pinned host memory")
+                .isEqualTo(new io.fabric8.kubernetes.api.model.Quantity((56 * 1024) + "Mi"));
+        assertThat(vllm.getEnv()).anySatisfy(e -> assertThat(e.getName()).isEqualTo("PYTHONHASHSEED"));
+        assertThat(vllm.getPorts()).extracting(p -> p.getName()).containsExactly("http", "kv-events", "kv-replay");
+        Eventually.await("Service ports", TIMEOUT, () -> client.services().inNamespace(NS).withName("qwen3-4b-replicas").get()
+                .getSpec().getPorts().size() == 3);
+        Eventually.await("the routers may reach the event ports", TIMEOUT, () -> client.network().v1().networkPolicies().inNamespace(NS)
+                .withName("qwen3-4b-replicas").get().getSpec().getIngress().get(0).getPorts().size() == 3);
+
+        patchSpec("qwen3-4b", "{\"spec\":{\"router\":{\"kvEvents\":{\"enabled\":false}}}}");
+        Eventually.await("event flags and ports removed from the pod template", TIMEOUT,
+                () -> !vllmContainer().getArgs().contains("--kv-events-config") && vllmContainer().getPorts().size() == 1
+                        && vllmContainer().getEnv().stream().noneMatch(e -> e.getName().equals("PYTHONHASHSEED")));
+        assertThat(vllmContainer().getArgs()).as("the tier stays").contains("--kv-offloading-size");
+        Eventually.await("Service ports removed", TIMEOUT, () -> client.services().inNamespace(NS).withName("qwen3-4b-replicas").get()
+                .getSpec().getPorts().size() == 1);
+        Eventually.await("NetworkPolicy ports removed", TIMEOUT, () -> client.network().v1().networkPolicies().inNamespace(NS)
+                .withName("qwen3-4b-replicas").get().getSpec().getIngress().get(0).getPorts().size() == 1);
+    }
+
+    private io.fabric8.kubernetes.api.model.Container vllmContainer() {
+        return client.apps().statefulSets().inNamespace(NS).withName("qwen3-4b-vllm").get().getSpec().getTemplate().getSpec()
+                .getContainers().get(0);
+    }
+
+    @Test
     void deletingTheModelDeploymentLeavesNothingBehind() throws InterruptedException {
         ModelDeployment md = client.resource(SampleModelDeployments.simulated(NS, 2)).create();
         ModelDeployment other = client.resource(SampleModelDeployments.qwenDp4(NS)).create();
