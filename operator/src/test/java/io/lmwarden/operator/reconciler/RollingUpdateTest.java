@@ -72,10 +72,8 @@ class RollingUpdateTest {
         runningWithFourReadyReplicas(SampleModelDeployments.qwenDp4(NS));
         String before = controller.sync(STS);
 
-        cluster.patchSpec(MD, "{\"spec\":{\"image\":\"vllm/vllm-openai:v0.12.0\"}}");
-        Eventually.await("new template", TIMEOUT, () -> sts().getSpec().getTemplate().getSpec().getContainers().get(0).getImage()
-                .equals("vllm/vllm-openai:v0.12.0"));
-        String after = controller.sync(STS);
+        String after = changePodTemplate("{\"spec\":{\"image\":\"vllm/vllm-openai:v0.12.0\"}}",
+                c -> c.getImage().equals("vllm/vllm-openai:v0.12.0"));
         assertThat(after).isNotEqualTo(before);
         assertThat(controller.pods(STS)).as("OnDelete: the template change alone replaces no pod").hasSize(4)
                 .allSatisfy(p -> assertThat(p.getMetadata().getLabels()).containsEntry(ReplicaPod.REVISION_LABEL, before));
@@ -122,10 +120,7 @@ class RollingUpdateTest {
         runningWithFourReadyReplicas(SampleModelDeployments.qwenDp4(NS));
         String good = controller.sync(STS);
 
-        cluster.patchSpec(MD, "{\"spec\":{\"extraArgs\":[\"--no-such-flag\"]}}");
-        Eventually.await("new template", TIMEOUT, () -> sts().getSpec().getTemplate().getSpec().getContainers().get(0).getArgs()
-                .contains("--no-such-flag"));
-        controller.sync(STS);
+        changePodTemplate("{\"spec\":{\"extraArgs\":[\"--no-such-flag\"]}}", c -> c.getArgs().contains("--no-such-flag"));
         Eventually.await("first replica replaced", TIMEOUT, () -> deleted.size() == 1);
         controller.sync(STS);
         controller.markCrashLooping(STS + "-3");
@@ -166,10 +161,7 @@ class RollingUpdateTest {
         runningWithFourReadyReplicas(md);
         controller.sync(STS);
 
-        cluster.patchSpec(MD, "{\"spec\":{\"maxModelLen\":8192}}");
-        Eventually.await("new template", TIMEOUT, () -> sts().getSpec().getTemplate().getSpec().getContainers().get(0).getArgs()
-                .contains("8192"));
-        controller.sync(STS);
+        changePodTemplate("{\"spec\":{\"maxModelLen\":8192}}", c -> c.getArgs().contains("8192"));
         Eventually.await("first replica replaced", TIMEOUT, () -> deleted.size() == 1);
         controller.sync(STS); // recreated, and it never turns Ready
 
@@ -188,10 +180,7 @@ class RollingUpdateTest {
         runningWithFourReadyReplicas(md);
         controller.sync(STS);
 
-        cluster.patchSpec(MD, "{\"spec\":{\"maxModelLen\":8192}}");
-        Eventually.await("new template", TIMEOUT, () -> sts().getSpec().getTemplate().getSpec().getContainers().get(0).getArgs()
-                .contains("8192"));
-        controller.sync(STS);
+        changePodTemplate("{\"spec\":{\"maxModelLen\":8192}}", c -> c.getArgs().contains("8192"));
         Eventually.await("two replicas replaced", TIMEOUT, () -> deleted.size() == 2);
         assertThat(deleted).containsExactlyInAnyOrder(STS + "-3", STS + "-2");
         controller.sync(STS);
@@ -219,6 +208,13 @@ class RollingUpdateTest {
         cluster.routerReady(MD + "-router");
         Eventually.await("Ready=True", TIMEOUT, () -> "True".equals(cluster.conditionStatus(MD, "Ready")));
         assertThat(deleted).isEmpty();
+    }
+
+    /** Patches the spec, waits until the operator wrote the new pod template, and lets the StatefulSet controller see it. */
+    private String changePodTemplate(String mergePatch, java.util.function.Predicate<io.fabric8.kubernetes.api.model.Container> applied) {
+        cluster.patchSpec(MD, mergePatch);
+        Eventually.await("new pod template", TIMEOUT, () -> applied.test(sts().getSpec().getTemplate().getSpec().getContainers().get(0)));
+        return controller.sync(STS);
     }
 
     private StatefulSet sts() {
