@@ -14,9 +14,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /**
- * {@code spec.kvOffload}: vLLM's flags (checked against vLLM's {@code CacheConfig} and
- * {@code vllm/config/kv_offloading.py} at commit 002f10e0cfa1373a19a0d2756598a34b700d20e5: the size is GiB,
- * the total over the engine's tensor-parallel ranks, each data-parallel engine has its own), the memory the pod
+ * {@code spec.kvOffload}: vLLM's flags (checked against vLLM's {@code CacheConfig} at commit 002f10e0 and
+ * {@code vllm/config/kv_offloading.py} at 39f42a74, operator/README.md: the size is GiB, the total over the
+ * engine's tensor-parallel ranks, each data-parallel engine has its own), the memory the pod
  * asks for, the simulator's flag, and the checks.
  */
 class KvOffloadDesiredStateTest {
