@@ -1,5 +1,6 @@
 package io.lmwarden.e2e.operator;
 
+import io.lmwarden.common.process.ChildProcess;
 import io.lmwarden.e2e.support.JarProcess;
 import io.lmwarden.operator.dependent.ReplicaDrain;
 import org.junit.jupiter.api.AfterAll;
@@ -12,7 +13,6 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -86,26 +86,27 @@ class ReplicaPreStopIT {
         AtomicInteger tokens = new AtomicInteger();
         CompletableFuture<String> stream = stream(tokens);
         awaitRunning();
-        Process wait = start(preStop);
-        awaitTokens(tokens, CHECK_AT_TOKEN, stream);
-        assertThat(wait.isAlive()).as("preStop still waiting while the engine decodes (token %d of %d)", tokens.get(), MAX_TOKENS).isTrue();
+        try (ChildProcess wait = ChildProcess.command(preStop).name("preStop").start()) {
+            awaitTokens(tokens, CHECK_AT_TOKEN, stream);
+            assertThat(wait.alive()).as("preStop still waiting while the engine decodes (token %d of %d)", tokens.get(), MAX_TOKENS).isTrue();
 
-        assertThat(stream.get(2, TimeUnit.MINUTES)).as("the stream completed").endsWith("[DONE]");
-        assertThat(tokens.get()).isEqualTo(MAX_TOKENS);
-        assertThat(wait.waitFor(60, TimeUnit.SECONDS)).as("preStop returns once the engine is idle").isTrue();
-        assertThat(wait.exitValue()).isZero();
-        return new String(wait.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+            assertThat(stream.get(2, TimeUnit.MINUTES)).as("the stream completed").endsWith("[DONE]");
+            assertThat(tokens.get()).isEqualTo(MAX_TOKENS);
+            assertThat(wait.waitFor(Duration.ofSeconds(60))).as("preStop returns once the engine is idle, with status 0").isZero();
+            return wait.output();
+        }
     }
 
     private String givesUpWhileStreaming(List<String> preStop) throws Exception {
         AtomicInteger tokens = new AtomicInteger();
         CompletableFuture<String> stream = stream(tokens);
         awaitRunning();
-        Process wait = start(preStop);
-        assertThat(wait.waitFor(60, TimeUnit.SECONDS)).isTrue();
-        assertThat(stream.isDone()).as("gave up with the request still streaming (token %d)", tokens.get()).isFalse();
-        assertThat(wait.exitValue()).isZero();
-        String output = new String(wait.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        String output;
+        try (ChildProcess wait = ChildProcess.command(preStop).name("preStop").start()) {
+            assertThat(wait.waitFor(Duration.ofSeconds(60))).isZero();
+            assertThat(stream.isDone()).as("gave up with the request still streaming (token %d)", tokens.get()).isFalse();
+            output = wait.output();
+        }
         assertThat(stream.get(2, TimeUnit.MINUTES)).endsWith("[DONE]");
         return output;
     }
@@ -165,16 +166,11 @@ class ReplicaPreStopIT {
         }
     }
 
-    private static Process start(List<String> command) throws IOException {
-        return new ProcessBuilder(command).redirectErrorStream(true).start();
-    }
-
     private static void assumePython() throws Exception {
         boolean present;
         try {
-            Process p = new ProcessBuilder("python3", "--version").redirectErrorStream(true).start();
-            present = p.waitFor(30, TimeUnit.SECONDS) && p.exitValue() == 0;
-        } catch (IOException e) {
+            present = ChildProcess.run(List.of("python3", "--version"), null, Duration.ofSeconds(30)).exitValue() == 0;
+        } catch (java.io.UncheckedIOException e) {
             present = false;
         }
         if (!present) {
