@@ -1,7 +1,7 @@
 package io.lmwarden.bench.metrics;
 
 import io.lmwarden.router.pool.EndpointMetrics;
-import io.lmwarden.router.pool.EngineMetrics;
+import io.lmwarden.router.pool.ScrapedMetrics;
 import io.lmwarden.router.pool.EngineMetricsParser;
 import io.vertx.core.Future;
 
@@ -68,7 +68,7 @@ public final class ReplicaMetricsProbe implements ReplicaProbe {
         return out;
     }
 
-    private static ReplicaReading reading(String id, EngineMetrics m) {
+    private static ReplicaReading reading(String id, ScrapedMetrics m) {
         return new ReplicaReading(id, m.running(), m.waiting(), m.prefixCacheQueries(), m.prefixCacheHits(), m.generationTokens());
     }
 

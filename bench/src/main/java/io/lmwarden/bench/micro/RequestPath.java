@@ -20,7 +20,7 @@ import io.lmwarden.router.placement.admission.AdmissionController;
 import io.lmwarden.router.placement.admission.AdmissionRules;
 import io.lmwarden.router.pool.DiscoveredReplica;
 import io.lmwarden.router.pool.EndpointMetrics;
-import io.lmwarden.router.pool.EngineMetrics;
+import io.lmwarden.router.pool.ScrapedMetrics;
 import io.lmwarden.router.pool.PoolSnapshot;
 import io.lmwarden.router.pool.ReplicaPool;
 import io.lmwarden.common.api.ApiDialect;
@@ -200,7 +200,7 @@ public class RequestPath {
             Random rnd = new Random(11);
             for (int i = 0; i < REPLICAS; i++) {
                 // A moderately busy engine with the reference replica's KV cache, serving the model.
-                pool.recordScrape(replicaId(i), new EndpointMetrics(EngineMetrics.builder().scrapedAtNanos(0)
+                pool.recordScrape(replicaId(i), new EndpointMetrics(ScrapedMetrics.builder().scrapedAtNanos(0)
                         .running(2 + rnd.nextInt(4)).waiting(rnd.nextInt(2)).kvCacheUsage(0.3 + rnd.nextDouble() * 0.4)
                         .kvBlocks(2400, 16).models(MODEL).build(), java.util.Map.of()));
             }

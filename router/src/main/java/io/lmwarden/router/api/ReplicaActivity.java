@@ -3,7 +3,7 @@ package io.lmwarden.router.api;
 import io.lmwarden.router.placement.pins.SessionPins;
 import io.lmwarden.router.stats.ReplicaHistory;
 import io.lmwarden.router.stats.SessionLog;
-import io.lmwarden.router.stats.StepRecord;
+import io.lmwarden.router.stats.SessionStep;
 
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -30,7 +30,7 @@ final class ReplicaActivity {
     private final UnaryOperator<String> shownKey;
     private final Map<String, List<SessionLog.Summary>> sessionsByHome = new HashMap<>();
     private final Map<String, Boolean> sticky = new HashMap<>();
-    private final Map<String, List<StepRecord>> spilledOff = new HashMap<>();
+    private final Map<String, List<SessionStep>> spilledOff = new HashMap<>();
 
     /**
      * @param shownKey a raw key as this caller may see it: itself for an admin, else its hash
@@ -51,7 +51,7 @@ final class ReplicaActivity {
             String home = pinnedTo != null ? pinnedTo : s.lastReplica();
             sessionsByHome.computeIfAbsent(home, k -> new ArrayList<>()).add(s);
             sticky.put(s.sessionKey(), pinnedTo != null);
-            for (StepRecord step : s.spills()) {
+            for (SessionStep step : s.spills()) {
                 spilledOff.computeIfAbsent(step.movedFrom(), k -> new ArrayList<>()).add(step);
             }
         }

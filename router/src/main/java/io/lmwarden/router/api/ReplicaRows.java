@@ -4,7 +4,7 @@ import io.lmwarden.router.placement.prefix.PrefixIndexes;
 import io.lmwarden.router.placement.pins.SessionPins;
 import io.lmwarden.router.placement.admission.AdmissionController;
 import io.lmwarden.router.placement.admission.ResidencyTable;
-import io.lmwarden.router.pool.EngineMetrics;
+import io.lmwarden.router.pool.ScrapedMetrics;
 import io.lmwarden.router.pool.PoolSnapshot;
 import io.lmwarden.router.pool.ReplicaPool;
 import io.lmwarden.router.pool.ReplicaState;
@@ -47,7 +47,7 @@ public final class ReplicaRows {
         for (ReplicaView r : snap.replicas()) {
             ReplicaState s = pool.get(r.id()).orElse(null);
             // A replica that is not ready has no current figures: its last scrape would pass for a live one.
-            EngineMetrics e = r.ready() ? r.metrics() : null;
+            ScrapedMetrics e = r.ready() ? r.metrics() : null;
             Map<String, Object> row = new LinkedHashMap<>();
             row.put("id", r.id());
             row.put("url", r.url());

@@ -3,7 +3,7 @@ package io.lmwarden.router.api;
 import io.lmwarden.router.placement.pins.SessionPins;
 import io.lmwarden.router.session.SessionKey;
 import io.lmwarden.router.stats.SessionLog;
-import io.lmwarden.router.stats.StepRecord;
+import io.lmwarden.router.stats.SessionStep;
 import io.vertx.ext.web.RoutingContext;
 
 import java.util.ArrayList;
@@ -65,14 +65,14 @@ public final class SessionsApi {
         if (found.isEmpty()) {
             found = Optional.of(asked);
         }
-        Optional<List<StepRecord>> steps = found.flatMap(sessions::steps);
+        Optional<List<SessionStep>> steps = found.flatMap(sessions::steps);
         if (steps.isEmpty()) {
             JsonReplies.error(rc, 404, "no recent session '" + SessionKey.displayHash(asked).substring(0, 8)
                     + "…' (ask by the hash GET /api/sessions lists; the router keeps the most recent sessions only)");
             return;
         }
         String key = found.get();
-        List<StepRecord> list = steps.get();
+        List<SessionStep> list = steps.get();
         String model = list.get(list.size() - 1).model();
         Map<String, Object> m = new LinkedHashMap<>();
         m.put("key", admin ? key : SessionKey.shown(key));
@@ -81,9 +81,9 @@ public final class SessionsApi {
         m.put("model", model);
         m.put("replica", pins.peek(model, key).orElse(list.get(list.size() - 1).replica()));
         m.put("prefixBreaks", list.stream().filter(st -> st.prefixBreak() != null).count());
-        m.put("sideRequests", list.stream().filter(StepRecord::sideRequest).count());
-        m.put("cacheMisses", list.stream().filter(StepRecord::cacheMiss).count());
-        m.put("queueAteGain", list.stream().filter(StepRecord::queueAteGain).count());
+        m.put("sideRequests", list.stream().filter(SessionStep::sideRequest).count());
+        m.put("cacheMisses", list.stream().filter(SessionStep::cacheMiss).count());
+        m.put("queueAteGain", list.stream().filter(SessionStep::queueAteGain).count());
         m.put("steps", admin ? list : list.stream().map(st -> st.withSessionKey(SessionKey.shown(st.sessionKey()))).toList());
         JsonReplies.send(rc, 200, m);
     }

@@ -8,7 +8,7 @@ import java.util.TreeMap;
  * One scrape of an endpoint's {@code /metrics}: the sum over its engines, and each engine's own figures by
  * its {@code engine} label (vLLM's data-parallel mode labels them {@code "0".."N-1"}).
  */
-public record EndpointMetrics(EngineMetrics total, Map<Integer, EngineMetrics> byEngine) {
+public record EndpointMetrics(ScrapedMetrics total, Map<Integer, ScrapedMetrics> byEngine) {
 
     public EndpointMetrics {
         byEngine = java.util.Collections.unmodifiableMap(new TreeMap<>(byEngine));

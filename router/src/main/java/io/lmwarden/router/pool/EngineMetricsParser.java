@@ -7,7 +7,7 @@ import java.util.Set;
 import java.util.TreeMap;
 
 /**
- * Turns a vLLM {@code /metrics} page into {@link EngineMetrics}, accepting both the current names
+ * Turns a vLLM {@code /metrics} page into {@link ScrapedMetrics}, accepting both the current names
  * and the deprecated ones ({@code vllm:gpu_cache_usage_perc}, {@code vllm:gpu_prefix_cache_queries}/{@code _hits}).
  * {@link #parse} sums the engines behind one endpoint (KV use is averaged); {@link #parseEndpoint} also
  * keeps each engine's own figures, by the integer value of its {@code engine} label.
@@ -17,7 +17,7 @@ public final class EngineMetricsParser {
     private EngineMetricsParser() {
     }
 
-    public static EngineMetrics parse(CharSequence text, long nowNanos) {
+    public static ScrapedMetrics parse(CharSequence text, long nowNanos) {
         Accumulator total = new Accumulator();
         PrometheusText.forEachSample(text, total::accept);
         return total.build(nowNanos);
@@ -33,7 +33,7 @@ public final class EngineMetricsParser {
                 engines.computeIfAbsent(engine, e -> new Accumulator()).accept(s);
             }
         });
-        Map<Integer, EngineMetrics> byEngine = new TreeMap<>();
+        Map<Integer, ScrapedMetrics> byEngine = new TreeMap<>();
         engines.forEach((e, acc) -> byEngine.put(e, acc.build(nowNanos)));
         return new EndpointMetrics(total.build(nowNanos), byEngine);
     }
@@ -97,12 +97,12 @@ public final class EngineMetricsParser {
             }
         }
 
-        EngineMetrics build(long nowNanos) {
+        ScrapedMetrics build(long nowNanos) {
             // A page that has both forms of the prefix counters reports the same tokens twice.
             double queries = sawCurrentPrefix ? v[3] : deprecatedPrefix[0];
             double hits = sawCurrentPrefix ? v[4] : deprecatedPrefix[1];
             double kv = kvSamples == 0 ? 0 : v[2] / kvSamples;
-            return new EngineMetrics(nowNanos, v[0], v[1], kv, queries, hits, v[5], v[6], v[7], gpuBlocks, blockSize,
+            return new ScrapedMetrics(nowNanos, v[0], v[1], kv, queries, hits, v[5], v[6], v[7], gpuBlocks, blockSize,
                     v[8], v[9], v[10], v[11], models);
         }
     }

@@ -155,7 +155,7 @@ public final class ReplicaPool {
             if (r.dataParallelRank().isEmpty()) {
                 r.recordScrape(scrape.total());
             } else {
-                EngineMetrics own = scrape.byEngine().get(r.dataParallelRank().getAsInt());
+                ScrapedMetrics own = scrape.byEngine().get(r.dataParallelRank().getAsInt());
                 if (own != null) {
                     r.recordScrape(own);
                 } else {
@@ -203,7 +203,7 @@ public final class ReplicaPool {
     public PoolSnapshot snapshot(ToIntFunction<String> stickySessions, ToIntFunction<String> peerInFlight, long nowNanos) {
         List<ReplicaView> views = new ArrayList<>(replicas.size());
         for (ReplicaState s : replicas.values()) {
-            EngineMetrics m = s.metrics();
+            ScrapedMetrics m = s.metrics();
             boolean fresh = m != null && nowNanos - m.scrapedAtNanos() <= staleAfterNanos;
             views.add(new ReplicaView(s.id(), s.url(), s.discoveredReady() && s.healthy(), s.inFlight() + peerInFlight.applyAsInt(s.id()),
                     s.sentSinceScrape(), stickySessions.applyAsInt(s.id()), s.pendingPrefillTokens(), s.pendingRequests(),

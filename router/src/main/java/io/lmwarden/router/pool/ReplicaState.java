@@ -19,7 +19,7 @@ public final class ReplicaState {
     private volatile ReplicaAddress address;
     private volatile boolean discoveredReady;
     private volatile boolean healthy = true;
-    private volatile EngineMetrics metrics;
+    private volatile ScrapedMetrics metrics;
     private volatile int pendingAtScrape;
     private final AtomicInteger inFlight = new AtomicInteger();
     /** Requests sent since the last scrape: the engine has not counted them yet (vLLM's balancer does the same). */
@@ -106,11 +106,11 @@ public final class ReplicaState {
         return heard && heardAtNanos - sinceNanos >= -HEARD_RESOLUTION_NANOS;
     }
 
-    public EngineMetrics metrics() {
+    public ScrapedMetrics metrics() {
         return metrics;
     }
 
-    public void recordScrape(EngineMetrics m) {
+    public void recordScrape(ScrapedMetrics m) {
         this.metrics = m;
         this.pendingAtScrape = pendingRequests.get();
         this.sentSinceScrape.set(0);

@@ -22,14 +22,14 @@ public record ReplicaView(
         long pendingPrefillTokens,
         int pendingRequests,
         int pendingAtScrape,
-        EngineMetrics metrics,
+        ScrapedMetrics metrics,
         boolean metricsFresh,
         String endpointId,
         int rank) {
 
     /** A replica that is an endpoint of its own. */
     public ReplicaView(String id, String url, boolean ready, int inFlight, int sentSinceScrape, int stickySessions,
-                       long pendingPrefillTokens, int pendingRequests, int pendingAtScrape, EngineMetrics metrics,
+                       long pendingPrefillTokens, int pendingRequests, int pendingAtScrape, ScrapedMetrics metrics,
                        boolean metricsFresh) {
         this(id, url, ready, inFlight, sentSinceScrape, stickySessions, pendingPrefillTokens, pendingRequests,
                 pendingAtScrape, metrics, metricsFresh, id, -1);
@@ -66,7 +66,7 @@ public record ReplicaView(
         private long pendingPrefillTokens;
         private int pendingRequests;
         private int pendingAtScrape;
-        private EngineMetrics metrics;
+        private ScrapedMetrics metrics;
         private boolean metricsFresh;
 
         private Builder(String id) {
@@ -113,14 +113,14 @@ public record ReplicaView(
         }
 
         /** Fresh engine figures. */
-        public Builder metrics(EngineMetrics m) {
+        public Builder metrics(ScrapedMetrics m) {
             metrics = m;
             metricsFresh = m != null;
             return this;
         }
 
         /** Engine figures older than {@code metricsStaleAfter}. */
-        public Builder staleMetrics(EngineMetrics m) {
+        public Builder staleMetrics(ScrapedMetrics m) {
             metrics = m;
             metricsFresh = false;
             return this;

@@ -1,6 +1,6 @@
 package io.lmwarden.router.stats;
 
-import io.lmwarden.router.pool.EngineMetrics;
+import io.lmwarden.router.pool.ScrapedMetrics;
 import io.lmwarden.router.pool.ReplicaState;
 
 import java.util.ArrayDeque;
@@ -59,7 +59,7 @@ public final class ReplicaHistory {
         List<String> seen = new ArrayList<>();
         for (ReplicaState r : replicas) {
             seen.add(r.id());
-            EngineMetrics m = r.metrics();
+            ScrapedMetrics m = r.metrics();
             record(r.id(), nowMillis, r.requests(), m == null ? -1 : m.prefixCacheQueries(), m == null ? -1 : m.prefixCacheHits());
         }
         samples.keySet().retainAll(seen);

@@ -145,7 +145,7 @@ public final class RequestAccounting implements PlacementFeedback {
             }
         }
 
-        sessions.record(new StepRecord(arrival.epochMillis(), facts.sessionKey().value(), facts.sessionKey().source().label(),
+        sessions.record(new SessionStep(arrival.epochMillis(), facts.sessionKey().value(), facts.sessionKey().source().label(),
                 facts.model(), facts.dialect().path(), replica, placement.decision().name(), placement.reason(), cmp.sideRequest(), prompt,
                 cmp.sharedPrefixTokens(), cmp.prefixBreak().orElse(null), placement.expectedCachedTokens(), o.cachedTokens(),
                 miss, o.outputTokens(), ttfbMs, routerMs, split, queueAteGain, o.status(), o.completed(), o.outcome(),

@@ -29,7 +29,7 @@ public final class SessionLog {
 
     /** One session's kept steps, when its first step arrived and how many it has recorded (its deque keeps the latest only). */
     private static final class Entry {
-        final Deque<StepRecord> steps = new ArrayDeque<>();
+        final Deque<SessionStep> steps = new ArrayDeque<>();
         final String hash;
         long firstMillis;
         long count;
@@ -41,7 +41,7 @@ public final class SessionLog {
     }
 
     /** What {@link #arrivals} copies under the lock; the summaries are built from it outside. */
-    private record Copy(String key, long firstMillis, long count, StepRecord[] steps) {
+    private record Copy(String key, long firstMillis, long count, SessionStep[] steps) {
     }
 
     /**
@@ -53,7 +53,7 @@ public final class SessionLog {
      * @param spills      its kept steps that were moved off their home replica
      */
     public record Summary(String sessionKey, String model, long firstMillis, long lastMillis, long steps, String lastReplica,
-                          String lastDecision, List<StepRecord> spills) {
+                          String lastDecision, List<SessionStep> spills) {
     }
 
     /** The bound: 2,000 × 50 steps of ~400 B each is at most ~40 MB, whatever clients send (keys are capped). */
@@ -66,7 +66,7 @@ public final class SessionLog {
     }
 
     /** Records a step where it arrived: concurrent steps may end in another order than they came. */
-    public synchronized void record(StepRecord step) {
+    public synchronized void record(SessionStep step) {
         String key = step.sessionKey();
         Entry e = sessions.remove(key);
         if (e == null) {
@@ -82,8 +82,8 @@ public final class SessionLog {
             byHash.remove(gone.getValue().hash, gone.getKey());
             eldest.remove();
         }
-        Deque<StepRecord> steps = e.steps;
-        Deque<StepRecord> later = new ArrayDeque<>();
+        Deque<SessionStep> steps = e.steps;
+        Deque<SessionStep> later = new ArrayDeque<>();
         while (!steps.isEmpty() && steps.peekLast().epochMillis() > step.epochMillis()) {
             later.addFirst(steps.removeLast());
         }
@@ -99,7 +99,7 @@ public final class SessionLog {
         return Optional.ofNullable(byHash.get(hash));
     }
 
-    public synchronized Optional<List<StepRecord>> steps(String sessionKey) {
+    public synchronized Optional<List<SessionStep>> steps(String sessionKey) {
         Entry e = sessions.get(sessionKey);
         return e == null ? Optional.empty() : Optional.of(new ArrayList<>(e.steps));
     }
@@ -112,14 +112,14 @@ public final class SessionLog {
         List<Copy> copies;
         synchronized (this) {
             copies = new ArrayList<>(sessions.size());
-            sessions.forEach((key, e) -> copies.add(new Copy(key, e.firstMillis, e.count, e.steps.toArray(new StepRecord[0]))));
+            sessions.forEach((key, e) -> copies.add(new Copy(key, e.firstMillis, e.count, e.steps.toArray(new SessionStep[0]))));
         }
         copies.sort(Comparator.comparingLong(Copy::firstMillis).thenComparing(Copy::key));
         List<Summary> out = new ArrayList<>(Math.min(limit, copies.size()));
         for (Copy c : copies.subList(Math.max(0, copies.size() - limit), copies.size())) {
-            StepRecord last = c.steps()[c.steps().length - 1];
-            List<StepRecord> spills = new ArrayList<>();
-            for (StepRecord st : c.steps()) {
+            SessionStep last = c.steps()[c.steps().length - 1];
+            List<SessionStep> spills = new ArrayList<>();
+            for (SessionStep st : c.steps()) {
                 if (st.movedFrom() != null) {
                     spills.add(st);
                 }

@@ -9,7 +9,7 @@ import io.lmwarden.router.placement.prefix.PrefixIndexes;
 import io.lmwarden.router.placement.prefix.TtftEstimator;
 import io.lmwarden.router.placement.pins.AffinityTable;
 import io.lmwarden.router.config.SpillThreshold;
-import io.lmwarden.router.pool.EngineMetrics;
+import io.lmwarden.router.pool.ScrapedMetrics;
 import io.lmwarden.router.pool.PoolSnapshot;
 import io.lmwarden.router.pool.ReplicaView;
 import io.lmwarden.common.api.ApiDialect;
@@ -48,7 +48,7 @@ class PlacementTablesTest {
     /** A replica: id, router in-flight, engine waiting, engine running, uncached prefill pending there. */
     private static ReplicaView replica(String id, int inFlight, double waiting, double running, long pendingPrefill) {
         return ReplicaView.builder(id).inFlight(inFlight).pending(pendingPrefill > 0 ? 1 : 0, pendingPrefill)
-                .metrics(EngineMetrics.builder().running(running).waiting(waiting).kvBlocks(2400, 16).models(MODEL).build())
+                .metrics(ScrapedMetrics.builder().running(running).waiting(waiting).kvBlocks(2400, 16).models(MODEL).build())
                 .build();
     }
 

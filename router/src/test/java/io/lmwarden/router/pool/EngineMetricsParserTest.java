@@ -22,7 +22,7 @@ class EngineMetricsParserTest {
                 vllm:request_queue_time_seconds_sum{engine="0",model_name="Qwen/Qwen3-4B"} 2.5
                 vllm:request_queue_time_seconds_count{engine="0",model_name="Qwen/Qwen3-4B"} 5.0
                 """;
-        EngineMetrics m = EngineMetricsParser.parse(text, 42);
+        ScrapedMetrics m = EngineMetricsParser.parse(text, 42);
         assertThat(m.running()).isEqualTo(5.0);
         assertThat(m.waiting()).isEqualTo(1.0);
         assertThat(m.kvCacheUsage()).isEqualTo(0.375);
@@ -75,7 +75,7 @@ class EngineMetricsParserTest {
                 vllm:gpu_prefix_cache_queries_total{model_name="m"} 200
                 vllm:gpu_prefix_cache_hits_total{model_name="m"} 50
                 """;
-        EngineMetrics m = EngineMetricsParser.parse(text, 0);
+        ScrapedMetrics m = EngineMetricsParser.parse(text, 0);
         assertThat(m.kvCacheUsage()).isEqualTo(0.9);
         assertThat(m.prefixCacheQueries()).isEqualTo(200);
         assertThat(m.prefixHitRate()).isEqualTo(0.25);
@@ -86,7 +86,7 @@ class EngineMetricsParserTest {
         String text = "vllm:num_requests_running{model_name=\"a \\\"quoted\\\" name\"} 7\n"
                 + "garbage line without value\n"
                 + "vllm:num_requests_waiting{model_name=\"x\"} NaN\n";
-        EngineMetrics m = EngineMetricsParser.parse(text, 0);
+        ScrapedMetrics m = EngineMetricsParser.parse(text, 0);
         assertThat(m.running()).isEqualTo(7);
         assertThat(m.models()).contains("a \"quoted\" name");
     }

@@ -9,8 +9,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 class SessionLogTest {
 
-    private static StepRecord step(String session, long millis, String replica, String movedFrom) {
-        return new StepRecord(millis, session, "header", "m", "/v1/chat/completions", replica, movedFrom == null ? "STICKY" : "SPILL",
+    private static SessionStep step(String session, long millis, String replica, String movedFrom) {
+        return new SessionStep(millis, session, "header", "m", "/v1/chat/completions", replica, movedFrom == null ? "STICKY" : "SPILL",
                 "", false, 100, 0, null, 0, 0, false, 1, 5, 1, null, false, 200, true, "ok", movedFrom);
     }
 
@@ -28,7 +28,7 @@ class SessionLogTest {
         assertThat(log.keyForHash(SessionKey.displayHash("b"))).as("an evicted session's hash finds nothing").isEmpty();
         assertThat(log.keyForHash(SessionKey.displayHash("a"))).contains("a");
         assertThat(log.keyForHash("h-0000000000000000")).isEmpty();
-        assertThat(log.steps("a").orElseThrow()).extracting(StepRecord::epochMillis).containsExactly(32L, 33L, 34L);
+        assertThat(log.steps("a").orElseThrow()).extracting(SessionStep::epochMillis).containsExactly(32L, 33L, 34L);
         assertThat(log.recentSessions(10)).containsExactly("c", "a");
     }
 
@@ -48,8 +48,8 @@ class SessionLogTest {
         assertThat(early.lastMillis()).isEqualTo(70);
         assertThat(early.steps()).as("steps recorded, beyond the two kept").isEqualTo(3);
         assertThat(early.lastReplica()).isEqualTo("sim-1");
-        assertThat(early.spills()).extracting(StepRecord::movedFrom).containsExactly("sim-1");
-        assertThat(log.steps("late").orElseThrow()).extracting(StepRecord::epochMillis).containsExactly(50L, 55L);
+        assertThat(early.spills()).extracting(SessionStep::movedFrom).containsExactly("sim-1");
+        assertThat(log.steps("late").orElseThrow()).extracting(SessionStep::epochMillis).containsExactly(50L, 55L);
         assertThat(log.arrivals(1)).extracting(SessionLog.Summary::sessionKey).containsExactly("late");
     }
 }

@@ -7,7 +7,7 @@ import io.lmwarden.router.placement.pins.AffinityTable;
 import io.lmwarden.router.placement.pins.SessionHomes;
 import io.lmwarden.router.placement.policy.CostPolicy;
 import io.lmwarden.router.config.SpillThreshold;
-import io.lmwarden.router.pool.EngineMetrics;
+import io.lmwarden.router.pool.ScrapedMetrics;
 import io.lmwarden.router.pool.PoolSnapshot;
 import io.lmwarden.router.pool.ReplicaView;
 import io.lmwarden.common.api.ApiDialect;
@@ -34,8 +34,8 @@ class CostModelTest {
         return new CanonicalPrompt().segment("system", "system").append(text).shape();
     }
 
-    private static EngineMetrics engine(double running, double waiting) {
-        return new EngineMetrics(0, running, waiting, 0.1, 0, 0, 0, 0, 0, 2400, 16, 0, 0, 0, 0, Set.of("m"));
+    private static ScrapedMetrics engine(double running, double waiting) {
+        return new ScrapedMetrics(0, running, waiting, 0.1, 0, 0, 0, 0, 0, 2400, 16, 0, 0, 0, 0, Set.of("m"));
     }
 
     private static ReplicaView replica(String id, int inFlight, long pendingPrefill, int pendingRequests, double running, double waiting) {

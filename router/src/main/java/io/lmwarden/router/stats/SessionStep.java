@@ -23,7 +23,7 @@ import io.lmwarden.router.diagnostics.TtfbSplit;
  * @param outcome              ok, or what went wrong
  * @param movedFrom            the home replica the step was moved off (a spill), else null
  */
-public record StepRecord(
+public record SessionStep(
         long epochMillis,
         String sessionKey,
         String sessionKeySource,
@@ -50,8 +50,8 @@ public record StepRecord(
         String movedFrom) {
 
     /** The same step under another name for its session: a hash shown instead of a raw key. */
-    public StepRecord withSessionKey(String key) {
-        return new StepRecord(epochMillis, key, sessionKeySource, model, api, replica, decision, reason, sideRequest,
+    public SessionStep withSessionKey(String key) {
+        return new SessionStep(epochMillis, key, sessionKeySource, model, api, replica, decision, reason, sideRequest,
                 promptTokens, sharedPrefixTokens, prefixBreak, expectedCachedTokens, cachedTokens, cacheMiss, outputTokens,
                 ttfbMillis, routerMillis, ttfbSplit, queueAteGain, status, completed, outcome, movedFrom);
     }

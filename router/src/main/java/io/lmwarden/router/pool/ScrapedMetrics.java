@@ -6,7 +6,7 @@ import java.util.Set;
  * One scrape of a replica's {@code /metrics}, summed over its engines. Counters are the engine's
  * raw totals; rates and hit percentages are differences between two scrapes.
  */
-public record EngineMetrics(
+public record ScrapedMetrics(
         long scrapedAtNanos,
         double running,
         double waiting,
@@ -24,7 +24,7 @@ public record EngineMetrics(
         double prefillTimeCount,
         Set<String> models) {
 
-    public EngineMetrics {
+    public ScrapedMetrics {
         models = Set.copyOf(models);
     }
 
@@ -125,8 +125,8 @@ public record EngineMetrics(
             return this;
         }
 
-        public EngineMetrics build() {
-            return new EngineMetrics(scrapedAtNanos, running, waiting, kvCacheUsage, prefixCacheQueries, prefixCacheHits, promptTokens,
+        public ScrapedMetrics build() {
+            return new ScrapedMetrics(scrapedAtNanos, running, waiting, kvCacheUsage, prefixCacheQueries, prefixCacheHits, promptTokens,
                     generationTokens, preemptions, numGpuBlocks, blockSize, queueTimeSum, queueTimeCount, prefillTimeSum,
                     prefillTimeCount, models);
         }
