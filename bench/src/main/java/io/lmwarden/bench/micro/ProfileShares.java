@@ -39,7 +39,7 @@ public final class ProfileShares {
             new Part("hashing", f -> f.startsWith(R + "session.CanonicalPrompt.shape") || f.startsWith(R + "session.CanonicalPrompt.hash")
                     || f.startsWith(R + "session.SessionKey.sha256") || f.startsWith(R + "session.SessionKey.displayHash")
                     || f.startsWith(R + "session.ConversationLineages.") || f.startsWith("sun.security.provider.")),
-            new Part("body parsing", f -> f.startsWith(R + "session.") || f.startsWith(R + "proxy.ProxyHandler.")),
+            new Part("body parsing", f -> f.startsWith(R + "session.") || f.startsWith(R + "tenant.") || f.startsWith(R + "proxy.ProxyHandler.")),
             new Part("placement", f -> f.startsWith(R + "placement.") || f.startsWith(R + "pool.")),
             new Part("router proxy code", f -> f.startsWith(R)),
             new Part("Vert.x/Netty HTTP", f -> f.startsWith("io.vertx.") || f.startsWith("io.netty.")));

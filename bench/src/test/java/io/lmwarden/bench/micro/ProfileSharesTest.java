@@ -13,7 +13,7 @@ class ProfileSharesTest {
         assertThat(ProfileShares.partOf(List.of("com.fasterxml.jackson.core.json.UTF8StreamJsonParser.nextToken",
                 "io.lmwarden.router.session.RequestFactsReader.parse", "io.lmwarden.router.proxy.ProxyHandler.handle")))
                 .isEqualTo("body parsing");
-        assertThat(ProfileShares.partOf(List.of("java.util.HashMap.get", "io.lmwarden.router.placement.AffinityTable.lookup",
+        assertThat(ProfileShares.partOf(List.of("java.util.HashMap.get", "io.lmwarden.router.placement.pins.AffinityTable.lookup",
                 "io.lmwarden.router.proxy.ProxyExchange.attempt"))).isEqualTo("placement");
         assertThat(ProfileShares.partOf(List.of("java.lang.Long.valueOf", "io.lmwarden.router.session.CanonicalPrompt.shape",
                 "io.lmwarden.router.session.RequestFactsReader.read"))).isEqualTo("hashing");
