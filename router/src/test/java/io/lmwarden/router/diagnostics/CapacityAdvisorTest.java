@@ -18,14 +18,14 @@ import static org.assertj.core.api.Assertions.assertThat;
 /**
  * Behaviour 4 of issue 10: the capacity advisor counts live working sets: the distinct blocks of
  * sessions active within the window of workload time, a shared system prompt once, and reading a
- * session changes nothing. The window is shortened to 20 s of workload time (1 s of wall clock at
+ * session changes nothing. The window is shortened to 40 s of workload time (2 s of wall clock at
  * time scale 20) instead of the minute it is in production.
  */
 class CapacityAdvisorTest {
 
     private static final ObjectMapper JSON = new ObjectMapper();
     private static final double TIME_SCALE = 20;
-    private static final Duration WINDOW_WORKLOAD = Duration.ofSeconds(20);
+    private static final Duration WINDOW_WORKLOAD = Duration.ofSeconds(40);
     private static final long WINDOW_WALL_NANOS = (long) (WINDOW_WORKLOAD.toNanos() / TIME_SCALE);
     /** 8,000 characters: about 2,000 tokens that every session shares. */
     private static final String SHARED_SYSTEM = "You are a careful coding agent working in a large repository. ".repeat(125);
