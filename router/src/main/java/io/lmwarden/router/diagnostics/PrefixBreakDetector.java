@@ -19,9 +19,10 @@ import java.util.Optional;
  * recent step of the session whose prompt it extends (or, failing that, shares most with). A step that
  * extends its parent is growth. A step that parts from it before the conversation starts (in the system
  * prompt or the tools) and does not carry the parent's first user turn either is another conversation
- * under the same id, a side request, and never a break: so side requests are told by what they are, not by
- * how little they share. Any other shortfall is a break, reported with its position, segment and the first
- * characters of the text that changed: the earliest breaks cost the most (everything after them is
+ * under the same id and never a break: a side request when it is the smaller of the two, else the main
+ * conversation starting after a side request that came first. So side requests are told by what they are,
+ * not by how little they share. Any other shortfall is a break, reported with its position, segment and the
+ * first characters of the text that changed: the earliest breaks cost the most (everything after them is
  * computed again on every step).
  */
 public final class PrefixBreakDetector {
@@ -104,7 +105,9 @@ public final class PrefixBreakDetector {
         PromptSegment firstUser = current.firstUserMessage();
         boolean beforeConversation = firstUser == null || sharedChars < firstUser.startChar();
         if (beforeConversation && currentStep.firstUserTurn() != parent.firstUserTurn()) {
-            return new Comparison(sharedTokens, Optional.empty(), true);
+            // Another conversation under the same id. The smaller is the side request (a title, a sub-agent's task); a
+            // larger one that arrives after it is the conversation itself starting (opencode sends its title first).
+            return new Comparison(sharedTokens, Optional.empty(), current.chars() <= parent.shape().chars());
         }
         PromptSegment at = current.segmentContaining(sharedChars);
         String segment = at == null ? "prompt" : at.name();
