@@ -68,13 +68,16 @@ public final class Placer {
 
     /** No ready replica serves the request's model: it is placed unpinned, and takes no part in admission. */
     public static boolean unserved(RequestFacts facts, PoolSnapshot pool) {
-        List<ReplicaView> ready = new ArrayList<>(pool.replicas().size());
+        boolean anyReady = false;
         for (ReplicaView r : pool.replicas()) {
             if (r.ready()) {
-                ready.add(r);
+                anyReady = true;
+                if (servingState(r, facts.model()) != Serving.NO) {
+                    return false;
+                }
             }
         }
-        return !ready.isEmpty() && serving(facts, ready).isEmpty();
+        return anyReady;
     }
 
     private void logUnserved(String model, List<ReplicaView> ready) {
@@ -115,27 +118,40 @@ public final class Placer {
         return ready;
     }
 
+    /** Whether a replica serves a model name, as far as the router can tell. */
+    private enum Serving { YES, MAYBE, NO }
+
     /**
-     * The replicas that serve the request's model name: those whose {@code /v1/models} lists it or whose metrics carry
-     * it as their label (vLLM's first served name); failing any, those whose list is not known yet, which may serve it.
-     * Empty: the lists known say that nobody serves it.
+     * YES: its {@code /v1/models} lists the name, or (the list unread) its metrics carry it as their label, vLLM's first
+     * served name. MAYBE: its list is unread and the label is another name. NO: its list lacks the name.
+     */
+    private static Serving servingState(ReplicaView r, String model) {
+        if (model.isEmpty()) {
+            return Serving.YES;
+        }
+        if (r.servedModels().known()) {
+            return r.servedModels().serves(model) ? Serving.YES : Serving.NO;
+        }
+        return r.metrics() != null && r.metrics().models().contains(model) ? Serving.YES : Serving.MAYBE;
+    }
+
+    /**
+     * The replicas that serve the request's model name; failing any, those whose list is unread yet, which may serve it
+     * (so that a request is placed and pinned as usual while the names are being learned). Empty: the lists known say
+     * that nobody serves it.
      */
     private static List<ReplicaView> serving(RequestFacts facts, List<ReplicaView> ready) {
-        if (facts.model().isEmpty()) {
-            return ready;
-        }
         List<ReplicaView> serving = new ArrayList<>(ready.size());
-        List<ReplicaView> unknown = new ArrayList<>(0);
+        List<ReplicaView> maybe = new ArrayList<>(0);
         for (ReplicaView r : ready) {
-            if (r.servedModels().known() ? r.servedModels().serves(facts.model())
-                    : r.metrics() != null && r.metrics().models().contains(facts.model())) {
-                serving.add(r);
-            } else if (!r.servedModels().known()) {
-                unknown.add(r);
+            switch (servingState(r, facts.model())) {
+                case YES -> serving.add(r);
+                case MAYBE -> maybe.add(r);
+                case NO -> { }
             }
         }
         if (serving.isEmpty()) {
-            return unknown.size() == ready.size() ? ready : unknown;
+            return maybe.size() == ready.size() ? ready : maybe;
         }
         return serving.size() == ready.size() ? ready : serving;
     }
