@@ -72,7 +72,7 @@ public final class Placer {
         for (ReplicaView r : pool.replicas()) {
             if (r.ready()) {
                 anyReady = true;
-                if (servingState(r, facts.model()) != Serving.NO) {
+                if (mayServe(r, facts.model())) {
                     return false;
                 }
             }
@@ -118,40 +118,22 @@ public final class Placer {
         return ready;
     }
 
-    /** Whether a replica serves a model name, as far as the router can tell. */
-    private enum Serving { YES, MAYBE, NO }
-
     /**
-     * YES: its {@code /v1/models} lists the name, or (the list unread) its metrics carry it as their label, vLLM's first
-     * served name. MAYBE: its list is unread and the label is another name. NO: its list lacks the name.
+     * Whether a request for {@code model} may go to the replica: its {@code /v1/models} lists the name, or its list is not
+     * read yet (it counts as serving every name). Not "the replicas that surely serve it first": while the lists are read
+     * one after the other, as when a router starts, that would take a session's home out of its choices and move it.
      */
-    private static Serving servingState(ReplicaView r, String model) {
-        if (model.isEmpty()) {
-            return Serving.YES;
-        }
-        if (r.servedModels().known()) {
-            return r.servedModels().serves(model) ? Serving.YES : Serving.NO;
-        }
-        return r.metrics() != null && r.metrics().models().contains(model) ? Serving.YES : Serving.MAYBE;
+    private static boolean mayServe(ReplicaView r, String model) {
+        return model.isEmpty() || r.servedModels().serves(model);
     }
 
-    /**
-     * The replicas that serve the request's model name; failing any, those whose list is unread yet, which may serve it
-     * (so that a request is placed and pinned as usual while the names are being learned). Empty: the lists known say
-     * that nobody serves it.
-     */
+    /** The ready replicas that may serve the request's model name; empty when the lists known say that nobody does. */
     private static List<ReplicaView> serving(RequestFacts facts, List<ReplicaView> ready) {
         List<ReplicaView> serving = new ArrayList<>(ready.size());
-        List<ReplicaView> maybe = new ArrayList<>(0);
         for (ReplicaView r : ready) {
-            switch (servingState(r, facts.model())) {
-                case YES -> serving.add(r);
-                case MAYBE -> maybe.add(r);
-                case NO -> { }
+            if (mayServe(r, facts.model())) {
+                serving.add(r);
             }
-        }
-        if (serving.isEmpty()) {
-            return maybe.size() == ready.size() ? ready : maybe;
         }
         return serving.size() == ready.size() ? ready : serving;
     }

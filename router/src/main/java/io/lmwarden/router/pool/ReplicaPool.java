@@ -27,10 +27,10 @@ public final class ReplicaPool {
 
     private static final Logger LOG = Logger.getLogger(ReplicaPool.class.getName());
 
-    /** Endpoint order, then rank order: X-data-parallel-rank k of a client names the k-th replica. */
     /** A metrics label the endpoint's names lack sends the router to {@code /v1/models} again, at most this often. */
     private static final long SERVED_MODELS_LABEL_RECHECK_NANOS = java.util.concurrent.TimeUnit.SECONDS.toNanos(5);
 
+    /** Endpoint order, then rank order: X-data-parallel-rank k of a client names the k-th replica. */
     private static final Comparator<ReplicaView> SNAPSHOT_ORDER = Comparator.comparing(ReplicaView::endpointId)
             .thenComparingInt(ReplicaView::rank);
 

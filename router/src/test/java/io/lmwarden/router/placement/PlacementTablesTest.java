@@ -11,6 +11,7 @@ import io.lmwarden.router.session.PromptShape;
 import io.lmwarden.router.session.RequestFacts;
 import io.lmwarden.router.session.SessionKey;
 import io.lmwarden.router.session.SessionKeySource;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
@@ -194,16 +195,28 @@ class PlacementTablesTest {
                         facts(ALIAS, Optional.empty(), Optional.empty()), Set.of(), Decision.NEW, "a", 1, 0, 0),
                 new PlacerRow("lists not read yet: every replica may serve any name, the policy decides and pins", List.of(idle("a"), idle("b")),
                         facts(ALIAS, Optional.empty(), Optional.empty()), Set.of(), Decision.NEW, "a", 1, 0, 0),
-                new PlacerRow("one list names it, another is not read yet: the one that surely serves it, though busier",
+                new PlacerRow("one list names it, another is not read yet: both may take it, the less busy does",
                         List.of(idle("a"), serving("b", 2, MODEL, ALIAS)),
-                        facts(ALIAS, Optional.empty(), Optional.empty()), Set.of(), Decision.NEW, "b", 1, HELD, 0),
-                new PlacerRow("lists not read yet, the metrics label names it on one: that one, though busier",
-                        List.of(idle("a"), building("b", 2, 1, 1, 0, "other").build()),
-                        facts("other", Optional.empty(), Optional.empty()), Set.of(), Decision.NEW, "b", 1, HELD, 0),
+                        facts(ALIAS, Optional.empty(), Optional.empty()), Set.of(), Decision.NEW, "a", 1, 0, 0),
                 new PlacerRow("one list lacks it, another is not read yet: the one that may serve it", List.of(serving("a", 0, MODEL), idle("b")),
                         facts(ALIAS, Optional.empty(), Optional.empty()), Set.of(), Decision.NEW, "b", 1, HELD, 0),
                 new PlacerRow("nothing ready: 503", List.of(notReady), facts(), Set.of(), null, null, 0, 0, 503),
                 new PlacerRow("the only ready replicas already failed: 503", three, facts(), Set.of("a", "b"), null, null, 0, 0, 503));
+    }
+
+    /**
+     * A router reads the replicas' lists one after the other (at start, after restarts): a session whose home's list is
+     * not read yet while another's is must stay home, not move to the replica that is known to serve its name.
+     */
+    @Test
+    void aHomeWhoseListIsNotReadYetKeepsItsSession() throws Exception {
+        AffinityTable table = new AffinityTable(100, Duration.ofMinutes(30));
+        Placer placer = new Placer(() -> new AffinityPolicy(table, SpillThreshold.AUTO, 32), new PrefixIndexes(38_400));
+        table.pin(ALIAS, SESSION, "b", 0);
+        List<ReplicaView> pool = List.of(serving("a", 0, MODEL, ALIAS), replica("b", 1, 0, 1, 0));
+        Placement p = placer.place(facts(ALIAS, Optional.empty(), Optional.empty()), new PoolSnapshot(pool, 0), Set.of(), 1);
+        assertThat(p.decision()).as("reason: %s", p.reason()).isEqualTo(Decision.STICKY);
+        assertThat(p.replica().id()).isEqualTo("b");
     }
 
     @ParameterizedTest(name = "{0}")
