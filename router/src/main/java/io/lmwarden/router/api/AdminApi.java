@@ -131,8 +131,9 @@ public final class AdminApi {
             m.put("firstMillis", s.firstMillis());
             m.put("lastMillis", s.lastMillis());
             m.put("steps", s.steps());
-            m.put("home", affinity.peek(s.model(), s.sessionKey()).orElse(s.lastReplica()));
-            m.put("sticky", affinity.peek(s.model(), s.sessionKey()).isPresent());
+            Optional<String> pinned = affinity.peek(pool.modelKey(s.model()), s.sessionKey());
+            m.put("home", pinned.orElse(s.lastReplica()));
+            m.put("sticky", pinned.isPresent());
             m.put("lastDecision", s.lastDecision());
             m.put("spills", s.spills().stream().map(st -> Map.of("from", st.movedFrom(), "to", st.replica(),
                     "epochMillis", st.epochMillis())).toList());
@@ -183,7 +184,7 @@ public final class AdminApi {
     /** The replicas card: the routing settings, and per replica its figures and its activity of the last {@code windowMillis}. */
     public Map<String, Object> replicas(long windowMillis, UnaryOperator<String> shownKey) {
         PoolSnapshot snap = snapshot.apply(System.nanoTime());
-        ReplicaActivity activity = new ReplicaActivity(sessions, affinity, history, metrics.spillPairs(), System.currentTimeMillis(),
+        ReplicaActivity activity = new ReplicaActivity(sessions, affinity, pool::modelKey, history, metrics.spillPairs(), System.currentTimeMillis(),
                 windowMillis, shownKey);
         Map<String, Object> m = policyView();
         m.put("stickyPct", round(accounting.stickyPercent()));
@@ -223,6 +224,10 @@ public final class AdminApi {
             row.put("generationTokens", e == null ? null : e.generationTokens());
             row.put("kvCapacityTokens", e == null ? null : e.kvCapacityTokens());
             row.put("models", e == null ? List.of() : e.models());
+            // All the names its endpoint answers to (GET /v1/models); the metrics' label (the first name) until they are read.
+            row.put("servedModels", r.servedModels().known() ? r.servedModels().names()
+                    : r.metrics() == null ? List.of() : List.copyOf(r.metrics().models()));
+            row.put("servedModelsFrom", r.servedModels().known() ? "/v1/models" : r.metrics() == null ? null : "metrics");
             ResidencyTable.ReplicaLoad load = resident.get(r.id());
             row.put("residentSessions", load == null ? 0 : load.residentSessions());
             row.put("workingSetTokens", load == null ? 0 : load.usedBlocks() * io.lmwarden.router.placement.PrefixIndexes.TOKENS_PER_BLOCK);
@@ -313,7 +318,7 @@ public final class AdminApi {
         m.put("hash", SessionKey.displayHash(key));
         m.put("source", list.get(list.size() - 1).sessionKeySource());
         m.put("model", model);
-        m.put("replica", affinity.peek(model, key).orElse(list.get(list.size() - 1).replica()));
+        m.put("replica", affinity.peek(pool.modelKey(model), key).orElse(list.get(list.size() - 1).replica()));
         m.put("prefixBreaks", list.stream().filter(st -> st.prefixBreak() != null).count());
         m.put("sideRequests", list.stream().filter(StepRecord::sideRequest).count());
         m.put("cacheMisses", list.stream().filter(StepRecord::cacheMiss).count());

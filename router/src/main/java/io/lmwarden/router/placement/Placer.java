@@ -1,5 +1,6 @@
 package io.lmwarden.router.placement;
 
+import io.lmwarden.common.logging.LogFields;
 import io.lmwarden.router.pool.PoolSnapshot;
 import io.lmwarden.router.pool.ReplicaView;
 import io.lmwarden.router.session.RequestFacts;
@@ -8,19 +9,27 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
+import java.util.TreeSet;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Supplier;
+import java.util.logging.Logger;
 import java.util.stream.Collectors;
 
 /**
  * Filters the pool (ready, serves the model, not already tried), honours client pinning, and hands
  * the rest to the current policy. A retry after a failure is marked {@code FALLBACK}. A model that
- * no replica lists is sent, unpinned, to the least loaded, so that an engine answers with its own
- * 404 and no session is pinned to a model that does not exist.
+ * no replica serves is sent, unpinned, to the least loaded, so that an engine answers with its own
+ * 404 and no session is pinned to a model that does not exist; each such name is logged once.
  */
 public final class Placer {
 
+    private static final Logger LOG = Logger.getLogger(Placer.class.getName());
+    /** Names nobody serves that are logged (each once); a client sending ever new names is not logged past this. */
+    private static final int UNSERVED_NAMES_LOGGED = 1000;
+
     private final Supplier<PlacementPolicy> policy;
     private final PrefixIndexes prefixIndexes;
+    private final Set<String> unservedLogged = ConcurrentHashMap.newKeySet();
 
     public Placer(Supplier<PlacementPolicy> policy, PrefixIndexes prefixIndexes) {
         this.policy = policy;
@@ -37,8 +46,9 @@ public final class Placer {
             List<ReplicaView> ready = ready(pool, alreadyTried);
             List<ReplicaView> serving = serving(facts, ready);
             if (serving.isEmpty()) {
+                logUnserved(facts.model(), ready);
                 ReplicaView any = LoadOrder.least(ready, LoadOrder.QUEUE_SCORE);
-                return new Placement(any, Decision.NEW, "no replica lists model '" + facts.model() + "'; the engine answers (not pinned)");
+                return new Placement(any, Decision.NEW, "no replica serves model '" + facts.model() + "'; the engine answers (not pinned)");
             }
             p = policy.get().place(new PlacementRequest(facts, serving, pool, nowNanos));
             if (!alreadyTried.isEmpty()) {
@@ -54,6 +64,39 @@ public final class Placer {
         List<ReplicaView> ready = ready(pool, Set.of());
         List<ReplicaView> serving = serving(facts, ready);
         return serving.isEmpty() ? ready : serving;
+    }
+
+    /** No ready replica serves the request's model: it is placed unpinned, and takes no part in admission. */
+    public static boolean unserved(RequestFacts facts, PoolSnapshot pool) {
+        boolean anyReady = false;
+        for (ReplicaView r : pool.replicas()) {
+            if (r.ready()) {
+                anyReady = true;
+                if (mayServe(r, facts.model())) {
+                    return false;
+                }
+            }
+        }
+        return anyReady;
+    }
+
+    private void logUnserved(String model, List<ReplicaView> ready) {
+        int logged = unservedLogged.size();
+        if (logged > UNSERVED_NAMES_LOGGED || unservedLogged.contains(model)) {
+            return;
+        }
+        if (logged == UNSERVED_NAMES_LOGGED) {
+            if (unservedLogged.add("")) {
+                LogFields.warn(LOG, "more model names that no replica serves; not logged any more", "logged", logged);
+            }
+            return;
+        }
+        if (unservedLogged.add(model)) {
+            Set<String> served = new TreeSet<>();
+            ready.forEach(r -> served.addAll(r.servedModels().modelOf().keySet()));
+            LogFields.warn(LOG, "no replica serves this model name; its requests go unpinned to the least-loaded replica, "
+                    + "whose engine answers (logged once per name)", "model", model, "served", String.join(",", served));
+        }
     }
 
     private static List<ReplicaView> ready(PoolSnapshot pool, Set<String> alreadyTried) throws NoReplicaAvailableException {
@@ -75,14 +118,20 @@ public final class Placer {
         return ready;
     }
 
-    /** Replicas whose metrics list served models are filtered by them; unknown ones stay eligible. Empty: nobody serves it. */
+    /**
+     * Whether a request for {@code model} may go to the replica: its {@code /v1/models} lists the name, or its list is not
+     * read yet (it counts as serving every name). Not "the replicas that surely serve it first": while the lists are read
+     * one after the other, as when a router starts, that would take a session's home out of its choices and move it.
+     */
+    private static boolean mayServe(ReplicaView r, String model) {
+        return model.isEmpty() || r.servedModels().serves(model);
+    }
+
+    /** The ready replicas that may serve the request's model name; empty when the lists known say that nobody does. */
     private static List<ReplicaView> serving(RequestFacts facts, List<ReplicaView> ready) {
-        if (facts.model().isEmpty()) {
-            return ready;
-        }
         List<ReplicaView> serving = new ArrayList<>(ready.size());
         for (ReplicaView r : ready) {
-            if (r.metrics() == null || r.metrics().models().isEmpty() || r.metrics().models().contains(facts.model())) {
+            if (mayServe(r, facts.model())) {
                 serving.add(r);
             }
         }

@@ -49,7 +49,7 @@ final class SessionHomes {
 
     Step step(PlacementRequest request, Choices choices) {
         RequestFacts f = request.facts();
-        Optional<String> home = table.lookup(f.model(), f.sessionKey().value(), request.nowNanos());
+        Optional<String> home = table.lookup(f.modelKey(), f.sessionKey().value(), request.nowNanos());
         Optional<ReplicaView> homeView = home.flatMap(h -> byId(request.candidates(), h));
         if (homeView.isEmpty()) {
             String why = home.map(h -> "home " + h + " unavailable").orElse("new session");
@@ -88,7 +88,7 @@ final class SessionHomes {
      */
     private Placement claim(PlacementRequest request, Optional<String> previous, Placement p) {
         RequestFacts f = request.facts();
-        String winner = table.claim(f.model(), f.sessionKey().value(), previous, p.replica().id(), request.nowNanos());
+        String winner = table.claim(f.modelKey(), f.sessionKey().value(), previous, p.replica().id(), request.nowNanos());
         if (winner.equals(p.replica().id())) {
             return p;
         }
@@ -111,6 +111,6 @@ final class SessionHomes {
     }
 
     private void pin(PlacementRequest request, ReplicaView r) {
-        table.pin(request.facts().model(), request.facts().sessionKey().value(), r.id(), request.nowNanos());
+        table.pin(request.facts().modelKey(), request.facts().sessionKey().value(), r.id(), request.nowNanos());
     }
 }

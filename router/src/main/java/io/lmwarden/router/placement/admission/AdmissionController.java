@@ -161,13 +161,15 @@ public final class AdmissionController {
             long now = clock.getAsLong();
             AdmissionSettings s = settings;
             boolean pinnedByClient = facts.pinnedReplica().isPresent() || facts.dataParallelRank().isPresent();
-            if (!s.enabled() || pinnedByClient) {
-                return Optional.of(new Admission(placer.place(facts, snapshot.apply(now), alreadyTried, now), Ticket.NONE, 0));
+            PoolSnapshot snap = snapshot.apply(now);
+            // A model nobody serves gets the engine's 404 at once: it holds no KV budget and never waits for any.
+            if (!s.enabled() || pinnedByClient || Placer.unserved(facts, snap)) {
+                return Optional.of(new Admission(placer.place(facts, snap, alreadyTried, now), Ticket.NONE, 0));
             }
             String session = sessionOf(facts);
             WorkingSet ws = WorkingSet.of(facts);
             if (residencies.isResident(session) || peers.holds(session)) {
-                Placement p = placer.place(facts, snapshot.apply(now), alreadyTried, now);
+                Placement p = placer.place(facts, snap, alreadyTried, now);
                 residencies.stepStarted(session, p.replica().id(), ws, now);
                 admittedNow.incrementAndGet();
                 return Optional.of(new Admission(p, ticket(facts, session), 0));
@@ -175,7 +177,7 @@ public final class AdmissionController {
             // A session in progress that lost its residency while pausing queues before newcomers.
             boolean returning = residencies.wasInterrupted(session, now, s.residencyIdleNanos() * INTERRUPTED_MEMORY_IDLE_LIMITS);
             if (returning ? !queue.hasReturning() : queue.isEmpty()) {
-                Optional<Placement> p = admitNonResident(facts, session, ws, now);
+                Optional<Placement> p = admitNonResident(facts, session, ws, now, snap);
                 if (p.isPresent()) {
                     admittedNow.incrementAndGet();
                     return Optional.of(new Admission(p.get(), ticket(facts, session), 0));
@@ -279,7 +281,11 @@ public final class AdmissionController {
     /** Where a session that is not resident may go now, if anywhere; makes it resident there. */
     private Optional<Placement> admitNonResident(RequestFacts facts, String session, WorkingSet ws, long now)
             throws NoReplicaAvailableException {
-        PoolSnapshot snap = snapshot.apply(now);
+        return admitNonResident(facts, session, ws, now, snapshot.apply(now));
+    }
+
+    private Optional<Placement> admitNonResident(RequestFacts facts, String session, WorkingSet ws, long now, PoolSnapshot snap)
+            throws NoReplicaAvailableException {
         Placement chosen = placer.place(facts, snap, Set.of(), now);
         ReplicaView first = chosen.replica();
         if (fits(first, ws)) {
@@ -322,7 +328,7 @@ public final class AdmissionController {
     private Placement moveTo(RequestFacts facts, String session, WorkingSet ws, Placement chosen, ReplicaView target,
                              long now, String why) {
         if (policy.get().pinsSessions()) {
-            affinity.pin(facts.model(), facts.sessionKey().value(), target.id(), now);
+            affinity.pin(facts.modelKey(), facts.sessionKey().value(), target.id(), now);
         }
         residencies.stepStarted(session, target.id(), ws, now);
         String reason = "admission: " + chosen.replica().id() + " " + why + " → " + target.id();
@@ -440,7 +446,7 @@ public final class AdmissionController {
     }
 
     private static String sessionOf(RequestFacts facts) {
-        return facts.model() + '\u0000' + facts.sessionKey().value();
+        return facts.modelKey() + '\u0000' + facts.sessionKey().value();
     }
 
     /** A replica left the pool: its residents are admitted afresh wherever they go next. */
