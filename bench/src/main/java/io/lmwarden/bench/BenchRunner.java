@@ -85,7 +85,8 @@ public final class BenchRunner {
                 }
             }
             List<StageResult> ordered = new ArrayList<>();
-            List<Integer> stages = trace == null ? plan.sessions()
+            // distinct: a stage repeated at the same concurrency (a steady-state check) is one group of rows
+            List<Integer> stages = trace == null ? plan.sessions().stream().distinct().toList()
                     : java.util.stream.IntStream.rangeClosed(1, ReplayRunner.windows(plan, trace)).boxed().toList();
             for (String policy : plan.policies()) {
                 for (int sessions : stages) {

@@ -20,15 +20,11 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 class AgentWorkloadRunTest {
 
-    private static final List<String> SMALL_WORKLOAD = List.of("--profile", "a4000-qwen3-4b", "--time-scale", "20",
-            "--stage", "40s", "--system-tokens", "300", "--first-tokens", "500", "--steps", "3", "--step-tokens", "60",
-            "--max-tokens", "32", "--think-time", "0.5s", "--warmup", "1s", "--seed", "7");
-
     @Test
     void theCeilingRunsBesideThePoliciesAndTheGoalIsJudgedPerStage(@TempDir Path out) throws Exception {
         List<String> args = new ArrayList<>(List.of("--simulate", "2", "--sessions", "4", "--policies", "affinity,default",
                 "--ceiling", "--out", out.toString()));
-        args.addAll(SMALL_WORKLOAD);
+        args.addAll(BenchSimulatedRunTest.SMALL_WORKLOAD);
         String progress = BenchInvocation.run(args, 0);
         assertThat(progress).contains("[ceiling, repeat 1] 4 sessions:");
         JsonNode json = new ObjectMapper().readTree(out.resolve("results.json").toFile());

@@ -74,7 +74,7 @@ public final class ReplayRunner implements LoadRun {
             }
         } finally {
             faults.cancel();
-            VariantRunner.drain(driver.drain(), clock);
+            VariantRunner.drain(driver.drain(), clock, settings.pool().simulated());
         }
         return results;
     }

@@ -148,15 +148,27 @@ public final class SessionScript {
     }
 
     /**
-     * How long after a stage starts a steady-start session sends its first request: a uniform part of the pause before
-     * its join step, as if the stage had found it pausing. Zero for fresh sessions and for a join at step 1.
+     * How long after a stage starts a steady-start session sends its first request: the rest of the pause the stage
+     * found it in. A session found pausing is more likely in a long pause, so the pause is drawn in proportion to its
+     * length, and the part of it still to run is uniform. Zero for fresh sessions and for a join at step 1.
      */
     public Duration joinDelay() {
         if (joinStep == 1) {
             return Duration.ZERO;
         }
-        double part = random("join-pause-" + tag).nextDouble();
-        return Duration.ofNanos((long) (thinkTimeAfter(joinStep - 1).toNanos() * part));
+        SplittableRandom r = random("join-pause-" + tag);
+        Distribution pause = shape.pause();
+        double nanos = pause.quantile(0.5);
+        if (!pause.isConstant()) {
+            double bound = Math.max(1, pause.quantile(0.9999));
+            for (int i = 0; i < LENGTH_BIAS_TRIES; i++) {
+                nanos = pause.sample(r);
+                if (r.nextDouble() * bound < nanos) {
+                    break;
+                }
+            }
+        }
+        return Duration.ofNanos((long) (nanos * r.nextDouble()));
     }
 
     private double draw(Distribution d, String label) {

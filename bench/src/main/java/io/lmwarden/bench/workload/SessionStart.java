@@ -9,7 +9,8 @@ public enum SessionStart {
     /**
      * Somewhere in the middle of their life, as a session found running at a random moment would be: a session drawn in
      * proportion to its length, a step uniform among its steps, the history before it already built (compactions
-     * included), and the first call after a random part of a pause. The stage is at its steady mix of young and old
+     * included), and the first call after the rest of a pause (drawn in proportion to its length: a session found
+     * pausing is more likely in a long pause). The stage is at its steady mix of young and old
      * contexts from the start instead of after one session lifetime (hours, for {@code claude-code-tools}). Their first
      * call is cold in every variant, and their session times are lower bounds. Replacements start fresh.
      */

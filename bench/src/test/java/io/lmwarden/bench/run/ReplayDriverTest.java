@@ -12,7 +12,6 @@ import io.vertx.core.Vertx;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Comparator;
@@ -27,14 +26,7 @@ class ReplayDriverTest {
 
     @Test
     void sessionsFollowTheirDelaysOthersTheirTimestampsAndEqualIdsHitTheCache(@TempDir Path dir) throws Exception {
-        Path f = dir.resolve("t.jsonl");
-        Files.writeString(f, """
-                {"timestamp": 0, "input_length": 300, "output_length": 20, "hash_ids": [1, 2, 3, 4, 5]}
-                {"session_id": "s1", "timestamp": 100, "input_length": 200, "output_length": 10, "hash_ids": [1, 2, 10, 11]}
-                {"timestamp": 1000, "input_length": 250, "output_length": 5, "hash_ids": [1, 2, 3, 4]}
-                {"session_id": "s1", "delay": 2000, "input_length": 330, "output_length": 10, "hash_ids": [1, 2, 10, 11, 12, 13]}
-                {"timestamp": 1500, "input_length": 5000, "output_length": 5, "hash_ids": [7]}
-                """);
+        Path f = io.lmwarden.bench.trace.SmallTrace.write(dir);
         Trace trace = Trace.load(new TraceReplay(f, 64, 1, null));
         TimeScale clock = new TimeScale(10);
         Vertx vertx = Vertx.vertx();

@@ -14,26 +14,20 @@ class TraceFileTest {
 
     @Test
     void linesBecomeSessionsInTheOrderOfTheirFirstTurn(@TempDir Path dir) throws Exception {
-        Path f = dir.resolve("t.jsonl");
-        Files.writeString(f, """
-                {"timestamp": 0, "input_length": 300, "output_length": 20, "hash_ids": [1, 2, 3, 4, 5]}
-                {"session_id": "s1", "timestamp": 100, "input_length": 200, "output_length": 10, "hash_ids": [1, 2, 10, 11]}
-
-                {"timestamp": 1000, "input_length": 250, "output_length": 5, "hash_ids": [1, 2, 3, 4]}
-                {"session_id": "s1", "delay": 2000, "input_length": 330, "output_length": 10, "hash_ids": [1, 2, 10, 11, 12, 13]}
-                """);
+        Path f = SmallTrace.write(dir);
         List<TraceSession> sessions = TraceFile.read(f);
-        assertThat(sessions).hasSize(3);
+        assertThat(sessions).hasSize(4);
         assertThat(sessions.get(0).id()).isNull();
         assertThat(sessions.get(1).id()).isEqualTo("s1");
         assertThat(sessions.get(1).turns()).extracting(TraceRequest::line).containsExactly(2, 5);
+        assertThat(sessions.get(3).turns().get(0).inputLength()).isEqualTo(5000);
         assertThat(sessions.get(1).turns().get(1).delayMs()).isEqualTo(2000);
         assertThat(sessions.get(1).startMs()).isEqualTo(100);
         assertThat(sessions.get(2).startMs()).isEqualTo(1000);
 
         Trace half = Trace.load(new TraceReplay(f, 64, 2, java.time.Duration.ofMillis(400)));
         assertThat(half.sessions()).hasSize(2); // at speed 2 the request at 1000 ms is due at 500 ms, after 400 ms
-        assertThat(half.skippedSessions()).isEqualTo(1);
+        assertThat(half.skippedSessions()).isEqualTo(2);
     }
 
     @Test
