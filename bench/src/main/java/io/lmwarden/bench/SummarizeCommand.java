@@ -58,7 +58,8 @@ public final class SummarizeCommand implements Callable<Integer> {
                 List<String> cells = new ArrayList<>(List.of(name, profile, cell.path("sessions").asText()));
                 for (JsonNode c : cell.path("criteria")) {
                     int decimals = c.path("figure").asText().startsWith("TTFB") ? 2 : 0;
-                    cells.add(num(c.path("best"), decimals) + " (" + c.path("best_other").asText() + ") → "
+                    cells.add((c.path("figure").asText().endsWith("(from calls)") ? "from calls: " : "")
+                            + num(c.path("best"), decimals) + " (" + c.path("best_other").asText() + ") → "
                             + (c.path("default_censored").asBoolean() ? "≥ " : "") + num(c.path("default"), decimals)
                             + (c.path("delta_pct").isNumber() ? String.format(Locale.ROOT, " (%+.0f %%)", c.path("delta_pct").asDouble()) : "")
                             + (c.path("met").asBoolean() ? "" : " ✗"));

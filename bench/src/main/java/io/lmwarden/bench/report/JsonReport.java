@@ -132,6 +132,8 @@ public final class JsonReport {
             o.put("sessions_unfinished", t.unfinished());
             put(o, "unfinished_age_p50_s", t.unfinishedAgeP50());
             put(o, "unfinished_age_max_s", t.unfinishedAgeMax());
+            put(o, "sessions_per_hour_from_calls", r.throughput().sessionsPerHourFromCalls());
+            put(o, "session_time_littles_law_from_calls_s", t.littlesLawFromCalls());
             if (CeilingRatio.present(rows)) {
                 put(o, "ceiling_ratio_output_tokens", CeilingRatio.outputTokens(r, rows));
                 put(o, "ceiling_ratio_sessions_per_hour", CeilingRatio.sessionsPerHour(r, rows));

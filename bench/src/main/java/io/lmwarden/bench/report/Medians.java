@@ -30,7 +30,8 @@ public final class Medians {
                             median(g, r -> r.throughput().outputTokensPerMin()),
                             median(g, r -> r.throughput().engineOutputTokensPerMin()),
                             (int) Math.round(median(g, r -> r.throughput().steps())),
-                            (int) Math.round(median(g, r -> r.throughput().sessionsCompleted()))),
+                            (int) Math.round(median(g, r -> r.throughput().sessionsCompleted())),
+                            median(g, r -> r.throughput().sessionsPerHourFromCalls())),
                     new StageResult.Latency(median(g, r -> r.latency().ttfbP50()), median(g, r -> r.latency().ttfbP95())),
                     sessionTimeMedians(g),
                     new StageResult.CacheFigures(
@@ -70,7 +71,8 @@ public final class Medians {
                 g.stream().anyMatch(r -> r.sessionTimes().littlesLawAtLeast()),
                 g.stream().mapToInt(r -> r.sessionTimes().unfinished()).sum(),
                 median(g, r -> r.sessionTimes().unfinishedAgeP50()),
-                g.stream().mapToDouble(r -> r.sessionTimes().unfinishedAgeMax()).filter(v -> !Double.isNaN(v)).max().orElse(Double.NaN));
+                g.stream().mapToDouble(r -> r.sessionTimes().unfinishedAgeMax()).filter(v -> !Double.isNaN(v)).max().orElse(Double.NaN),
+                median(g, r -> r.sessionTimes().littlesLawFromCalls()));
     }
 
     /** Per class: each figure's median over the repeats that had the class; errors summed, as for the whole stage. */

@@ -54,9 +54,13 @@ public record StageResult(
      * @param engineOutputTokensPerMin Δ generation_tokens_total per minute, the engines' own count
      * @param steps                    steps that ended in the stage
      * @param sessionsCompleted        sessions whose last step ended in the stage
+     * @param sessionsPerHourFromCalls the completion rate from the calls instead: successful steps per hour ÷ the
+     *                                 workload's mean calls per session. In a steady state it is the same rate (every
+     *                                 session makes that many calls on average), with far less noise when few sessions
+     *                                 end in a window (agents whose sessions last hours); NaN when unknown
      */
     public record Throughput(double sessionsPerHour, double outputTokensPerMin, double engineOutputTokensPerMin, int steps,
-                             int sessionsCompleted) {
+                             int sessionsCompleted, double sessionsPerHourFromCalls) {
     }
 
     /** Client-side time to the first streamed token, p50 and p95, workload seconds. */
@@ -75,9 +79,11 @@ public record StageResult(
      * @param unfinished        sessions still running at the window's end
      * @param unfinishedAgeP50  their age (since their first request in the run) at the window's end, median
      * @param unfinishedAgeMax  and the oldest
+     * @param littlesLawFromCalls Little's law with the completion rate from the calls ({@link Throughput#sessionsPerHourFromCalls})
      */
     public record SessionTimes(double p50, double p95, boolean p50AtLeast, boolean p95AtLeast, double littlesLaw,
-                               boolean littlesLawAtLeast, int unfinished, double unfinishedAgeP50, double unfinishedAgeMax) {
+                               boolean littlesLawAtLeast, int unfinished, double unfinishedAgeP50, double unfinishedAgeMax,
+                               double littlesLawFromCalls) {
     }
 
     /**

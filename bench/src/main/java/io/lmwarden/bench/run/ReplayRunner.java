@@ -67,7 +67,8 @@ public final class ReplayRunner implements LoadRun {
                         .map(l -> clock.workloadSeconds(w.endNanos() - l.startedNanos())).toList();
                 StageResult r = StageMeter.measure(new StageWindow(policy, window, repeat, inFlight,
                         clock.workloadSeconds(w.endNanos() - w.startNanos()), log.endedWithin(w.startNanos(), w.endNanos()), w.before(),
-                        w.after(), w.busy(), w.busyShare(), w.cpuCores(), unfinished, target.urls().size()), clock);
+                        w.after(), w.busy(), w.busyShare(), w.cpuCores(), unfinished, target.urls().size(),
+                        trace.requests() / (double) trace.sessions().size()), clock);
                 results.add(r);
                 progress.println(ProgressLine.of(r, (w.endNanos() - w.startNanos()) / 1e9).replace(" " + window + " sessions:",
                         " window " + window + String.format(java.util.Locale.ROOT, " (%.1f sessions in flight):", inFlight)));

@@ -35,6 +35,7 @@ public final class StageMeter {
         long promptTokens = 0;
         long cachedTokens = 0;
         long promptTokensWithUsage = 0;
+        int okSteps = 0;
         for (StepRecord r : w.steps()) {
             if (r.rejected()) {
                 rejected++;
@@ -50,6 +51,7 @@ public final class StageMeter {
                 errors++;
                 continue;
             }
+            okSteps++;
             long micros = Math.round(clock.workloadSeconds(r.firstTokenNanos() - r.sentNanos()) * 1e6);
             ttfb.recordValue(Math.max(1, Math.min(micros, ttfb.getHighestTrackableValue())));
             outputTokens += r.outputTokens();
@@ -76,12 +78,14 @@ public final class StageMeter {
         double stageSeconds = w.stageSeconds();
         double minutes = stageSeconds / 60.0;
         boolean anyOk = ttfb.getTotalCount() > 0;
+        double fromCalls = okSteps / w.callsPerSession() / (stageSeconds / 3600.0);
         return new StageResult(w.policy(), w.sessions(), w.repeat(), stageSeconds,
                 new StageResult.Throughput(completedSessions / (stageSeconds / 3600.0), outputTokens / minutes,
-                        delta(w.before(), w.after(), ReplicaReading::generationTokens) / minutes, w.steps().size(), completedSessions),
+                        delta(w.before(), w.after(), ReplicaReading::generationTokens) / minutes, w.steps().size(), completedSessions,
+                        fromCalls),
                 new StageResult.Latency(anyOk ? ttfb.getValueAtPercentile(50) / 1e6 : Double.NaN,
                         anyOk ? ttfb.getValueAtPercentile(95) / 1e6 : Double.NaN),
-                sessionTimes(sessionTime, completedSessions, w),
+                sessionTimes(sessionTime, completedSessions, fromCalls, w),
                 new StageResult.CacheFigures(hitPct(w.before(), w.after()),
                         followUps == 0 || enginePickedOutOfSight(w.policy()) ? Double.NaN : 100.0 * stayed / followUps,
                         promptTokens == 0 ? Double.NaN : 100.0 * oracleTokens / promptTokens,
@@ -101,7 +105,7 @@ public final class StageMeter {
      * Percentiles of the sessions that completed from their first step, each marked when a session still running is
      * older than it; Little's law's mean from the concurrency and the completions.
      */
-    static StageResult.SessionTimes sessionTimes(Histogram completed, int completions, StageWindow w) {
+    static StageResult.SessionTimes sessionTimes(Histogram completed, int completions, double perHourFromCalls, StageWindow w) {
         double p50 = percentileSeconds(completed, 50);
         double p95 = percentileSeconds(completed, 95);
         double oldest = w.unfinishedAges().stream().mapToDouble(Double::doubleValue).max().orElse(Double.NaN);
@@ -109,7 +113,7 @@ public final class StageMeter {
         double ageP50 = ages.length == 0 ? Double.NaN : ages[(ages.length - 1) / 2];
         double littlesLaw = w.concurrency() * w.stageSeconds() / Math.max(1, completions);
         return new StageResult.SessionTimes(p50, p95, oldest > p50, oldest > p95, littlesLaw, completions == 0,
-                ages.length, ageP50, oldest);
+                ages.length, ageP50, oldest, perHourFromCalls > 0 ? w.concurrency() * 3600 / perHourFromCalls : Double.NaN);
     }
 
     /** Per session class, in first-seen order; empty when every step belongs to one class. */

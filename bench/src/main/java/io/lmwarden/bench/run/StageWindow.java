@@ -19,11 +19,13 @@ import java.util.Map;
  * @param benchCpuCores  CPU the bench process used during the window, in cores
  * @param unfinishedAges sessions still running at the window's end: their ages, workload seconds
  * @param routers        how many routers the steps went to
+ * @param callsPerSession the workload's mean calls (steps) per session, for the completion rate from the calls; NaN
+ *                       when unknown
  */
 public record StageWindow(String policy, int sessions, int repeat, double concurrency, double stageSeconds,
                           List<StepRecord> steps, List<ReplicaReading> before, List<ReplicaReading> after,
                           List<Integer> busySamples, Map<String, Double> busyShare, double benchCpuCores,
-                          List<Double> unfinishedAges, int routers) {
+                          List<Double> unfinishedAges, int routers, double callsPerSession) {
 
     public StageWindow {
         steps = List.copyOf(steps);

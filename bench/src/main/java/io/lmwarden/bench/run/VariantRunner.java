@@ -65,7 +65,8 @@ public final class VariantRunner implements LoadRun {
                         .map(l -> clock.workloadSeconds(w.endNanos() - l.startedNanos())).toList();
                 StageResult r = StageMeter.measure(new StageWindow(policy, sessions, repeat, sessions,
                         clock.workloadSeconds(w.endNanos() - w.startNanos()), log.endedWithin(w.startNanos(), w.endNanos()), w.before(),
-                        w.after(), w.busy(), w.busyShare(), w.cpuCores(), unfinished, target.urls().size()), clock);
+                        w.after(), w.busy(), w.busyShare(), w.cpuCores(), unfinished, target.urls().size(),
+                        settings.plan().meanCallsPerSession()), clock);
                 results.add(r);
                 progress.println(ProgressLine.of(r, (w.endNanos() - w.startNanos()) / 1e9));
             }

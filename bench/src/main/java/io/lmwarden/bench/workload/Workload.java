@@ -53,6 +53,12 @@ public record Workload(List<SessionClass> classes, Map<Integer, String> replicaO
         return new Workload(classes, replicaOverrides, all, start);
     }
 
+    /** Calls per fresh session on average, over the classes as their shares mix them. */
+    public double meanCallsPerSession() {
+        double shares = classes.stream().mapToDouble(SessionClass::share).sum();
+        return classes.stream().mapToDouble(c -> c.share() * c.shape().calls().mean()).sum() / shares;
+    }
+
     /** Same classes, other prompts, no faults: for unmeasured warm-up load. */
     public Workload reseeded(long delta) {
         return new Workload(classes.stream().map(c -> c.withShape(c.shape().withSeed(c.shape().seed() + delta))).toList(),

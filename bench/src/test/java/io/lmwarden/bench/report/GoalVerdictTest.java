@@ -10,9 +10,15 @@ class GoalVerdictTest {
 
     private static StageResult row(String policy, double tokens, double sessionsPerHour, double ttfb, double littlesLaw,
                                    boolean littlesLawAtLeast, int rejected, int rejectedInProgress) {
-        return new StageResult(policy, 32, 0, 180, new StageResult.Throughput(sessionsPerHour, tokens, tokens, 100, 10),
+        return row(policy, tokens, sessionsPerHour, ttfb, littlesLaw, littlesLawAtLeast, rejected, rejectedInProgress, 30, Double.NaN);
+    }
+
+    /** @param fromCalls sessions/h from the calls (Little's law from calls: 32 sessions ÷ it) */
+    private static StageResult row(String policy, double tokens, double sessionsPerHour, double ttfb, double littlesLaw,
+                                   boolean littlesLawAtLeast, int rejected, int rejectedInProgress, int completed, double fromCalls) {
+        return new StageResult(policy, 32, 0, 180, new StageResult.Throughput(sessionsPerHour, tokens, tokens, 100, completed, fromCalls),
                 new StageResult.Latency(ttfb, ttfb * 4), new StageResult.SessionTimes(100, 200, false, false, littlesLaw,
-                littlesLawAtLeast, 3, 50, 90), new StageResult.CacheFigures(50, 90, 80, 50),
+                littlesLawAtLeast, 3, 50, 90, 32 * 3600 / fromCalls), new StageResult.CacheFigures(50, 90, 80, 50),
                 new StageResult.QueueFigures(1, 2, 3, 100, 10, rejected, rejectedInProgress),
                 new StageResult.ErrorFigures(rejected, java.util.Map.of()), 3.5, 1, List.of(), List.of(), RouterSpread.NONE);
     }
@@ -40,11 +46,24 @@ class GoalVerdictTest {
         assertThat(misses(others, row("default", 12_000, 300, 1.0, 380, false, 0, 0))).containsExactly("sessions/h");
         assertThat(misses(others, row("default", 12_000, 320, 1.06, 380, false, 0, 0))).containsExactly("TTFB p50");
         assertThat(misses(others, row("default", 12_000, 320, 1.0, 400, false, 0, 0))).containsExactly("Little's-law session time");
-        // no session completed: Little's law gives a lower bound, which cannot show the goal met
-        assertThat(misses(others, row("default", 12_000, 320, 1.0, 300, true, 0, 0))).containsExactly("Little's-law session time");
+        // no session completed while the others completed enough: Little's law gives a lower bound, which cannot show the goal met
+        assertThat(misses(others, row("default", 12_000, 320, 1.0, 300, true, 0, 0, 20, 300)))
+                .containsExactly("Little's-law session time");
         GoalVerdict.Cell rejecting = GoalVerdict.of(concat(others, row("default", 12_000, 320, 1.0, 380, false, 3, 1))).get(0);
         assertThat(rejecting.met()).isFalse();
         assertThat(rejecting.misses()).containsExactly("1 steps of sessions in progress rejected");
+    }
+
+    @Test
+    void withFewCompletionsSessionFiguresComeFromTheCalls() {
+        // 3 completions per window: sessions/h 60 vs 40 is noise; from the calls the rates are 100 and 99
+        List<StageResult> rows = List.of(row("affinity", 12_000, 60, 1.0, 1920, false, 0, 0, 3, 100),
+                row("default", 12_000, 40, 1.0, 2880, false, 0, 0, 2, 99));
+        GoalVerdict.Cell cell = GoalVerdict.of(rows).get(0);
+        assertThat(cell.criteria()).extracting(GoalVerdict.Criterion::figure).containsExactly("output tok/min",
+                "sessions/h (from calls)", "TTFB p50", "Little's-law session time (from calls)");
+        assertThat(cell.met()).isTrue();
+        assertThat(cell.criteria().get(3).value()).isCloseTo(32 * 3600 / 99.0, org.assertj.core.api.Assertions.within(1e-9));
     }
 
     @Test

@@ -16,8 +16,8 @@ class ReportTest {
     }
 
     static StageResult row(String policy, int sessions, int repeat, double p50, int errors, List<ClassFigures> classes) {
-        return new StageResult(policy, sessions, repeat, 180, new StageResult.Throughput(200, 6000, 6000, 40, 9),
-                new StageResult.Latency(p50, p50 * 3), new StageResult.SessionTimes(60, 90, false, false, 48, false, 4, 30, 50),
+        return new StageResult(policy, sessions, repeat, 180, new StageResult.Throughput(200, 6000, 6000, 40, 9, 210),
+                new StageResult.Latency(p50, p50 * 3), new StageResult.SessionTimes(60, 90, false, false, 48, false, 4, 30, 50, 46),
                 new StageResult.CacheFigures(56, 100, 90, 55), new StageResult.QueueFigures(1.5, 4.0, 5.0, 40, 3, 0, 0),
                 new StageResult.ErrorFigures(errors, errors == 0 ? java.util.Map.of() : java.util.Map.of("HTTP 503", errors)),
                 2.7, 0.8, List.of(), classes, RouterSpread.NONE);

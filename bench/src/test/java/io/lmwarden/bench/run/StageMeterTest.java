@@ -21,7 +21,7 @@ class StageMeterTest {
     private static StageResult measure(String policy, int sessions, TimeScale clock, List<StepRecord> steps,
                                        List<ReplicaReading> before, List<ReplicaReading> after, List<Integer> busy) {
         return StageMeter.measure(new StageWindow(policy, sessions, 1, sessions, 60, steps, before, after, busy, java.util.Map.of(),
-                0.5, List.of(), 1), clock);
+                0.5, List.of(), 1, 3), clock);
     }
 
     @Test
@@ -61,13 +61,16 @@ class StageMeterTest {
                 new StepRecord(4, 5, 3 * s, 0, 4 * s, null, null, 0, 1000, -1, 0, null, false, "HTTP 429", 3 * s, 0, true, 0, "", 1));
         // 4 sessions in the system over 600 s, 3 completions: Little's law 800 s; one still running is 250 s old
         StageResult r = StageMeter.measure(new StageWindow("p", 4, 1, 4, 600, steps, List.of(), List.of(), List.of(), java.util.Map.of(),
-                0.5, List.of(250.0, 20.0), 1), clock);
+                0.5, List.of(250.0, 20.0), 1, 3), clock);
         assertThat(r.sessionTimes().p50()).isCloseTo(100, within(0.5));
         assertThat(r.sessionTimes().p50AtLeast()).isTrue();
         assertThat(r.sessionTimes().p95()).isCloseTo(300, within(0.5));
         assertThat(r.sessionTimes().p95AtLeast()).isFalse();
         assertThat(r.sessionTimes().littlesLaw()).isCloseTo(800, within(1e-9));
         assertThat(r.sessionTimes().littlesLawAtLeast()).isFalse();
+        // from the calls: 3 successful steps in 600 s, 3 calls per session -> 6 sessions/h -> 4 sessions take 2,400 s
+        assertThat(r.throughput().sessionsPerHourFromCalls()).isCloseTo(6, within(1e-9));
+        assertThat(r.sessionTimes().littlesLawFromCalls()).isCloseTo(2400, within(1e-9));
         assertThat(r.sessionTimes().unfinished()).isEqualTo(2);
         assertThat(r.sessionTimes().unfinishedAgeMax()).isEqualTo(250);
         assertThat(r.throughput().sessionsCompleted()).isEqualTo(3);
@@ -76,7 +79,7 @@ class StageMeterTest {
         assertThat(r.queue().rejectedFirstSteps()).isEqualTo(1);
 
         StageResult none = StageMeter.measure(new StageWindow("p", 4, 1, 4, 600, List.of(), List.of(), List.of(), List.of(),
-                java.util.Map.of(), 0.5, List.of(700.0), 1), clock);
+                java.util.Map.of(), 0.5, List.of(700.0), 1, 3), clock);
         assertThat(none.sessionTimes().littlesLaw()).isEqualTo(2400);
         assertThat(none.sessionTimes().littlesLawAtLeast()).isTrue();
     }
