@@ -58,8 +58,10 @@ app.kubernetes.io/component: operator
 {{/* What the operator needs in a namespace it watches, and nothing more: read ModelDeployments and write
 their status; manage the kinds a ModelDeployment owns (never delete them: owner references let the garbage
 collector do that), except NetworkPolicies, which it removes when spec.networkPolicy.enabled turns false;
-read EndpointSlices, because Kubernetes lets it grant the router a Role only with rights it holds itself;
-record events. A ClusterRole with watchNamespaces empty, else a Role in each watched namespace. */}}
+watch and delete the replica pods, which a rolling update replaces one at a time (the StatefulSet's update
+strategy is OnDelete); read EndpointSlices, because Kubernetes lets it grant the router a Role only with
+rights it holds itself; record events. A ClusterRole with watchNamespaces empty, else a Role in each
+watched namespace. */}}
 {{- define "lm-warden.operatorRules" -}}
 - apiGroups: ["lmwarden.io"]
   resources: ["modeldeployments"]
@@ -86,6 +88,9 @@ record events. A ClusterRole with watchNamespaces empty, else a Role in each wat
 - apiGroups: ["networking.k8s.io"]
   resources: ["networkpolicies"]
   verbs: ["get", "list", "watch", "create", "update", "patch", "delete"]
+- apiGroups: [""]
+  resources: ["pods"]
+  verbs: ["get", "list", "watch", "delete"]
 - apiGroups: ["discovery.k8s.io"]
   resources: ["endpointslices"]
   verbs: ["get", "list", "watch"]

@@ -11,6 +11,8 @@ const customSchemas = new Map();
 
 // A CRD's schema is OpenAPI 3.0 (draft-04 style): exclusiveMinimum is a flag next to minimum, and
 // nullable widens the type. Ajv speaks draft-07, where the bound is the value itself.
+// Unknown fields are errors, as kubectl's default strict field validation makes them (the API server would
+// otherwise drop them silently): an object with properties allows no others unless the schema says so.
 function toDraft7(schema) {
   if (Array.isArray(schema)) {
     schema.forEach(toDraft7);
@@ -26,6 +28,10 @@ function toDraft7(schema) {
     if (schema.nullable === true && typeof schema.type === 'string') {
       schema.type = [schema.type, 'null'];
     }
+    if (schema.type === 'object' && schema.properties && schema.additionalProperties === undefined
+        && !schema['x-kubernetes-preserve-unknown-fields']) {
+      schema.additionalProperties = false;
+    }
     Object.values(schema).forEach(toDraft7);
   }
   return schema;
@@ -34,7 +40,10 @@ const ajv = new Ajv({ strict: false, allErrors: true });
 require('ajv-formats')(ajv); // date-time of conditions' lastTransitionTime
 for (const crd of input.crds || []) {
   for (const v of crd.spec.versions) {
-    customSchemas.set(`${crd.spec.group}/${v.name}/${crd.spec.names.kind}`, ajv.compile(toDraft7(v.schema.openAPIV3Schema)));
+    const root = v.schema.openAPIV3Schema;
+    // Every object has apiVersion and kind, whether the CRD's schema lists them or not.
+    root.properties = { apiVersion: { type: 'string' }, kind: { type: 'string' }, ...root.properties };
+    customSchemas.set(`${crd.spec.group}/${v.name}/${crd.spec.names.kind}`, ajv.compile(toDraft7(root)));
   }
 }
 
@@ -54,7 +63,8 @@ async function main() {
         // The API server checks metadata itself; the CRD's schema covers spec and status.
         const { metadata, ...rest } = object;
         if (!custom({ ...rest })) {
-          throw new Error(ajv.errorsText(custom.errors));
+          throw new Error(custom.errors.map(e => `data${e.instancePath} ${e.message}`
+              + (e.params && e.params.additionalProperty ? ` (${e.params.additionalProperty})` : '')).join(', '));
         }
         if (!metadata || !metadata.name) {
           throw new Error('metadata.name is required');

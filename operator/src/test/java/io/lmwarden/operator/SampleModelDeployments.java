@@ -80,6 +80,25 @@ public final class SampleModelDeployments {
         return md;
     }
 
+    /** The isolated reference setup on a vLLM with the host tier (40 GiB per replica, native) and KV events. */
+    public static ModelDeployment hostTierAndEvents(String namespace) {
+        ModelDeployment md = isolated(namespace);
+        md.getSpec().setImage("vllm/vllm-openai:v0.23.0");
+        md.getSpec().setKvOffload(new io.lmwarden.operator.model.KvOffloadSpec(40.0, "native"));
+        md.getSpec().getRouter().setKvEvents(new io.lmwarden.operator.model.KvEventsSpec(true, "sha256_cbor"));
+        md.getSpec().setMaxUnavailable(2);
+        md.getSpec().setDrainTimeout("10m");
+        return md;
+    }
+
+    /** One vLLM data-parallel server of four engines publishing KV events, isolated: port ranges everywhere. */
+    public static ModelDeployment dataParallelServerWithEvents(String namespace) {
+        ModelDeployment md = hostTierAndEvents(namespace);
+        md.getMetadata().setName("dp-server");
+        md.getSpec().setReplicaLayout("dataParallelServer");
+        return md;
+    }
+
     public static io.fabric8.kubernetes.api.model.networking.v1.NetworkPolicyPeer namespacePeer(String namespace) {
         return new io.fabric8.kubernetes.api.model.networking.v1.NetworkPolicyPeerBuilder().withNewNamespaceSelector()
                 .addToMatchLabels("kubernetes.io/metadata.name", namespace).endNamespaceSelector().build();

@@ -34,17 +34,23 @@ public final class ProfileOverrides {
                 case "maxnumbatchedtokens" -> p.withMaxNumBatchedTokens((int) v);
                 case "kvblocks" -> p.withKvBlocks((int) v);
                 case "maxmodellen" -> p.withMaxModelLen((int) v);
-                case "stepbasems" -> new SimProfile(p.name(), p.maxNumSeqs(), p.maxNumBatchedTokens(), p.kvBlocks(), p.blockSize(),
-                        p.maxModelLen(), v, p.prefillMsPerToken(), p.decodeMsPerSeq(), p.contextMsPerKiloToken());
-                case "prefillmspertoken" -> new SimProfile(p.name(), p.maxNumSeqs(), p.maxNumBatchedTokens(), p.kvBlocks(),
-                        p.blockSize(), p.maxModelLen(), p.stepBaseMs(), v, p.decodeMsPerSeq(), p.contextMsPerKiloToken());
-                case "decodemsperseq" -> new SimProfile(p.name(), p.maxNumSeqs(), p.maxNumBatchedTokens(), p.kvBlocks(),
-                        p.blockSize(), p.maxModelLen(), p.stepBaseMs(), p.prefillMsPerToken(), v, p.contextMsPerKiloToken());
-                case "contextmsperkilotoken" -> new SimProfile(p.name(), p.maxNumSeqs(), p.maxNumBatchedTokens(), p.kvBlocks(),
-                        p.blockSize(), p.maxModelLen(), p.stepBaseMs(), p.prefillMsPerToken(), p.decodeMsPerSeq(), v);
+                case "stepbasems" -> p.withCosts(v, p.prefillMsPerToken(), p.decodeMsPerSeq(), p.contextMsPerKiloToken(),
+                        p.prefillAttentionMsPerKiloToken());
+                case "prefillmspertoken" -> p.withCosts(p.stepBaseMs(), v, p.decodeMsPerSeq(), p.contextMsPerKiloToken(),
+                        p.prefillAttentionMsPerKiloToken());
+                case "decodemsperseq" -> p.withCosts(p.stepBaseMs(), p.prefillMsPerToken(), v, p.contextMsPerKiloToken(),
+                        p.prefillAttentionMsPerKiloToken());
+                case "contextmsperkilotoken" -> p.withCosts(p.stepBaseMs(), p.prefillMsPerToken(), p.decodeMsPerSeq(), v,
+                        p.prefillAttentionMsPerKiloToken());
+                case "prefillattentionmsperkilotoken" -> p.withCosts(p.stepBaseMs(), p.prefillMsPerToken(), p.decodeMsPerSeq(),
+                        p.contextMsPerKiloToken(), v);
+                case "kvbytespertoken" -> p.withKvBytesPerToken((long) v);
+                case "kvoffloadgib" -> p.withKvOffloadGib(v);
+                case "offloadgbps" -> p.withOffloadGBps(v);
                 default -> throw new IllegalArgumentException("unknown profile constant '" + name + "'; known: "
                         + "maxNumSeqs, maxNumBatchedTokens, kvBlocks, maxModelLen, stepBaseMs, prefillMsPerToken, "
-                        + "decodeMsPerSeq, contextMsPerKiloToken");
+                        + "decodeMsPerSeq, contextMsPerKiloToken, prefillAttentionMsPerKiloToken, kvBytesPerToken, "
+                        + "kvOffloadGib, offloadGBps");
             };
         }
         return p;
@@ -57,14 +63,22 @@ public final class ProfileOverrides {
     public static String assignments(SimProfile p) {
         return "maxNumSeqs=" + p.maxNumSeqs() + ",maxNumBatchedTokens=" + p.maxNumBatchedTokens() + ",kvBlocks=" + p.kvBlocks()
                 + ",maxModelLen=" + p.maxModelLen() + ",stepBaseMs=" + p.stepBaseMs() + ",prefillMsPerToken=" + p.prefillMsPerToken()
-                + ",decodeMsPerSeq=" + p.decodeMsPerSeq() + ",contextMsPerKiloToken=" + p.contextMsPerKiloToken();
+                + ",decodeMsPerSeq=" + p.decodeMsPerSeq() + ",contextMsPerKiloToken=" + p.contextMsPerKiloToken()
+                + ",prefillAttentionMsPerKiloToken=" + p.prefillAttentionMsPerKiloToken() + ",kvBytesPerToken=" + p.kvBytesPerToken()
+                + ",kvOffloadGib=" + p.kvOffloadGib() + ",offloadGBps=" + p.offloadGBps();
     }
 
-    /** The constants as one line, for the report. */
+    /** The constants as one line, for the report; the attention and host-tier terms only when the profile has them. */
     public static String describe(SimProfile p) {
+        String attention = p.prefillAttentionMsPerKiloToken() > 0
+                ? String.format(Locale.ROOT, " + %.3g ms/prefill token per 1k attended", p.prefillAttentionMsPerKiloToken()) : "";
+        String tier = p.hasHostTier()
+                ? String.format(Locale.ROOT, ", host KV tier %.3g GiB (%d blocks) at %.3g GB/s", p.kvOffloadGib(),
+                        p.hostTierBlocks(), p.offloadGBps())
+                : "";
         return String.format(Locale.ROOT, "%s: maxNumSeqs %d, maxNumBatchedTokens %d, kvBlocks %d × %d tokens, maxModelLen %d, "
-                        + "step = %.3g ms + %.3g ms/prefill token + %.3g ms/decoding seq + %.3g ms/1k context tokens",
+                        + "step = %.3g ms + %.3g ms/prefill token%s + %.3g ms/decoding seq + %.3g ms/1k context tokens%s",
                 p.name(), p.maxNumSeqs(), p.maxNumBatchedTokens(), p.kvBlocks(), p.blockSize(), p.maxModelLen(),
-                p.stepBaseMs(), p.prefillMsPerToken(), p.decodeMsPerSeq(), p.contextMsPerKiloToken());
+                p.stepBaseMs(), p.prefillMsPerToken(), attention, p.decodeMsPerSeq(), p.contextMsPerKiloToken(), tier);
     }
 }

@@ -6,6 +6,8 @@ import io.lmwarden.sim.engine.Engine;
 import io.lmwarden.sim.engine.SimClock;
 import io.lmwarden.sim.http.ReplicaConfig;
 import io.lmwarden.sim.http.ReplicaServer;
+import io.lmwarden.sim.kvevents.KvCacheEvent;
+import io.lmwarden.sim.kvevents.ZmqKvEventPublisher;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 
@@ -57,8 +59,16 @@ public final class SimCluster implements AutoCloseable {
                     engines.close();
                     throw e;
                 }
+                List<ZmqKvEventPublisher> publishers;
+                try {
+                    publishers = publishKvEvents(options, i, engineList);
+                } catch (RuntimeException e) {
+                    await(server.close());
+                    engines.close();
+                    throw e;
+                }
                 engines.start(vertx);
-                started.add(new SimReplica("sim-" + i, options.host(), actual, engines, server));
+                started.add(new SimReplica("sim-" + i, options.host(), actual, engines, server, publishers));
                 LogFields.info(LOG, "simulated replica listening", "replica", "sim-" + i, "host", options.host(), "port", actual,
                         "profile", profile.name(), "timeScale", options.timeScale(), "engines", options.engines(),
                         "dpBalancer", options.engines() > 1 ? options.dpBalancer().flag() : "");
@@ -68,6 +78,30 @@ public final class SimCluster implements AutoCloseable {
             throw e;
         }
         return new SimCluster(vertx, started);
+    }
+
+    /**
+     * One publisher per engine when KV events are on: replica i's engine e is data-parallel rank i × engines + e of the
+     * endpoints (vLLM's port + rank rule, with the replicas of this one process on consecutive ranks). Each first
+     * announces AllBlocksCleared: a fresh engine holds nothing (sequence 0 of its stream; vLLM itself sends nothing then).
+     */
+    private static List<ZmqKvEventPublisher> publishKvEvents(SimOptions options, int replica, List<Engine> engines) {
+        List<ZmqKvEventPublisher> publishers = new ArrayList<>();
+        if (!options.kvEvents().publishes()) {
+            return publishers;
+        }
+        try {
+            for (int e = 0; e < engines.size(); e++) {
+                ZmqKvEventPublisher p = new ZmqKvEventPublisher(options.kvEvents(), replica * options.engines() + e, e);
+                publishers.add(p);
+                p.publish(List.of(new KvCacheEvent.AllBlocksCleared()));
+                engines.get(e).publishKvEvents(p, options.kvEvents().selfDescribingHostEvents());
+            }
+        } catch (RuntimeException ex) {
+            publishers.forEach(ZmqKvEventPublisher::close);
+            throw ex;
+        }
+        return publishers;
     }
 
     public List<SimReplica> replicas() {
@@ -115,6 +149,7 @@ public final class SimCluster implements AutoCloseable {
             LogFields.warn(LOG, "closing replica failed", "replica", r.id(), "cause", e.getMessage());
         }
         r.engines().close();
+        r.kvEventPublishers().forEach(ZmqKvEventPublisher::close);
     }
 
     private static <T> T await(Future<T> future) {

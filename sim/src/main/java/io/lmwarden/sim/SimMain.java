@@ -1,6 +1,7 @@
 package io.lmwarden.sim;
 
 import io.lmwarden.sim.dp.BalancerEra;
+import io.lmwarden.sim.kvevents.KvEventsConfig;
 import io.lmwarden.common.build.BuildVersion;
 import io.lmwarden.common.logging.LogOutput;
 import picocli.CommandLine;
@@ -28,7 +29,8 @@ public final class SimMain implements Callable<Integer> {
             description = "Names the replicas answer to instead of --model, like vLLM's --served-model-name A B …;"
                     + " the first labels the metrics")
     List<String> servedModelNames;
-    @Option(names = "--profile", description = "Hardware profile: a4000-qwen3-4b or tiny (default: ${DEFAULT-VALUE})")
+    @Option(names = "--profile", description = "Hardware profile: a4000-qwen3-4b, h100-qwen3-coder-30b-a3b or tiny"
+            + " (default: ${DEFAULT-VALUE})")
     String profile = SimProfile.A4000_QWEN3_4B;
     @Option(names = "--time-scale", description = "Simulated seconds per wall second (default: ${DEFAULT-VALUE})")
     double timeScale = 1.0;
@@ -54,6 +56,23 @@ public final class SimMain implements Callable<Integer> {
             + " (waiting*4+running on coordinator counts), blind (local counts only), current (vLLM PR #49204)"
             + " (default: ${DEFAULT-VALUE})")
     String dpBalancer = BalancerEra.CURRENT.flag();
+    @Option(names = "--kv-offload-gib", paramLabel = "GIB",
+            description = "Host-memory KV tier per engine, GiB, like vLLM's --kv-offloading-size with the native backend"
+                    + " (0 = none; default: the profile's, 0)")
+    Double kvOffloadGib;
+    @Option(names = "--kv-events-config", paramLabel = "JSON",
+            description = "vLLM's --kv-events-config JSON, e.g. {\"enable_kv_cache_events\":true,\"publisher\":\"zmq\","
+                    + "\"endpoint\":\"tcp://*:5557\",\"replay_endpoint\":\"tcp://*:5558\",\"topic\":\"kv-events\"};"
+                    + " engine rank r (replica i's engine e: r = i*engines+e) publishes on the ports + r")
+    String kvEventsConfig;
+    @Option(names = "--kv-events-encoding", paramLabel = "map|array",
+            description = "KV event encoding: map (vLLM PR #42892 and later) or array (older tagged arrays)"
+                    + " (default: ${DEFAULT-VALUE})")
+    String kvEventsEncoding = "map";
+    @Option(names = "--kv-events-self-describing",
+            description = "Host-tier (medium CPU) events carry token ids, parent hash and group like GPU ones, as vLLM's"
+                    + " offloading connector with self_describing_kv_events (>= 0.24); otherwise hashes only")
+    boolean kvEventsSelfDescribing;
     @Option(names = "--log-format", description = "Log line format on stderr: text or json (default: ${DEFAULT-VALUE})")
     String logFormat = "text";
 
@@ -113,7 +132,12 @@ public final class SimMain implements Callable<Integer> {
             p = p.withMaxNumSeqs(maxNumSeqs);
         }
         p = ProfileOverrides.apply(p, set);
-        return SimOptions.defaults().withReplicas(replicas).withBasePort(port).withHost(host)
+        if (kvOffloadGib != null) {
+            p = p.withKvOffloadGib(kvOffloadGib);
+        }
+        KvEventsConfig events = kvEventsConfig == null ? KvEventsConfig.DISABLED : KvEventsConfig.parse(kvEventsConfig);
+        return SimOptions.defaults().withKvEvents(events.withEncoding(KvEventsConfig.encoding(kvEventsEncoding))
+                        .withSelfDescribingHostEvents(kvEventsSelfDescribing)).withReplicas(replicas).withBasePort(port).withHost(host)
                 .withServedModelNames(servedModelNames == null || servedModelNames.isEmpty() ? List.of(model) : servedModelNames)
                 .withProfile(p).withTimeScale(timeScale).withSeed(seed).withOutputLength(OutputLength.parse(outputLength))
                 .withEngines(engines).withDpBalancer(BalancerEra.named(dpBalancer));

@@ -1,6 +1,7 @@
 package io.lmwarden.sim;
 
 import io.lmwarden.sim.dp.BalancerEra;
+import io.lmwarden.sim.kvevents.KvEventsConfig;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -16,10 +17,12 @@ import java.util.TreeMap;
  *                         (a heterogeneous pool: one slower card)
  * @param engines          engines behind each replica's one port; more than one makes every replica a data-parallel
  *                         server ({@code vllm serve --data-parallel-size N}) whose internal balancer is {@code dpBalancer}'s
+ * @param kvEvents         vLLM's {@code --kv-events-config}; with several replicas, replica i publishes on the endpoints'
+ *                         ports + i × engines (its engine e on + e, vLLM's per-rank rule)
  */
 public record SimOptions(String host, int basePort, int replicas, List<String> servedModelNames,
                          SimProfile profile, Map<Integer, SimProfile> replicaProfiles, double timeScale, long seed,
-                         OutputLength outputLength, int engines, BalancerEra dpBalancer) {
+                         OutputLength outputLength, int engines, BalancerEra dpBalancer, KvEventsConfig kvEvents) {
 
     public static final String DEFAULT_MODEL = "Qwen/Qwen3-4B-Instruct-2507";
 
@@ -41,6 +44,7 @@ public record SimOptions(String host, int basePort, int replicas, List<String> s
         if (engines < 1) {
             throw new IllegalArgumentException("engines must be at least 1");
         }
+        kvEvents = kvEvents == null ? KvEventsConfig.DISABLED : kvEvents;
         servedModelNames = List.copyOf(new LinkedHashSet<>(servedModelNames));
         replicaProfiles = Map.copyOf(replicaProfiles == null ? Map.of() : replicaProfiles);
         for (int i : replicaProfiles.keySet()) {
@@ -52,7 +56,7 @@ public record SimOptions(String host, int basePort, int replicas, List<String> s
 
     public static SimOptions defaults() {
         return new SimOptions("127.0.0.1", 0, 1, List.of(DEFAULT_MODEL), SimProfile.defaultProfile(), Map.of(), 1.0, 42L,
-                OutputLength.FIXED, 1, BalancerEra.CURRENT);
+                OutputLength.FIXED, 1, BalancerEra.CURRENT, KvEventsConfig.DISABLED);
     }
 
     /** The first served name: what /metrics labels carry. */
@@ -66,11 +70,11 @@ public record SimOptions(String host, int basePort, int replicas, List<String> s
     }
 
     public SimOptions withReplicas(int n) {
-        return new SimOptions(host, basePort, n, servedModelNames, profile, replicaProfiles, timeScale, seed, outputLength, engines, dpBalancer);
+        return new SimOptions(host, basePort, n, servedModelNames, profile, replicaProfiles, timeScale, seed, outputLength, engines, dpBalancer, kvEvents);
     }
 
     public SimOptions withBasePort(int p) {
-        return new SimOptions(host, p, replicas, servedModelNames, profile, replicaProfiles, timeScale, seed, outputLength, engines, dpBalancer);
+        return new SimOptions(host, p, replicas, servedModelNames, profile, replicaProfiles, timeScale, seed, outputLength, engines, dpBalancer, kvEvents);
     }
 
     /** Serves exactly this one name. */
@@ -79,7 +83,7 @@ public record SimOptions(String host, int basePort, int replicas, List<String> s
     }
 
     public SimOptions withServedModelNames(List<String> names) {
-        return new SimOptions(host, basePort, replicas, names, profile, replicaProfiles, timeScale, seed, outputLength, engines, dpBalancer);
+        return new SimOptions(host, basePort, replicas, names, profile, replicaProfiles, timeScale, seed, outputLength, engines, dpBalancer, kvEvents);
     }
 
     /** Keeps the served names and adds {@code more} after them. */
@@ -90,29 +94,29 @@ public record SimOptions(String host, int basePort, int replicas, List<String> s
     }
 
     public SimOptions withProfile(SimProfile p) {
-        return new SimOptions(host, basePort, replicas, servedModelNames, p, replicaProfiles, timeScale, seed, outputLength, engines, dpBalancer);
+        return new SimOptions(host, basePort, replicas, servedModelNames, p, replicaProfiles, timeScale, seed, outputLength, engines, dpBalancer, kvEvents);
     }
 
     public SimOptions withReplicaProfile(int index, SimProfile p) {
         Map<Integer, SimProfile> m = new TreeMap<>(replicaProfiles);
         m.put(index, p);
-        return new SimOptions(host, basePort, replicas, servedModelNames, profile, m, timeScale, seed, outputLength, engines, dpBalancer);
+        return new SimOptions(host, basePort, replicas, servedModelNames, profile, m, timeScale, seed, outputLength, engines, dpBalancer, kvEvents);
     }
 
     public SimOptions withTimeScale(double k) {
-        return new SimOptions(host, basePort, replicas, servedModelNames, profile, replicaProfiles, k, seed, outputLength, engines, dpBalancer);
+        return new SimOptions(host, basePort, replicas, servedModelNames, profile, replicaProfiles, k, seed, outputLength, engines, dpBalancer, kvEvents);
     }
 
     public SimOptions withSeed(long s) {
-        return new SimOptions(host, basePort, replicas, servedModelNames, profile, replicaProfiles, timeScale, s, outputLength, engines, dpBalancer);
+        return new SimOptions(host, basePort, replicas, servedModelNames, profile, replicaProfiles, timeScale, s, outputLength, engines, dpBalancer, kvEvents);
     }
 
     public SimOptions withHost(String h) {
-        return new SimOptions(h, basePort, replicas, servedModelNames, profile, replicaProfiles, timeScale, seed, outputLength, engines, dpBalancer);
+        return new SimOptions(h, basePort, replicas, servedModelNames, profile, replicaProfiles, timeScale, seed, outputLength, engines, dpBalancer, kvEvents);
     }
 
     public SimOptions withOutputLength(OutputLength o) {
-        return new SimOptions(host, basePort, replicas, servedModelNames, profile, replicaProfiles, timeScale, seed, o, engines, dpBalancer);
+        return new SimOptions(host, basePort, replicas, servedModelNames, profile, replicaProfiles, timeScale, seed, o, engines, dpBalancer, kvEvents);
     }
 
     /** Kept for callers of the two-mode simulator: true = uniform, false = fixed. */
@@ -122,11 +126,24 @@ public record SimOptions(String host, int basePort, int replicas, List<String> s
 
     public SimOptions withEngines(int n) {
         return new SimOptions(host, basePort, replicas, servedModelNames, profile, replicaProfiles, timeScale, seed, outputLength,
-                n, dpBalancer);
+                n, dpBalancer, kvEvents);
     }
 
     public SimOptions withDpBalancer(BalancerEra era) {
         return new SimOptions(host, basePort, replicas, servedModelNames, profile, replicaProfiles, timeScale, seed, outputLength,
-                engines, era);
+                engines, era, kvEvents);
+    }
+
+    /** A host-memory KV tier of {@code gib} GiB on every replica (every profile, the per-replica ones too); 0 = none. */
+    public SimOptions withKvOffloadGib(double gib) {
+        Map<Integer, SimProfile> m = new TreeMap<>();
+        replicaProfiles.forEach((i, p) -> m.put(i, p.withKvOffloadGib(gib)));
+        return new SimOptions(host, basePort, replicas, servedModelNames, profile.withKvOffloadGib(gib), m, timeScale, seed,
+                outputLength, engines, dpBalancer, kvEvents);
+    }
+
+    public SimOptions withKvEvents(KvEventsConfig config) {
+        return new SimOptions(host, basePort, replicas, servedModelNames, profile, replicaProfiles, timeScale, seed, outputLength,
+                engines, dpBalancer, config);
     }
 }

@@ -2,6 +2,7 @@ package io.lmwarden.sim;
 
 import io.lmwarden.sim.dp.DataParallelEngines;
 import io.lmwarden.sim.http.ReplicaServer;
+import io.lmwarden.sim.kvevents.ZmqKvEventPublisher;
 
 import java.util.List;
 
@@ -12,13 +13,35 @@ public final class SimReplica {
     private final int port;
     private final DataParallelEngines engines;
     private final ReplicaServer server;
+    private final List<ZmqKvEventPublisher> kvEventPublishers;
 
-    SimReplica(String id, String host, int port, DataParallelEngines engines, ReplicaServer server) {
+    SimReplica(String id, String host, int port, DataParallelEngines engines, ReplicaServer server,
+               List<ZmqKvEventPublisher> kvEventPublishers) {
         this.id = id;
         this.port = port;
         this.url = "http://" + (host.contains(":") ? "[" + host + "]" : host) + ":" + port;
         this.engines = engines;
         this.server = server;
+        this.kvEventPublishers = List.copyOf(kvEventPublishers);
+    }
+
+    /** Where each engine publishes its KV cache events (rank order), empty when events are off. */
+    public List<String> kvEventEndpoints() {
+        return kvEventPublishers.stream().map(ZmqKvEventPublisher::endpoint).toList();
+    }
+
+    /** Each engine's replay endpoint (rank order), empty when events are off or there is no replay socket. */
+    public List<String> kvEventReplayEndpoints() {
+        return kvEventPublishers.stream().map(ZmqKvEventPublisher::replayEndpoint).filter(java.util.Objects::nonNull).toList();
+    }
+
+    /** Drops every cached block of every engine, as vLLM's {@code POST /reset_prefix_cache} does. */
+    public void resetPrefixCache() {
+        engines.engines().forEach(io.lmwarden.sim.engine.Engine::resetPrefixCache);
+    }
+
+    List<ZmqKvEventPublisher> kvEventPublishers() {
+        return kvEventPublishers;
     }
 
     public String id() {

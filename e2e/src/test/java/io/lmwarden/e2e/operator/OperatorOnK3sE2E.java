@@ -41,7 +41,8 @@ import static org.assertj.core.api.Assertions.assertThat;
  * from deploy/docker/*.Dockerfile, imported into K3s, deploy/operator.yaml is applied (the CRD, RBAC
  * and operator Deployment that `kubectl apply -f deploy/` installs), then deploy/examples/simulated.yaml
  * with two replicas. The test waits for Ready, sends a chat completion through the router Service
- * (via the API server's service proxy) and deletes the ModelDeployment to see the real garbage
+ * (via the API server's service proxy), changes the pod template and waits for the operator's rolling update
+ * to replace both replicas through the real StatefulSet controller, and deletes the ModelDeployment to see the real garbage
  * collector remove what the operator made.
  *
  * <p>Needs Docker and the built jars (operator/target/lmw-operator.jar, router/target/lmw-router.jar,
@@ -96,6 +97,9 @@ class OperatorOnK3sE2E {
                 assertThat(completion.path("choices").path(0).path("message").path("content").asText()).isNotBlank();
                 assertThat(completion.path("model").asText()).isEqualTo(MODEL);
 
+                rollingUpdateReplacesBothReplicasOneByOne(client, md);
+                assertThat(chatThroughRouterService(client).path("model").asText()).as("served after the rollout").isEqualTo(MODEL);
+
                 md.delete();
                 await("garbage collection of the replicas' StatefulSet", Duration.ofMinutes(2),
                         () -> client.apps().statefulSets().inNamespace(NAMESPACE).withName(MD_NAME + "-vllm").get() == null,
@@ -105,6 +109,31 @@ class OperatorOnK3sE2E {
                         () -> "Service still present");
             }
         }
+    }
+
+    /** The real StatefulSet controller with OnDelete: a pod template change replaces both replicas through the operator,
+     *  each drained by its preStop, and the ModelDeployment says when it is done. */
+    private static void rollingUpdateReplacesBothReplicasOneByOne(KubernetesClient client, Resource<GenericKubernetesResource> md)
+            throws InterruptedException {
+        Map<String, String> before = new LinkedHashMap<>();
+        client.pods().inNamespace(NAMESPACE).withLabel("app.kubernetes.io/component", "replica").list().getItems()
+                .forEach(p -> before.put(p.getMetadata().getName(), p.getMetadata().getUid()));
+        assertThat(before).hasSize(2);
+        md.patch(io.fabric8.kubernetes.client.dsl.base.PatchContext.of(io.fabric8.kubernetes.client.dsl.base.PatchType.JSON_MERGE),
+                "{\"spec\":{\"env\":[{\"name\":\"LMW_E2E_REVISION\",\"value\":\"2\"}]}}");
+        await("both replicas replaced and Ready", Duration.ofMinutes(8), () -> {
+            Map<String, Object> status = status(md.get());
+            var pods = client.pods().inNamespace(NAMESPACE).withLabel("app.kubernetes.io/component", "replica").list().getItems();
+            return Integer.valueOf(2).equals(status.get("updatedReplicas")) && "True".equals(condition(md.get(), "Ready"))
+                    && pods.size() == 2 && pods.stream().noneMatch(p -> before.containsValue(p.getMetadata().getUid()));
+        }, () -> diagnostics(client, md.get()));
+        assertThat(condition(md.get(), "Degraded")).isEqualTo("False");
+        List<String> replaced = client.v1().events().inNamespace(NAMESPACE).list().getItems().stream()
+                .filter(e -> "RollingUpdate".equals(e.getReason()) && e.getMessage().startsWith("replacing "))
+                .sorted(java.util.Comparator.comparing(io.fabric8.kubernetes.api.model.Event::getFirstTimestamp))
+                .map(e -> e.getMessage().split(" ")[1]).toList();
+        assertThat(replaced).as("one Event per replaced replica, highest ordinal first")
+                .containsExactly(MD_NAME + "-vllm-1", MD_NAME + "-vllm-0");
     }
 
     private static void skipUnless(boolean condition, String reason) {

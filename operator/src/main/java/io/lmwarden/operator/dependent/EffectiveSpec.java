@@ -7,7 +7,10 @@ import io.fabric8.kubernetes.api.model.ResourceRequirements;
 import io.fabric8.kubernetes.api.model.Toleration;
 import io.fabric8.kubernetes.api.model.TolerationBuilder;
 import io.fabric8.kubernetes.api.model.networking.v1.NetworkPolicyPeer;
+import io.lmwarden.common.Durations;
 import io.lmwarden.operator.model.Defaults;
+import io.lmwarden.operator.model.KvEventsSpec;
+import io.lmwarden.operator.model.KvOffloadSpec;
 import io.lmwarden.operator.model.ModelCacheSpec;
 import io.lmwarden.operator.model.ModelDeploymentSpec;
 import io.lmwarden.operator.model.NetworkPolicySpec;
@@ -15,6 +18,7 @@ import io.lmwarden.operator.model.RouterSpec;
 import io.lmwarden.operator.model.SecretKeySpec;
 import io.lmwarden.operator.model.SimulatorSpec;
 
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -45,7 +49,9 @@ public record EffectiveSpec(
         boolean simulated,
         String simulatorProfile,
         boolean dataParallelServer,
-        NetworkIsolation networkPolicy) {
+        NetworkIsolation networkPolicy,
+        Optional<KvOffload> kvOffload,
+        Rollout rollout) {
 
     public static final String GPU_RESOURCE = "nvidia.com/gpu";
     /** Label published by NVIDIA GPU feature discovery (part of the GPU operator) on GPU nodes. */
@@ -63,10 +69,44 @@ public record EffectiveSpec(
         return dataParallelServer ? dataParallelSize * tensorParallelSize : tensorParallelSize;
     }
 
+    /** Engines in one replica pod: the data-parallel server runs them all, a pod per replica runs one. */
+    public int enginesPerPod() {
+        return dataParallelServer ? dataParallelSize : 1;
+    }
+
     /** Router settings with defaults applied. */
     public record Router(int replicas, String image, String policy, String spillThreshold, boolean affinity,
                          String sessionIdleTimeout, Admission admission, Optional<ResourceRequirements> resources,
-                         Optional<SecretKeySpec> adminTokenSecret, Optional<SecretKeySpec> tenantSecret) {
+                         Optional<SecretKeySpec> adminTokenSecret, Optional<SecretKeySpec> tenantSecret,
+                         Optional<KvEvents> kvEvents, String shutdownGrace) {
+
+        /** {@link #shutdownGrace} as a duration. */
+        public Duration shutdownGraceDuration() {
+            return Durations.parse(shutdownGrace);
+        }
+    }
+
+    /**
+     * vLLM's host-memory KV tier.
+     *
+     * @param sizeGiB GiB per engine (vLLM's --kv-offloading-size: the total over the engine's tensor-parallel ranks)
+     * @param backend native or lmcache
+     */
+    public record KvOffload(double sizeGiB, String backend) {
+    }
+
+    /** KV cache events on, with the prefix-caching hash algorithm every replica uses. */
+    public record KvEvents(String hashAlgorithm) {
+    }
+
+    /**
+     * How replica pods are replaced and how long each may take.
+     *
+     * @param maxUnavailable replicas a rolling update takes down at once
+     * @param drainTimeout   longest a going replica waits for its requests to finish
+     * @param readyTimeout   a new replica not Ready this long pauses the rolling update
+     */
+    public record Rollout(int maxUnavailable, Duration drainTimeout, Duration readyTimeout) {
     }
 
     /**
@@ -92,7 +132,7 @@ public record EffectiveSpec(
         boolean simulated = Boolean.TRUE.equals(sim.getEnabled());
         ModelCacheSpec cache = Optional.ofNullable(spec.getModelCache()).orElseGet(ModelCacheSpec::new);
         Optional<SecretKeySpec> token = secretKey(spec.getHfTokenSecret(), "hfTokenSecret");
-        return new EffectiveSpec(
+        EffectiveSpec effective = new EffectiveSpec(
                 spec.getModel(),
                 orDefault(spec.getServedModelName(), spec.getModel()),
                 orDefault(spec.getImage(), Defaults.VLLM_IMAGE),
@@ -116,7 +156,80 @@ public record EffectiveSpec(
                 simulated,
                 orDefault(sim.getProfile(), Defaults.SIMULATOR_PROFILE),
                 dataParallelServer(spec.getReplicaLayout()),
-                networkIsolation(spec.getNetworkPolicy()));
+                networkIsolation(spec.getNetworkPolicy()),
+                kvOffload(spec.getKvOffload()),
+                rollout(spec));
+        effective.checkEngineFlags();
+        return effective;
+    }
+
+    /** Engine flags the operator sets from the spec: the image must have them and extraArgs must not set them again. */
+    private void checkEngineFlags() {
+        if (kvOffload.isPresent()) {
+            ExtraArgs.refuse(extraArgs, "spec.kvOffload", "--kv-offloading-size", "--kv-offloading-backend", "--kv-transfer-config");
+            if (!simulated) {
+                VllmImageVersion.of(vllmImage).filter(v -> !v.hasKvOffloadingFlags()).ifPresent(v -> {
+                    throw new IllegalArgumentException("spec.kvOffload needs vLLM's --kv-offloading-size, which vLLM added after "
+                            + "v0.11.0 (PR #27621); spec.image is " + vllmImage + ": set spec.image to a newer vllm/vllm-openai tag");
+                });
+            }
+        }
+        if (router.kvEvents().isPresent()) {
+            ExtraArgs.refuse(extraArgs, "spec.router.kvEvents", "--kv-events-config", "--prefix-caching-hash-algo");
+        }
+    }
+
+    private static Optional<KvOffload> kvOffload(KvOffloadSpec spec) {
+        if (spec == null) {
+            return Optional.empty();
+        }
+        Double size = spec.getSizeGiB();
+        if (size == null) {
+            throw new IllegalArgumentException("spec.kvOffload.sizeGiB is required: the host memory for offloaded KV blocks, in GiB per replica");
+        }
+        if (!(size > 0) || size.isInfinite()) {
+            throw new IllegalArgumentException("spec.kvOffload.sizeGiB must be a positive number of GiB, got " + size);
+        }
+        String backend = orDefault(spec.getBackend(), Defaults.KV_OFFLOAD_BACKEND);
+        if (!backend.equals("native") && !backend.equals("lmcache")) {
+            throw new IllegalArgumentException("spec.kvOffload.backend must be native or lmcache, got '" + backend + "'");
+        }
+        return Optional.of(new KvOffload(size, backend));
+    }
+
+    private static Optional<KvEvents> kvEvents(KvEventsSpec spec) {
+        if (spec == null || !Boolean.TRUE.equals(spec.getEnabled())) {
+            return Optional.empty();
+        }
+        String algorithm = orDefault(spec.getHashAlgorithm(), Defaults.PREFIX_CACHING_HASH_ALGO);
+        if (!algorithm.matches("sha256|sha256_cbor|xxhash|xxhash_cbor")) {
+            throw new IllegalArgumentException("spec.router.kvEvents.hashAlgorithm must be sha256, sha256_cbor, xxhash or xxhash_cbor, got '"
+                    + algorithm + "'");
+        }
+        return Optional.of(new KvEvents(algorithm));
+    }
+
+    private static Rollout rollout(ModelDeploymentSpec spec) {
+        int maxUnavailable = atLeastOne(spec.getMaxUnavailable(), "maxUnavailable");
+        Duration drain = duration(spec.getDrainTimeout(), Defaults.DRAIN_TIMEOUT, "drainTimeout");
+        Duration ready = duration(spec.getReadyTimeout(), Defaults.READY_TIMEOUT, "readyTimeout");
+        if (ready.isZero()) {
+            throw new IllegalArgumentException("spec.readyTimeout must be longer than 0s: a new replica needs time to start");
+        }
+        return new Rollout(maxUnavailable, drain, ready);
+    }
+
+    private static String shutdownGrace(String text) {
+        duration(text, Defaults.ROUTER_SHUTDOWN_GRACE, "router.shutdownGrace");
+        return orDefault(text, Defaults.ROUTER_SHUTDOWN_GRACE);
+    }
+
+    private static Duration duration(String text, String fallback, String field) {
+        String value = orDefault(text, fallback);
+        if (!value.matches("[0-9]+(ms|s|m|h)")) {
+            throw new IllegalArgumentException("spec." + field + " must be a duration such as 30s, 5m or 1h, got '" + value + "'");
+        }
+        return Durations.parse(value);
     }
 
     private static NetworkIsolation networkIsolation(NetworkPolicySpec spec) {
@@ -170,7 +283,9 @@ public record EffectiveSpec(
                 admission(r.getAdmission()),
                 Optional.ofNullable(r.getResources()),
                 secretKey(r.getAdminTokenSecret(), "router.adminTokenSecret"),
-                secretKey(r.getTenantSecret(), "router.tenantSecret"));
+                secretKey(r.getTenantSecret(), "router.tenantSecret"),
+                kvEvents(r.getKvEvents()),
+                shutdownGrace(r.getShutdownGrace()));
     }
 
     private static Admission admission(io.lmwarden.operator.model.AdmissionSpec spec) {

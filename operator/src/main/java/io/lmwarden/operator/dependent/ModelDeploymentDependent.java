@@ -6,14 +6,26 @@ import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
 import io.javaoperatorsdk.operator.api.reconciler.Context;
 import io.javaoperatorsdk.operator.processing.dependent.kubernetes.CRUDKubernetesDependentResource;
 import io.lmwarden.operator.model.ModelDeployment;
+import com.fasterxml.jackson.databind.JsonNode;
+
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Optional;
 
 /**
  * One Kubernetes object made for a ModelDeployment. Subclasses implement {@link #desired(ModelDeployment)}
  * as a pure function of the ModelDeployment and the operator defaults, which unit tests call directly.
  * Objects are garbage-collected through the owner reference JOSDK adds on create and update.
+ *
+ * <p>What the operator writes carries {@value #DESIRED_HASH_ANNOTATION}, a hash of the rest of the desired
+ * object. JOSDK's matcher (without server-side apply) ignores whatever the actual object has in addition to the
+ * desired one, so that API-server defaults cause no updates; by the same rule it would never notice that
+ * something was taken away (an extra argument, an environment variable, the KV event ports). A changed hash is
+ * a changed annotation value, which it does notice.
  */
 public abstract class ModelDeploymentDependent<R extends HasMetadata>
         extends CRUDKubernetesDependentResource<R, ModelDeployment> {
+    public static final String DESIRED_HASH_ANNOTATION = "lmwarden.io/desired-hash";
 
     private final OperatorDefaults defaults;
 
@@ -27,7 +39,12 @@ public abstract class ModelDeploymentDependent<R extends HasMetadata>
 
     @Override
     public R desired(ModelDeployment md, Context<ModelDeployment> context) {
-        return desired(md);
+        R desired = desired(md);
+        String hash = DesiredHash.of(context.getClient().getKubernetesSerialization().convertValue(desired, JsonNode.class));
+        Map<String, String> annotations = new LinkedHashMap<>(Optional.ofNullable(desired.getMetadata().getAnnotations()).orElse(Map.of()));
+        annotations.put(DESIRED_HASH_ANNOTATION, hash);
+        desired.getMetadata().setAnnotations(annotations);
+        return desired;
     }
 
     /** JOSDK adds a plain owner reference; marking it as the controller makes {@code kubectl describe}

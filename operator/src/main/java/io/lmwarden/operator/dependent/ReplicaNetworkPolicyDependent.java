@@ -4,6 +4,7 @@ import io.fabric8.kubernetes.api.model.networking.v1.NetworkPolicy;
 import io.fabric8.kubernetes.api.model.networking.v1.NetworkPolicyBuilder;
 import io.fabric8.kubernetes.api.model.networking.v1.NetworkPolicyIngressRule;
 import io.fabric8.kubernetes.api.model.networking.v1.NetworkPolicyPeerBuilder;
+import io.fabric8.kubernetes.api.model.networking.v1.NetworkPolicyPort;
 import io.javaoperatorsdk.operator.api.config.informer.Informer;
 import io.javaoperatorsdk.operator.processing.dependent.kubernetes.KubernetesDependent;
 import io.lmwarden.operator.model.ModelDeployment;
@@ -13,7 +14,8 @@ import java.util.List;
 
 /**
  * NetworkPolicy {@code <name>-replicas} (only with {@code spec.networkPolicy.enabled}): the replica pods
- * accept their port only from this ModelDeployment's router pods and the configured metrics scrapers,
+ * accept their port (and, with KV events on, the event ports) only from this ModelDeployment's router pods,
+ * and their port from the configured metrics scrapers,
  * so no other pod can bypass the router's tenant salt, admission and admin token by talking to vLLM
  * directly. Egress stays open (model downloads).
  */
@@ -31,10 +33,16 @@ public class ReplicaNetworkPolicyDependent extends ModelDeploymentDependent<Netw
     @Override
     public NetworkPolicy desired(ModelDeployment md) {
         ResourceNames names = ResourceNames.of(md);
-        EffectiveSpec.NetworkIsolation isolation = effective(md).networkPolicy();
+        EffectiveSpec spec = effective(md);
+        EffectiveSpec.NetworkIsolation isolation = spec.networkPolicy();
         List<NetworkPolicyIngressRule> ingress = new ArrayList<>();
+        List<NetworkPolicyPort> routerPorts = new ArrayList<>(List.of(NetworkPolicies.port(ReplicaPodTemplate.PORT)));
+        if (spec.router().kvEvents().isPresent()) {
+            // The routers subscribe to every engine's publisher and ask its replay socket for missed events.
+            routerPorts.addAll(new KvEventPorts(spec.enginesPerPod()).networkPolicyPorts());
+        }
         ingress.add(NetworkPolicies.rule(List.of(new NetworkPolicyPeerBuilder().withNewPodSelector()
-                .withMatchLabels(Labels.selector(names, Labels.ROUTER_COMPONENT)).endPodSelector().build()), ReplicaPodTemplate.PORT));
+                .withMatchLabels(Labels.selector(names, Labels.ROUTER_COMPONENT)).endPodSelector().build()), routerPorts));
         if (!isolation.metricsScrapers().isEmpty()) {
             ingress.add(NetworkPolicies.rule(isolation.metricsScrapers(), ReplicaPodTemplate.PORT));
         }

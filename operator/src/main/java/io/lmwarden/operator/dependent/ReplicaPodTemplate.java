@@ -2,6 +2,8 @@ package io.lmwarden.operator.dependent;
 
 import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.ContainerBuilder;
+import io.fabric8.kubernetes.api.model.ContainerPort;
+import io.fabric8.kubernetes.api.model.ContainerPortBuilder;
 import io.fabric8.kubernetes.api.model.EnvVar;
 import io.fabric8.kubernetes.api.model.EnvVarBuilder;
 import io.fabric8.kubernetes.api.model.PodSpec;
@@ -36,12 +38,17 @@ public final class ReplicaPodTemplate {
     static final int VLLM_STARTUP_PERIOD_SECONDS = 10;
     static final int VLLM_STARTUP_FAILURES = 180;
 
+    /** Python's hash seed, which also seeds vLLM's block hashes (NONE_HASH): one value for all replicas. */
+    public static final String HASH_SEED_ENV = "PYTHONHASHSEED";
+
     private final EffectiveSpec spec;
     private final OperatorDefaults defaults;
+    private final ResourceNames names;
 
-    public ReplicaPodTemplate(EffectiveSpec spec, OperatorDefaults defaults) {
+    public ReplicaPodTemplate(EffectiveSpec spec, OperatorDefaults defaults, ResourceNames names) {
         this.spec = spec;
         this.defaults = defaults;
+        this.names = names;
     }
 
     public PodSpec podSpec() {
@@ -64,6 +71,11 @@ public final class ReplicaPodTemplate {
         spec.maxNumSeqs().ifPresent(n -> args.addAll(List.of("--max-num-seqs", n.toString())));
         spec.maxModelLen().ifPresent(n -> args.addAll(List.of("--max-model-len", n.toString())));
         spec.gpuMemoryUtilization().ifPresent(u -> args.addAll(List.of("--gpu-memory-utilization", u.toString())));
+        spec.kvOffload().ifPresent(o -> args.addAll(List.of("--kv-offloading-size", gib(o.sizeGiB()),
+                // Always named: native is the default only since vLLM PR #32421; before it the flag was required.
+                "--kv-offloading-backend", o.backend())));
+        spec.router().kvEvents().ifPresent(e -> args.addAll(List.of("--kv-events-config", kvEventPorts().configJson(),
+                "--prefix-caching-hash-algo", e.hashAlgorithm())));
         args.addAll(spec.extraArgs());
         return List.copyOf(args);
     }
@@ -80,7 +92,24 @@ public final class ReplicaPodTemplate {
             args.addAll(List.of("--engines", Integer.toString(spec.dataParallelSize())));
         }
         spec.maxNumSeqs().ifPresent(n -> args.addAll(List.of("--max-num-seqs", n.toString())));
+        spec.kvOffload().ifPresent(o -> args.addAll(List.of("--kv-offload-gib", gib(o.sizeGiB()))));
+        spec.router().kvEvents().ifPresent(e -> args.addAll(List.of("--kv-events-config", kvEventPorts().configJson())));
         return List.copyOf(args);
+    }
+
+    /** Where the pod's engines publish KV events (one port pair per engine). */
+    public KvEventPorts kvEventPorts() {
+        return new KvEventPorts(spec.enginesPerPod());
+    }
+
+    /** The value of {@link #HASH_SEED_ENV}: stable for the ModelDeployment (so across restarts and rolling updates), a 32-bit
+     *  number as Python requires. */
+    public String hashSeed() {
+        return Long.toString(Integer.toUnsignedLong((names.namespace() + "/" + names.name()).hashCode()));
+    }
+
+    private static String gib(double size) {
+        return java.math.BigDecimal.valueOf(size).stripTrailingZeros().toPlainString();
     }
 
     static List<String> javaCommand(String jar) {
@@ -94,9 +123,10 @@ public final class ReplicaPodTemplate {
                 .withImagePullPolicy("IfNotPresent")
                 .withCommand("vllm", "serve")
                 .withArgs(vllmArgs())
-                .addNewPort().withName("http").withContainerPort(PORT).withProtocol("TCP").endPort()
+                .withPorts(ports())
                 .withEnv(vllmEnv())
-                .withResources(gpuResources())
+                .withResources(vllmResources())
+                .withLifecycle(ReplicaDrain.preStop(ReplicaDrain.vllmPreStop(PORT, spec.rollout().drainTimeout())))
                 .withStartupProbe(RouterDeploymentDependent.httpProbe("/health", VLLM_STARTUP_PERIOD_SECONDS, VLLM_STARTUP_FAILURES))
                 .withReadinessProbe(RouterDeploymentDependent.httpProbe("/health", 5, 3))
                 .withLivenessProbe(livenessProbe())
@@ -113,7 +143,7 @@ public final class ReplicaPodTemplate {
                 .withSecurityContext(PodHardening.vllmPodSecurityContext())
                 .withNodeSelector(spec.nodeSelector())
                 .withTolerations(spec.tolerations())
-                .withTerminationGracePeriodSeconds(60L)
+                .withTerminationGracePeriodSeconds(ReplicaDrain.gracePeriodSeconds(spec.rollout().drainTimeout(), ReplicaDrain.VLLM_SHUTDOWN_SECONDS))
                 .withVolumes(
                         // NCCL and PyTorch workers share tensors through /dev/shm; the container default of 64 MiB is too small.
                         new VolumeBuilder().withName("dshm").withNewEmptyDir().withMedium("Memory").endEmptyDir().build(),
@@ -128,8 +158,9 @@ public final class ReplicaPodTemplate {
                 .withImagePullPolicy(defaults.imagePullPolicy())
                 .withCommand(javaCommand(SIMULATOR_JAR))
                 .withArgs(simulatorArgs())
-                .addNewPort().withName("http").withContainerPort(PORT).withProtocol("TCP").endPort()
+                .withPorts(ports())
                 .withEnv(spec.env())
+                .withLifecycle(ReplicaDrain.preStop(ReplicaDrain.simulatorPreStop(SIMULATOR_JAR, PORT, spec.rollout().drainTimeout())))
                 .withResources(spec.resources().orElseGet(ReplicaPodTemplate::simulatorResources))
                 .withStartupProbe(RouterDeploymentDependent.httpProbe("/health", 2, 60))
                 .withReadinessProbe(RouterDeploymentDependent.httpProbe("/health", 2, 3))
@@ -145,7 +176,8 @@ public final class ReplicaPodTemplate {
                 .withNodeSelector(spec.nodeSelector())
                 .withTolerations(spec.tolerations())
                 .withSecurityContext(PodHardening.podSecurityContext())
-                .withTerminationGracePeriodSeconds(10L)
+                .withTerminationGracePeriodSeconds(ReplicaDrain.gracePeriodSeconds(spec.rollout().drainTimeout(),
+                        ReplicaDrain.SIMULATOR_SHUTDOWN_SECONDS))
                 .withVolumes(PodHardening.tmpVolume())
                 .build();
     }
@@ -156,25 +188,49 @@ public final class ReplicaPodTemplate {
         return probe;
     }
 
+    private List<ContainerPort> ports() {
+        List<ContainerPort> ports = new ArrayList<>();
+        ports.add(new ContainerPortBuilder().withName("http").withContainerPort(PORT).withProtocol("TCP").build());
+        if (spec.router().kvEvents().isPresent()) {
+            ports.addAll(kvEventPorts().containerPorts());
+        }
+        return ports;
+    }
+
     private List<EnvVar> vllmEnv() {
         List<EnvVar> env = new ArrayList<>();
         spec.hfTokenSecret().ifPresent(secret -> env.add(new EnvVarBuilder()
                 .withName("HF_TOKEN")
                 .withNewValueFrom().withNewSecretKeyRef(secret.getKey(), secret.getName(), false).endValueFrom()
                 .build()));
+        boolean userSeed = spec.env().stream().anyMatch(e -> HASH_SEED_ENV.equals(e.getName()));
+        if (spec.router().kvEvents().isPresent() && !userSeed) {
+            // Every replica must hash a prefix to the same block hashes, and keep doing so after a restart.
+            env.add(new EnvVarBuilder().withName(HASH_SEED_ENV).withValue(hashSeed()).build());
+        }
         env.addAll(spec.env());
         return env;
     }
 
-    /** The user's resources with the GPU count forced to the pod's GPUs (tensorParallelSize, times dataParallelSize for a data-parallel server; requests = limits, as
-     *  Kubernetes requires for extended resources). */
-    private ResourceRequirements gpuResources() {
+    /**
+     * The user's resources with the GPU count forced to the pod's GPUs (tensorParallelSize, times dataParallelSize for a
+     * data-parallel server; requests = limits, as Kubernetes requires for extended resources), and with a host KV tier
+     * the memory that holds it ({@link KvTierMemory}).
+     */
+    private ResourceRequirements vllmResources() {
         ResourceRequirements user = spec.resources().orElseGet(ResourceRequirements::new);
-        Map<String, Quantity> limits = new LinkedHashMap<>(user.getLimits() == null ? Map.of() : user.getLimits());
-        Map<String, Quantity> requests = new LinkedHashMap<>(user.getRequests() == null ? Map.of() : user.getRequests());
+        Map<String, Quantity> userLimits = user.getLimits() == null ? Map.of() : user.getLimits();
+        Map<String, Quantity> userRequests = user.getRequests() == null ? Map.of() : user.getRequests();
+        Map<String, Quantity> limits = new LinkedHashMap<>(userLimits);
+        Map<String, Quantity> requests = new LinkedHashMap<>(userRequests);
         Quantity gpus = new Quantity(Integer.toString(spec.gpusPerPod()));
         limits.put(EffectiveSpec.GPU_RESOURCE, gpus);
         requests.put(EffectiveSpec.GPU_RESOURCE, gpus);
+        spec.kvOffload().ifPresent(offload -> {
+            KvTierMemory memory = new KvTierMemory(offload, spec.enginesPerPod());
+            requests.put("memory", memory.request(userRequests, userLimits));
+            limits.put("memory", memory.limit(userRequests, userLimits));
+        });
         return new ResourceRequirementsBuilder().withLimits(limits).withRequests(requests).build();
     }
 

@@ -22,6 +22,7 @@ import io.javaoperatorsdk.operator.processing.dependent.kubernetes.KubernetesDep
 import io.lmwarden.operator.model.ModelDeployment;
 import io.lmwarden.operator.model.SecretKeySpec;
 
+import java.time.Duration;
 import java.util.Map;
 
 /** Deployment {@code <name>-router}: the LM Warden router in front of the replicas. */
@@ -33,6 +34,15 @@ public class RouterDeploymentDependent extends ModelDeploymentDependent<Deployme
     public static final String ADMIN_TOKEN_ENV = "LMW_ADMIN_TOKEN";
     /** The router's tenantSecret setting as an environment variable (RouterOption.TENANT_SECRET). */
     public static final String TENANT_SECRET_ENV = "LMW_TENANT_SECRET";
+    /** The ModelDeployment's name: the router tags every meter with it ({@code deployment}), which autoscalers query. */
+    public static final String DEPLOYMENT_ENV = "LMW_DEPLOYMENT";
+    /**
+     * A stopping router pod keeps accepting this long before it gets SIGTERM: its endpoint is removed from the
+     * Service when the pod is deleted, but kube-proxy and other routers' endpoints only learn it a few seconds later.
+     */
+    public static final int PRE_STOP_DELAY_SECONDS = 10;
+    /** After the router's shutdownGrace: the JVM's exit and leaving the router cluster. */
+    static final long EXIT_SECONDS = 10;
     static final String ROUTER_JAR = "/app/lmw-router.jar";
 
     public RouterDeploymentDependent() {
@@ -58,6 +68,8 @@ public class RouterDeploymentDependent extends ModelDeploymentDependent<Deployme
                 .withReadinessProbe(httpProbe("/readyz", 5, 3))
                 .withLivenessProbe(httpProbe("/healthz", 10, 3))
                 .withStartupProbe(httpProbe("/healthz", 2, 60))
+                .withNewLifecycle().withNewPreStop().withNewExec().withCommand("sleep", Integer.toString(PRE_STOP_DELAY_SECONDS))
+                .endExec().endPreStop().endLifecycle()
                 .withResources(spec.router().resources().orElseGet(RouterDeploymentDependent::defaultResources))
                 .withSecurityContext(PodHardening.containerSecurityContext())
                 .withVolumeMounts(
@@ -65,6 +77,7 @@ public class RouterDeploymentDependent extends ModelDeploymentDependent<Deployme
                                 .withReadOnly(true).build(),
                         PodHardening.tmpMount())
                 .build();
+        container.getEnv().add(new EnvVarBuilder().withName(DEPLOYMENT_ENV).withValue(names.name()).build());
         // From the Secret, never from the ConfigMap or the args: both are readable by anyone who can read the pod.
         spec.router().adminTokenSecret().ifPresent(secret -> container.getEnv().add(fromSecret(ADMIN_TOKEN_ENV, secret)));
         spec.router().tenantSecret().ifPresent(secret -> container.getEnv().add(fromSecret(TENANT_SECRET_ENV, secret)));
@@ -82,6 +95,9 @@ public class RouterDeploymentDependent extends ModelDeploymentDependent<Deployme
                 .withMetadata(metadata(names.router(), names, Labels.ROUTER_COMPONENT))
                 .withNewSpec()
                 .withReplicas(spec.router().replicas())
+                // A new router pod is Ready before an old one stops: a rolling update never lowers the routers serving.
+                .withNewStrategy().withType("RollingUpdate").withNewRollingUpdate()
+                .withMaxUnavailable(new IntOrString(0)).withMaxSurge(new IntOrString(1)).endRollingUpdate().endStrategy()
                 .withNewSelector().withMatchLabels(Labels.selector(names, Labels.ROUTER_COMPONENT)).endSelector()
                 .withNewTemplate()
                 .withNewMetadata()
@@ -93,6 +109,7 @@ public class RouterDeploymentDependent extends ModelDeploymentDependent<Deployme
                 // The router reads LMW_* variables; service links would inject LMW_<SERVICE>_PORT=tcp://...
                 .withEnableServiceLinks(false)
                 .withAutomountServiceAccountToken(true)
+                .withTerminationGracePeriodSeconds(terminationGracePeriodSeconds(spec))
                 .withSecurityContext(PodHardening.podSecurityContext())
                 .withAffinity(clustered ? spreadOverNodes(names) : null)
                 .withContainers(container)
@@ -104,6 +121,13 @@ public class RouterDeploymentDependent extends ModelDeploymentDependent<Deployme
                 .endTemplate()
                 .endSpec()
                 .build();
+    }
+
+    /** The preStop delay, then the router's shutdownGrace for open streams, then its exit: the kubelet never cuts a stream short. */
+    static long terminationGracePeriodSeconds(EffectiveSpec spec) {
+        Duration grace = spec.router().shutdownGraceDuration();
+        long graceSeconds = grace.toSeconds() + (grace.toNanosPart() > 0 ? 1 : 0);
+        return PRE_STOP_DELAY_SECONDS + graceSeconds + EXIT_SECONDS;
     }
 
     /** Router pods prefer different nodes: a node that goes takes one router, not the cluster. */

@@ -57,7 +57,9 @@ public final class RouterSettings {
                 .append("policy: ").append(quoted(router.policy())).append('\n')
                 .append("spillThreshold: ").append(quoted(router.spillThreshold())).append('\n')
                 .append("affinity: ").append(router.affinity()).append('\n')
-                .append("sessionIdleTimeout: ").append(quoted(router.sessionIdleTimeout())).append('\n');
+                .append("sessionIdleTimeout: ").append(quoted(router.sessionIdleTimeout())).append('\n')
+                // Always written: the pod's terminationGracePeriodSeconds is computed from it.
+                .append("shutdownGrace: ").append(quoted(router.shutdownGrace())).append('\n');
         spec.maxNumSeqs().ifPresent(n -> yaml.append("maxNumSeqs: ").append(n).append('\n'));
         EffectiveSpec.Admission a = router.admission();
         a.enabled().ifPresent(v -> yaml.append("admission: ").append(v).append('\n'));

@@ -12,9 +12,14 @@ import io.lmwarden.operator.model.ModelDeployment;
  * as replica ids, so a restarted pod keeps its pinned sessions. Pods start in parallel because
  * replicas are independent engines, not an ordered cluster. With {@code replicaLayout: dataParallelServer}
  * it has one pod, whose engine ranks the router learns from its metrics.
+ *
+ * <p>Update strategy {@code OnDelete}: a change of the pod template replaces no pod by itself; the operator's
+ * rollout ({@code io.lmwarden.operator.rollout}) deletes outdated pods one at a time, each drained by its
+ * preStop, and the StatefulSet recreates them from the new template (operator/README.md, "Rolling updates").
  */
 @KubernetesDependent(informer = @Informer(labelSelector = Labels.MANAGED_BY_SELECTOR))
 public class VllmStatefulSetDependent extends ModelDeploymentDependent<StatefulSet> {
+    public static final String UPDATE_STRATEGY = "OnDelete";
 
     public VllmStatefulSetDependent() {
         this(OperatorDefaults.builtIn());
@@ -34,11 +39,12 @@ public class VllmStatefulSetDependent extends ModelDeploymentDependent<StatefulS
                 .withReplicas(spec.podCount())
                 .withServiceName(names.replicaService())
                 .withPodManagementPolicy("Parallel")
-                .withNewUpdateStrategy().withType("RollingUpdate").endUpdateStrategy()
+                // The operator replaces pods itself (ReplicaRollout): one drained replica at a time, stopping on a failing one.
+                .withNewUpdateStrategy().withType(UPDATE_STRATEGY).endUpdateStrategy()
                 .withNewSelector().withMatchLabels(Labels.selector(names, Labels.REPLICA_COMPONENT)).endSelector()
                 .withNewTemplate()
                 .withNewMetadata().withLabels(Labels.of(names, Labels.REPLICA_COMPONENT)).endMetadata()
-                .withSpec(new ReplicaPodTemplate(spec, defaults()).podSpec())
+                .withSpec(new ReplicaPodTemplate(spec, defaults(), names).podSpec())
                 .endTemplate()
                 .endSpec()
                 .build();

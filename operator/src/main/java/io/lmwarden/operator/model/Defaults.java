@@ -12,6 +12,15 @@ public final class Defaults {
     public static final String SIMULATOR_PROFILE = "a4000-qwen3-4b";
     public static final String HF_TOKEN_KEY = "token";
     public static final String MODEL_CACHE_MOUNT_PATH = "/root/.cache/huggingface";
+    public static final String KV_OFFLOAD_BACKEND = "native";
+    /** vLLM's own default, accepted by every vLLM version that has the flag. */
+    public static final String PREFIX_CACHING_HASH_ALGO = "sha256";
+    public static final String MAX_UNAVAILABLE = "1";
+    public static final String DRAIN_TIMEOUT = "5m";
+    /** The vLLM startup probe's own budget (10 s × 180): a new replica not Ready by then will not become Ready. */
+    public static final String READY_TIMEOUT = "30m";
+    /** The router's own default shutdownGrace (router/README.md). */
+    public static final String ROUTER_SHUTDOWN_GRACE = "30s";
 
     private Defaults() {
     }

@@ -101,6 +101,29 @@ public class ModelDeploymentSpec {
     @JsonPropertyDescription("Optional NetworkPolicies: replica pods reachable only from their router (and a metrics scraper).")
     private NetworkPolicySpec networkPolicy;
 
+    @JsonPropertyDescription("Host-memory KV tier of every replica (vLLM --kv-offloading-size / --kv-offloading-backend); "
+            + "the pod's memory request and limit grow by its size. Simulated replicas get --kv-offload-gib.")
+    private KvOffloadSpec kvOffload;
+
+    @Default(Defaults.MAX_UNAVAILABLE)
+    @Min(1)
+    @JsonPropertyDescription("Replicas a rolling update (a change of image, model, extraArgs or anything else in the pod) "
+            + "takes down at once: each is drained, replaced, and must be Ready before the next goes.")
+    private Integer maxUnavailable;
+
+    @Default(Defaults.DRAIN_TIMEOUT)
+    @Pattern("^[0-9]+(s|m|h)$")
+    @JsonPropertyDescription("Longest a replica that is going (rolling update, scale-down, node drain) waits for its running "
+            + "and waiting requests to finish before it stops, e.g. 5m; its terminationGracePeriodSeconds is this plus the "
+            + "engine's shutdown time.")
+    private String drainTimeout;
+
+    @Default(Defaults.READY_TIMEOUT)
+    @Pattern("^[0-9]+(s|m|h)$")
+    @JsonPropertyDescription("A replica of the new revision that is not Ready this long after it started (or that crash-loops "
+            + "or cannot pull its image) pauses the rolling update: Degraded=True, reason ReplicaFailing.")
+    private String readyTimeout;
+
     public String getModel() { return model; }
     public void setModel(String model) { this.model = model; }
     public String getServedModelName() { return servedModelName; }
@@ -139,4 +162,12 @@ public class ModelDeploymentSpec {
     public void setSimulator(SimulatorSpec simulator) { this.simulator = simulator; }
     public NetworkPolicySpec getNetworkPolicy() { return networkPolicy; }
     public void setNetworkPolicy(NetworkPolicySpec networkPolicy) { this.networkPolicy = networkPolicy; }
+    public KvOffloadSpec getKvOffload() { return kvOffload; }
+    public void setKvOffload(KvOffloadSpec kvOffload) { this.kvOffload = kvOffload; }
+    public Integer getMaxUnavailable() { return maxUnavailable; }
+    public void setMaxUnavailable(Integer maxUnavailable) { this.maxUnavailable = maxUnavailable; }
+    public String getDrainTimeout() { return drainTimeout; }
+    public void setDrainTimeout(String drainTimeout) { this.drainTimeout = drainTimeout; }
+    public String getReadyTimeout() { return readyTimeout; }
+    public void setReadyTimeout(String readyTimeout) { this.readyTimeout = readyTimeout; }
 }

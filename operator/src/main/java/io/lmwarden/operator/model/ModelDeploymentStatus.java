@@ -21,6 +21,9 @@ public class ModelDeploymentStatus {
     @JsonPropertyDescription("Replica pods passing their readiness probe.")
     private Integer readyReplicas;
 
+    @JsonPropertyDescription("Ready replicas running the current pod template (a rolling update raises it one by one).")
+    private Integer updatedReplicas;
+
     @JsonPropertyDescription("Ready replica pods / dataParallelSize, e.g. 3/4 (the READY column).")
     private String ready;
 
@@ -41,6 +44,8 @@ public class ModelDeploymentStatus {
     public void setObservedGeneration(Long observedGeneration) { this.observedGeneration = observedGeneration; }
     public Integer getReadyReplicas() { return readyReplicas; }
     public void setReadyReplicas(Integer readyReplicas) { this.readyReplicas = readyReplicas; }
+    public Integer getUpdatedReplicas() { return updatedReplicas; }
+    public void setUpdatedReplicas(Integer updatedReplicas) { this.updatedReplicas = updatedReplicas; }
     public String getReady() { return ready; }
     public void setReady(String ready) { this.ready = ready; }
     public String getSelector() { return selector; }
@@ -57,6 +62,7 @@ public class ModelDeploymentStatus {
         return o instanceof ModelDeploymentStatus s
                 && Objects.equals(observedGeneration, s.observedGeneration)
                 && Objects.equals(readyReplicas, s.readyReplicas)
+                && Objects.equals(updatedReplicas, s.updatedReplicas)
                 && Objects.equals(ready, s.ready)
                 && Objects.equals(selector, s.selector)
                 && Objects.equals(routerReady, s.routerReady)
@@ -66,6 +72,6 @@ public class ModelDeploymentStatus {
 
     @Override
     public int hashCode() {
-        return Objects.hash(observedGeneration, readyReplicas, ready, selector, routerReady, endpoint, conditions);
+        return Objects.hash(observedGeneration, readyReplicas, updatedReplicas, ready, selector, routerReady, endpoint, conditions);
     }
 }

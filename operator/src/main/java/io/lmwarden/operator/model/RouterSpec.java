@@ -58,6 +58,15 @@ public class RouterSpec {
             + "clustered routers agree on a random one that a restart of all of them replaces.")
     private SecretKeySpec tenantSecret;
 
+    @JsonPropertyDescription("vLLM KV cache events: replicas publish which blocks they store and evict, the router subscribes.")
+    private KvEventsSpec kvEvents;
+
+    @Default(Defaults.ROUTER_SHUTDOWN_GRACE)
+    @Pattern("^[0-9]+(ms|s|m|h)$")
+    @JsonPropertyDescription("How long a stopping router pod lets its open streams and queued requests finish (the router's "
+            + "shutdownGrace); the pod's terminationGracePeriodSeconds is set above it.")
+    private String shutdownGrace;
+
     public Integer getReplicas() { return replicas; }
     public void setReplicas(Integer replicas) { this.replicas = replicas; }
     public String getImage() { return image; }
@@ -78,4 +87,8 @@ public class RouterSpec {
     public void setAdminTokenSecret(SecretKeySpec adminTokenSecret) { this.adminTokenSecret = adminTokenSecret; }
     public SecretKeySpec getTenantSecret() { return tenantSecret; }
     public void setTenantSecret(SecretKeySpec tenantSecret) { this.tenantSecret = tenantSecret; }
+    public KvEventsSpec getKvEvents() { return kvEvents; }
+    public void setKvEvents(KvEventsSpec kvEvents) { this.kvEvents = kvEvents; }
+    public String getShutdownGrace() { return shutdownGrace; }
+    public void setShutdownGrace(String shutdownGrace) { this.shutdownGrace = shutdownGrace; }
 }

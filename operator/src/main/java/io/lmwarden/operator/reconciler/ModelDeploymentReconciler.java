@@ -1,15 +1,22 @@
 package io.lmwarden.operator.reconciler;
 
+import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
 import io.fabric8.kubernetes.api.model.apps.StatefulSet;
+import io.javaoperatorsdk.operator.api.config.informer.InformerEventSourceConfiguration;
 import io.javaoperatorsdk.operator.api.reconciler.Context;
+import io.javaoperatorsdk.operator.api.reconciler.EventSourceContext;
 import io.javaoperatorsdk.operator.api.reconciler.ControllerConfiguration;
 import io.javaoperatorsdk.operator.api.reconciler.ErrorStatusUpdateControl;
 import io.javaoperatorsdk.operator.api.reconciler.Reconciler;
 import io.javaoperatorsdk.operator.api.reconciler.UpdateControl;
 import io.javaoperatorsdk.operator.api.reconciler.Workflow;
 import io.javaoperatorsdk.operator.api.reconciler.dependent.Dependent;
+import io.javaoperatorsdk.operator.processing.event.ResourceID;
+import io.javaoperatorsdk.operator.processing.event.source.EventSource;
+import io.javaoperatorsdk.operator.processing.event.source.informer.InformerEventSource;
 import io.lmwarden.operator.dependent.EffectiveSpec;
+import io.lmwarden.operator.dependent.Labels;
 import io.lmwarden.operator.dependent.NetworkPolicyEnabled;
 import io.lmwarden.operator.dependent.ReplicaNetworkPolicyDependent;
 import io.lmwarden.operator.dependent.RouterNetworkPolicyDependent;
@@ -29,15 +36,20 @@ import io.lmwarden.operator.model.ModelDeployment;
 import io.lmwarden.operator.model.ModelDeploymentStatus;
 
 import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.Set;
 import java.util.logging.Logger;
 
 /**
  * Thin reconciler: it checks the spec first (an invalid one is reported as Degraded=True InvalidSpec
  * with a Warning event, and nothing is created or changed), then runs JOSDK's managed workflow, which
  * creates and updates the dependents in dependsOn order (owner references garbage-collect them), then
- * reports status, with an Event for every condition that changed.
+ * moves the rolling update of the replica pods on ({@link ReplicaRollout}), then reports status, with an
+ * Event for every condition that changed.
  */
 @Workflow(explicitInvocation = true, dependents = {
         @Dependent(name = ModelDeploymentReconciler.REPLICA_SERVICE, type = ReplicaServiceDependent.class),
@@ -76,10 +88,12 @@ public class ModelDeploymentReconciler implements Reconciler<ModelDeployment> {
     static final String ROUTER_PEERS = "router-peer-service";
     static final String REPLICA_NETWORK_POLICY = "replica-networkpolicy";
     static final String ROUTER_NETWORK_POLICY = "router-networkpolicy";
+    static final String REPLICA_PODS = "replica-pods";
 
     private static final Logger LOG = Logger.getLogger(ModelDeploymentReconciler.class.getName());
 
     private final StatusCalculator statusCalculator = new StatusCalculator();
+    private final ReplicaRollout rollout = new ReplicaRollout();
     private final Clock clock;
     private final OperatorDefaults defaults;
     private final ImageAllowList allowedImages;
@@ -94,38 +108,59 @@ public class ModelDeploymentReconciler implements Reconciler<ModelDeployment> {
         this.allowedImages = allowedImages;
     }
 
+    /** The replica pods, so that a pod turning Ready (or going) moves the rolling update on. They belong to the
+     *  StatefulSet, not to the ModelDeployment; its name is on every one of them as a label. */
+    @Override
+    public List<EventSource<?, ModelDeployment>> prepareEventSources(EventSourceContext<ModelDeployment> context) {
+        var pods = InformerEventSourceConfiguration.from(Pod.class, ModelDeployment.class)
+                .withName(REPLICA_PODS)
+                .withLabelSelector(Labels.MANAGED_BY_SELECTOR + "," + Labels.COMPONENT + "=" + Labels.REPLICA_COMPONENT)
+                .withSecondaryToPrimaryMapper(pod -> Optional.ofNullable(pod.getMetadata().getLabels())
+                        .map(labels -> labels.get(Labels.MODEL_DEPLOYMENT))
+                        .map(name -> Set.of(new ResourceID(name, pod.getMetadata().getNamespace())))
+                        .orElse(Set.of()))
+                .build();
+        return List.of(new InformerEventSource<>(pods, context));
+    }
+
     @Override
     public UpdateControl<ModelDeployment> reconcile(ModelDeployment md, Context<ModelDeployment> context) {
         ModelDeploymentStatus previous = md.getStatus();
-        Optional<String> problem = problem(md);
+        Instant now = clock.instant();
+        Optional<String> problem;
+        EffectiveSpec spec = null;
+        try {
+            spec = EffectiveSpec.of(md.getSpec(), defaults);
+            problem = allowedImages.rejection(spec, defaults);
+        } catch (IllegalArgumentException e) {
+            problem = Optional.of(e.getMessage());
+        }
         ModelDeploymentStatus status;
+        Optional<Duration> recheck = Optional.empty();
         if (problem.isPresent()) {
-            status = statusCalculator.invalid(md, problem.get(), clock.instant());
+            status = statusCalculator.invalid(md, problem.get(), now);
         } else {
             context.managedWorkflowAndDependentResourceContext().reconcileManagedWorkflow().throwAggregateExceptionIfErrorsPresent();
-            status = statusCalculator.compute(md,
-                    context.getSecondaryResource(StatefulSet.class),
-                    context.getSecondaryResource(Deployment.class),
-                    clock.instant());
+            Optional<StatefulSet> replicas = context.getSecondaryResource(StatefulSet.class);
+            RolloutStep step = rollout.advance(context.getClient(), md, spec, replicas, context.getSecondaryResources(Pod.class),
+                    StatusCalculator.rollingUpdateUnderWay(previous), now);
+            recheck = step.recheckAfter();
+            status = statusCalculator.compute(md, replicas, context.getSecondaryResource(Deployment.class), step, now);
         }
         if (Objects.equals(status, previous)) {
-            return UpdateControl.noUpdate();
+            return reschedule(UpdateControl.noUpdate(), recheck);
         }
+        Optional<String> invalid = problem;
         LOG.info(() -> "ModelDeployment " + md.getMetadata().getNamespace() + "/" + md.getMetadata().getName()
                 + ": ready=" + status.getReady() + " routerReady=" + status.getRouterReady()
-                + " generation=" + status.getObservedGeneration() + problem.map(p -> " invalid spec: " + p).orElse(""));
-        ModelDeploymentEvents.record(context.getClient(), md, ModelDeploymentEvents.transitions(previous, status), clock.instant());
+                + " generation=" + status.getObservedGeneration() + invalid.map(p -> " invalid spec: " + p).orElse(""));
+        ModelDeploymentEvents.record(context.getClient(), md, ModelDeploymentEvents.transitions(previous, status), now);
         md.setStatus(status);
-        return UpdateControl.patchStatus(md);
+        return reschedule(UpdateControl.patchStatus(md), recheck);
     }
 
-    /** Why the spec cannot be applied, in words that say what to fix; empty when it can. */
-    Optional<String> problem(ModelDeployment md) {
-        try {
-            return allowedImages.rejection(EffectiveSpec.of(md.getSpec(), defaults), defaults);
-        } catch (IllegalArgumentException e) {
-            return Optional.of(e.getMessage());
-        }
+    private static UpdateControl<ModelDeployment> reschedule(UpdateControl<ModelDeployment> control, Optional<Duration> after) {
+        return after.map(control::rescheduleAfter).orElse(control);
     }
 
     @Override

@@ -17,13 +17,17 @@ import java.util.Objects;
 import java.util.Optional;
 
 /**
- * Derives a ModelDeployment's status from the StatefulSet and router Deployment it owns.
+ * Derives a ModelDeployment's status from the StatefulSet and router Deployment it owns and from where the
+ * rolling update of its replica pods stands ({@link RolloutStep}).
  * A pure function of its inputs (the clock is a parameter) so tests can drive every transition.
  *
  * <ul>
  *   <li>Ready: every replica and at least one router pod ready.</li>
- *   <li>Progressing: a rollout or scale is under way, or replicas are still starting for the first time.</li>
- *   <li>Degraded: the last reconciliation failed, or replicas or the router were ready and are not any more.</li>
+ *   <li>Progressing: replica pods are being replaced ({@value #ROLLING_UPDATE}, "replica 2 of 4 updated"; {@value
+ *       #ROLLOUT_PAUSED} when a new one fails), a rollout or scale is under way, or replicas are still starting for
+ *       the first time.</li>
+ *   <li>Degraded: a replica of the current template will not become Ready ({@value #REPLICA_FAILING}), the last
+ *       reconciliation failed, or replicas or the router were ready and are not any more.</li>
  * </ul>
  */
 public final class StatusCalculator {
@@ -31,16 +35,27 @@ public final class StatusCalculator {
     public static final String PROGRESSING = "Progressing";
     public static final String DEGRADED = "Degraded";
     public static final String INVALID_SPEC = "InvalidSpec";
+    public static final String ROLLING_UPDATE = "RollingUpdate";
+    public static final String ROLLOUT_PAUSED = "RolloutPaused";
+    public static final String REPLICA_FAILING = "ReplicaFailing";
 
-    public ModelDeploymentStatus compute(ModelDeployment md, Optional<StatefulSet> replicas,
-                                         Optional<Deployment> router, Instant now) {
+    /** Whether the last status said replica pods were being replaced (a rollout stays so until its last pod is Ready). */
+    static boolean rollingUpdateUnderWay(ModelDeploymentStatus status) {
+        return previousCondition(status, PROGRESSING).map(c -> ROLLING_UPDATE.equals(c.getReason()) || ROLLOUT_PAUSED.equals(c.getReason()))
+                .orElse(false);
+    }
+
+    public ModelDeploymentStatus compute(ModelDeployment md, Optional<StatefulSet> replicas, Optional<Deployment> router,
+                                  RolloutStep rollout, Instant now) {
         ModelDeploymentStatus previous = md.getStatus();
         int desired = desiredReplicas(md);
         // A data-parallel server is one pod serving every replica (engine rank): ready means all of them are.
         int enginesPerPod = dataParallelServer(md) ? desired : 1;
         int ready = replicas.map(StatusCalculator::readyReplicas).orElse(0) * enginesPerPod;
         boolean routerReady = router.map(StatusCalculator::readyReplicas).orElse(0) >= 1;
-        boolean rolling = replicas.map(s -> statefulSetRolling(s, desired / enginesPerPod)).orElse(true)
+        boolean replacing = rollout.phase() == RolloutStep.Phase.ROLLING;
+        boolean paused = rollout.phase() == RolloutStep.Phase.PAUSED;
+        boolean rolling = replacing || replicas.map(s -> statefulSetRolling(s, desired / enginesPerPod)).orElse(true)
                 || router.map(StatusCalculator::deploymentRolling).orElse(true);
         boolean wasReady = isTrue(previous, READY);
 
@@ -51,7 +66,12 @@ public final class StatusCalculator {
                 : condition(READY, false, "RouterNotReady", "all " + desired + " replicas ready, no router pod ready yet");
 
         Condition progressing;
-        if (rolling) {
+        if (paused) {
+            progressing = condition(PROGRESSING, false, ROLLOUT_PAUSED, "rolling update paused at " + rollout.progress()
+                    + ": see the Degraded condition");
+        } else if (replacing) {
+            progressing = condition(PROGRESSING, true, ROLLING_UPDATE, rollout.progress());
+        } else if (rolling) {
             progressing = condition(PROGRESSING, true, "RollingOut", "replicas or router are being created, updated or scaled");
         } else if ((ready < desired || !routerReady) && !wasReady) {
             progressing = condition(PROGRESSING, true, "WaitingForPods", "pods are starting (vLLM may be downloading and loading the model)");
@@ -60,15 +80,25 @@ public final class StatusCalculator {
         }
 
         Condition degraded;
-        if (wasReady && !rolling && ready < desired) {
+        if (rollout.failing().isPresent()) {
+            RolloutStep.Failure failure = rollout.failing().get();
+            degraded = condition(DEGRADED, true, REPLICA_FAILING, failure.pod() + " of the current pod template: " + failure.why()
+                    + (paused ? "; the rolling update is paused with " + rollout.updated() + " of " + rollout.desired()
+                    + " replicas updated and the others serving unchanged: fix or revert the change (spec.image, spec.model, "
+                    + "spec.extraArgs, ...)" : ""));
+        } else if (wasReady && !rolling && !paused && ready < desired) {
             degraded = condition(DEGRADED, true, "ReplicasUnavailable", ready + "/" + desired + " replicas ready after all were ready");
-        } else if (wasReady && !rolling && !routerReady) {
+        } else if (wasReady && !rolling && !paused && !routerReady) {
             degraded = condition(DEGRADED, true, "RouterUnavailable", "no router pod is ready");
         } else {
             degraded = condition(DEGRADED, false, "AsExpected", "");
         }
 
-        return status(md, previous, ready, routerReady, List.of(readyCondition, progressing, degraded), now);
+        ModelDeploymentStatus status = status(md, previous, ready, routerReady, List.of(readyCondition, progressing, degraded), now);
+        if (rollout.phase() != RolloutStep.Phase.UNKNOWN) {
+            status.setUpdatedReplicas(rollout.updated() * enginesPerPod);
+        }
+        return status;
     }
 
     /** Status of a spec that cannot be applied: Degraded with what to fix; the objects stay as they were. */
@@ -102,6 +132,7 @@ public final class StatusCalculator {
         ModelDeploymentStatus status = new ModelDeploymentStatus();
         status.setObservedGeneration(generation);
         status.setReadyReplicas(ready);
+        status.setUpdatedReplicas(previous == null ? null : previous.getUpdatedReplicas());
         status.setReady(ready + "/" + desiredReplicas(md));
         status.setSelector(Labels.selector(ResourceNames.of(md), Labels.REPLICA_COMPONENT).entrySet().stream()
                 .map(e -> e.getKey() + "=" + e.getValue()).collect(java.util.stream.Collectors.joining(",")));
@@ -137,8 +168,8 @@ public final class StatusCalculator {
         return !observed(sts.getMetadata().getGeneration(), status.getObservedGeneration())
                 || !Objects.equals(sts.getSpec().getReplicas(), desired)
                 || orZero(status.getUpdatedReplicas()) < desired
-                || orZero(status.getReplicas()) != desired
-                || (status.getUpdateRevision() != null && !status.getUpdateRevision().equals(status.getCurrentRevision()));
+                || orZero(status.getReplicas()) != desired;
+        // Not currentRevision: with the OnDelete strategy the StatefulSet controller never moves it to updateRevision.
     }
 
     private static boolean deploymentRolling(Deployment deployment) {

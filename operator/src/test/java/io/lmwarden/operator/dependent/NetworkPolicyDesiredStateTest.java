@@ -125,7 +125,8 @@ class NetworkPolicyDesiredStateTest {
         ModelDeployment defaultKey = SampleModelDeployments.qwenDp4("llm");
         defaultKey.getSpec().getRouter().setAdminTokenSecret(new io.lmwarden.operator.model.SecretKeySpec("lmw-admin", null));
         assertThat(new RouterDeploymentDependent(DEFAULTS).desired(defaultKey).getSpec().getTemplate().getSpec().getContainers().get(0)
-                .getEnv()).anySatisfy(e -> assertThat(e.getValueFrom().getSecretKeyRef().getKey()).isEqualTo("token"));
+                .getEnv()).filteredOn(e -> e.getName().equals("LMW_ADMIN_TOKEN"))
+                .singleElement().satisfies(e -> assertThat(e.getValueFrom().getSecretKeyRef().getKey()).isEqualTo("token"));
         assertThat(new RouterDeploymentDependent(DEFAULTS).desired(SampleModelDeployments.qwenDp4("llm")).getSpec().getTemplate()
                 .getSpec().getContainers().get(0).getEnv()).noneMatch(e -> e.getName().equals("LMW_ADMIN_TOKEN"));
     }

@@ -78,7 +78,8 @@ class CrdFilesAreCurrentTest {
         // What the operator writes satisfies it: every reason StatusCalculator uses matches the pattern.
         java.util.regex.Pattern reason = java.util.regex.Pattern.compile(item.getProperties().get("reason").getPattern());
         var status = new io.lmwarden.operator.reconciler.StatusCalculator().compute(io.lmwarden.operator.SampleModelDeployments.qwenDp4("llm"),
-                java.util.Optional.empty(), java.util.Optional.empty(), java.time.Instant.parse("2026-12-01T10:00:00Z"));
+                java.util.Optional.empty(), java.util.Optional.empty(), io.lmwarden.operator.reconciler.RolloutStep.unknown(),
+                java.time.Instant.parse("2026-12-01T10:00:00Z"));
         assertThat(status.getConditions()).allSatisfy(c -> {
             assertThat(reason.matcher(c.getReason()).matches()).as(c.getReason()).isTrue();
             assertThat(java.time.OffsetDateTime.parse(c.getLastTransitionTime())).isNotNull();
@@ -101,7 +102,8 @@ class CrdFilesAreCurrentTest {
         assertThat(spec.getRequired()).containsExactly("model");
         assertThat(spec.getProperties()).containsKeys("model", "servedModelName", "image", "dataParallelSize",
                 "tensorParallelSize", "maxNumSeqs", "maxModelLen", "gpuMemoryUtilization", "extraArgs", "env",
-                "resources", "nodeSelector", "tolerations", "modelCache", "hfTokenSecret", "router", "simulator");
+                "resources", "nodeSelector", "tolerations", "modelCache", "hfTokenSecret", "router", "simulator", "kvOffload",
+                "maxUnavailable", "drainTimeout", "readyTimeout");
         assertThat(spec.getProperties().get("dataParallelSize").getMinimum()).isEqualTo(1.0);
         assertThat(spec.getProperties().get("tensorParallelSize").getMinimum()).isEqualTo(1.0);
         assertThat(spec.getProperties().get("image").getDefault().asText()).matches(".+:v[0-9.]+");
@@ -126,8 +128,24 @@ class CrdFilesAreCurrentTest {
         assertThat(spec.getProperties().get("modelCache").getXKubernetesValidations()).hasSize(1);
         assertThat(spec.getXKubernetesValidations()).hasSize(2);
 
+        JSONSchemaProps kvOffload = spec.getProperties().get("kvOffload");
+        assertThat(kvOffload.getRequired()).containsExactly("sizeGiB");
+        assertThat(kvOffload.getProperties().get("sizeGiB").getMinimum()).isEqualTo(0.0);
+        assertThat(kvOffload.getProperties().get("sizeGiB").getExclusiveMinimum()).isTrue();
+        assertThat(kvOffload.getProperties().get("backend").getPattern()).isEqualTo("^(native|lmcache)$");
+        assertThat(kvOffload.getProperties().get("backend").getDefault().asText()).isEqualTo("native");
+        assertThat(spec.getProperties().get("maxUnavailable").getMinimum()).isEqualTo(1.0);
+        assertThat(spec.getProperties().get("maxUnavailable").getDefault().asInt()).isEqualTo(1);
+        assertThat(spec.getProperties().get("drainTimeout").getDefault().asText()).isEqualTo("5m");
+        assertThat(spec.getProperties().get("readyTimeout").getDefault().asText()).isEqualTo("30m");
+        JSONSchemaProps kvEvents = router.getProperties().get("kvEvents");
+        assertThat(kvEvents.getProperties().get("enabled").getDefault().asBoolean()).isFalse();
+        assertThat(kvEvents.getProperties().get("hashAlgorithm").getPattern()).isEqualTo("^(sha256|sha256_cbor|xxhash|xxhash_cbor)$");
+        assertThat(router.getProperties().get("shutdownGrace").getDefault().asText()).isEqualTo("30s");
+
         JSONSchemaProps status = version(crd()).getSchema().getOpenAPIV3Schema().getProperties().get("status");
-        assertThat(status.getProperties()).containsKeys("observedGeneration", "readyReplicas", "routerReady", "endpoint", "conditions");
+        assertThat(status.getProperties()).containsKeys("observedGeneration", "readyReplicas", "updatedReplicas", "routerReady", "endpoint",
+                "conditions");
     }
 
     static CustomResourceDefinition crd() {

@@ -52,6 +52,68 @@ class ExampleManifestsTest {
                 "kubectl get networkpolicy " + md.getMetadata().getName() + "-replicas " + md.getMetadata().getName() + "-router");
     }
 
+    /** The router metrics the operator's autoscaling examples may query (the contract between the router and the
+     *  operator): what an autoscaler needs to add replicas before agents wait. */
+    static final java.util.Set<String> AUTOSCALING_METRICS = java.util.Set.of("lmw_queue_length", "lmw_queue_oldest_wait_seconds",
+            "lmw_kv_budget_used_ratio", "lmw_admission_rejected_total");
+
+    @Test
+    void theKedaExampleScalesTheReferenceModelDeploymentThroughItsScaleSubresourceOnTheRoutersSignals() throws Exception {
+        com.fasterxml.jackson.databind.JsonNode so = yaml("autoscaling-keda.yaml");
+        assertThat(so.path("apiVersion").asText()).isEqualTo("keda.sh/v1alpha1");
+        assertScalesTheReferenceModelDeployment(so.path("spec").path("scaleTargetRef"));
+        assertThat(so.path("spec").path("minReplicaCount").asInt()).as("a ModelDeployment has at least one replica").isGreaterThanOrEqualTo(1);
+        java.util.Set<String> queried = new java.util.TreeSet<>();
+        for (com.fasterxml.jackson.databind.JsonNode trigger : so.path("spec").path("triggers")) {
+            assertThat(trigger.path("type").asText()).isEqualTo("prometheus");
+            String query = trigger.path("metadata").path("query").asText();
+            assertThat(query).as("only this ModelDeployment's routers").contains("deployment=\"qwen3-4b\"");
+            java.util.regex.Matcher m = java.util.regex.Pattern.compile("lmw_[a-z_]+").matcher(query);
+            while (m.find()) {
+                queried.add(m.group());
+            }
+        }
+        assertThat(queried).isEqualTo(AUTOSCALING_METRICS);
+        assertThat(so.path("spec").path("advanced").path("horizontalPodAutoscalerConfig").path("behavior").path("scaleDown")
+                .path("policies").get(0).path("value").asInt()).as("one drained replica at a time").isEqualTo(1);
+    }
+
+    @Test
+    void theHpaExampleScalesTheReferenceModelDeploymentOnExternalMetricsOfItsRouters() throws Exception {
+        com.fasterxml.jackson.databind.JsonNode hpa = yaml("autoscaling-hpa.yaml");
+        assertThat(hpa.path("apiVersion").asText()).isEqualTo("autoscaling/v2");
+        assertScalesTheReferenceModelDeployment(hpa.path("spec").path("scaleTargetRef"));
+        assertThat(hpa.path("spec").path("minReplicas").asInt()).isGreaterThanOrEqualTo(1);
+        java.util.Set<String> named = new java.util.TreeSet<>();
+        for (com.fasterxml.jackson.databind.JsonNode metric : hpa.path("spec").path("metrics")) {
+            assertThat(metric.path("type").asText()).isEqualTo("External");
+            assertThat(metric.path("external").path("metric").path("selector").path("matchLabels").path("deployment").asText())
+                    .isEqualTo("qwen3-4b");
+            named.add(metric.path("external").path("metric").path("name").asText());
+        }
+        // The adapter rules in the file's comment turn the counter into a per-second rate under its own name.
+        assertThat(named).containsExactlyInAnyOrder("lmw_queue_length", "lmw_queue_oldest_wait_seconds", "lmw_kv_budget_used_ratio",
+                "lmw_admission_rejected_per_second");
+        assertThat(RepositoryFiles.read(RepositoryFiles.root().resolve("deploy/examples/autoscaling-hpa.yaml")))
+                .contains("name: {as: \"lmw_admission_rejected_per_second\"}", "rate(<<.Series>>");
+    }
+
+    /** The ModelDeployment of qwen3-4b-dp4.yaml, through the scale subresource the CRD declares. */
+    private void assertScalesTheReferenceModelDeployment(com.fasterxml.jackson.databind.JsonNode target) throws Exception {
+        ModelDeployment reference = load("qwen3-4b-dp4.yaml");
+        assertThat(target.path("apiVersion").asText()).isEqualTo(reference.getApiVersion());
+        assertThat(target.path("kind").asText()).isEqualTo(reference.getKind());
+        assertThat(target.path("name").asText()).isEqualTo(reference.getMetadata().getName());
+        com.fasterxml.jackson.databind.JsonNode crd = new com.fasterxml.jackson.databind.ObjectMapper(
+                new com.fasterxml.jackson.dataformat.yaml.YAMLFactory()).readTree(RepositoryFiles.crd());
+        assertThat(crd.at("/spec/versions/0/subresources/scale/specReplicasPath").asText()).isEqualTo(".spec.dataParallelSize");
+    }
+
+    private static com.fasterxml.jackson.databind.JsonNode yaml(String file) throws Exception {
+        return new com.fasterxml.jackson.databind.ObjectMapper(new com.fasterxml.jackson.dataformat.yaml.YAMLFactory())
+                .readTree(RepositoryFiles.read(RepositoryFiles.root().resolve("deploy/examples").resolve(file)));
+    }
+
     private ModelDeployment load(String file) {
         String yaml = RepositoryFiles.read(RepositoryFiles.root().resolve("deploy/examples").resolve(file));
         ModelDeployment md = serialization.unmarshal(yaml, ModelDeployment.class);

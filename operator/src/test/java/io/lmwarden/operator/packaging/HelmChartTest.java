@@ -336,7 +336,7 @@ class HelmChartTest {
                 .as("one pattern per list item").hasMessageContaining("allowedImages");
     }
 
-    /** No wildcards, no Secrets, delete only for NetworkPolicies, and every dependent the reconciler declares manageable. */
+    /** No wildcards, no Secrets, delete only for NetworkPolicies and replica pods, and every dependent the reconciler declares manageable. */
     private static void assertCoversTheOperatorAndNothingMore(List<PolicyRule> rules) throws Exception {
         for (PolicyRule rule : rules) {
             assertThat(rule.getVerbs()).as("no wildcard verbs").doesNotContain("*");
@@ -344,7 +344,7 @@ class HelmChartTest {
             assertThat(rule.getApiGroups()).as("no wildcard groups").doesNotContain("*");
             assertThat(rule.getResources()).as("no access to secrets").doesNotContain("secrets");
             assertThat(rule.getVerbs()).doesNotContain("deletecollection");
-            if (!rule.getResources().equals(List.of("networkpolicies"))) {
+            if (!rule.getResources().equals(List.of("networkpolicies")) && !rule.getResources().equals(List.of("pods"))) {
                 assertThat(rule.getVerbs()).as("owned objects are deleted by the garbage collector: " + rule.getResources())
                         .doesNotContain("delete");
             }
@@ -353,6 +353,8 @@ class HelmChartTest {
         assertThat(allowed(rules, "lmwarden.io", "modeldeployments/status")).contains("patch", "update");
         // The operator removes NetworkPolicies itself when spec.networkPolicy.enabled turns false.
         assertThat(allowed(rules, "networking.k8s.io", "networkpolicies")).contains("delete");
+        // A rolling update deletes outdated replica pods one at a time; it never creates or changes a pod.
+        assertThat(allowed(rules, "", "pods")).containsExactlyInAnyOrder("get", "list", "watch", "delete");
 
         // Every dependent the reconciler declares must be manageable.
         for (Dependent dependent : ModelDeploymentReconciler.class.getAnnotation(Workflow.class).dependents()) {

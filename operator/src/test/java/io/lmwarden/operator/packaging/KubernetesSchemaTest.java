@@ -38,8 +38,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * Every manifest we ship or make, validated against Kubernetes' OpenAPI schemas (the npm package
- * kubernetes-models, with @kubernetes-models/prometheus-operator for the monitors), and ModelDeployments
- * against our CRD's own schema: the chart rendered three ways, deploy/operator.yaml, the examples, the
+ * kubernetes-models, with @kubernetes-models/prometheus-operator for the monitors), ModelDeployments
+ * against our CRD's own schema and KEDA ScaledObjects against KEDA's published CRD (unknown fields of a
+ * custom resource are errors, as with kubectl's strict field validation): the chart rendered three ways, deploy/operator.yaml, the examples, the
  * CRD itself and the objects the operator makes. Broken manifests prove the check can fail.
  * Needs node and npm (.ci/run installs them); skipped with the reason printed where they are missing.
  */
@@ -49,6 +50,8 @@ class KubernetesSchemaTest {
     private static final ObjectMapper JSON = new ObjectMapper();
     private static final Path SOURCES = Path.of("src", "test", "resources", "k8s-schemas");
     private static final Path WORK = Path.of("target", "k8s-schemas");
+    /** KEDA's published ScaledObject CRD (the file names its release and commit). */
+    private static final Path KEDA_SCALED_OBJECT_CRD = SOURCES.resolve("keda").resolve("keda.sh_scaledobjects.yaml");
     private static final OperatorDefaults DEFAULTS = new OperatorDefaults("ghcr.io/lm-warden/router:0.1.0", "IfNotPresent");
 
     @BeforeAll
@@ -114,7 +117,8 @@ class KubernetesSchemaTest {
         }
         KubernetesSerialization k8s = new KubernetesSerialization();
         for (ModelDeployment md : List.of(SampleModelDeployments.qwenDp4("llm"), SampleModelDeployments.simulated("llm", 2),
-                SampleModelDeployments.tensorParallel("llm"), SampleModelDeployments.isolated("llm"))) {
+                SampleModelDeployments.tensorParallel("llm"), SampleModelDeployments.isolated("llm"),
+                SampleModelDeployments.hostTierAndEvents("llm"), SampleModelDeployments.dataParallelServerWithEvents("llm"))) {
             String name = "operator's objects for " + md.getMetadata().getName();
             for (HasMetadata o : List.of(new VllmStatefulSetDependent(DEFAULTS).desired(md), new ReplicaServiceDependent(DEFAULTS).desired(md),
                     new RouterConfigMapDependent(DEFAULTS).desired(md), new RouterDeploymentDependent(DEFAULTS).desired(md),
@@ -133,7 +137,8 @@ class KubernetesSchemaTest {
         assertThat(results).filteredOn(r -> !r.path("ok").asBoolean()).as("manifests the Kubernetes schemas reject").isEmpty();
         assertThat(objects.values()).extracting(o -> o.path("kind").asText())
                 .contains("Deployment", "ServiceMonitor", "PodMonitor", "PodDisruptionBudget", "CustomResourceDefinition",
-                        "ClusterRole", "StatefulSet", "ModelDeployment", "Namespace", "NetworkPolicy", "Role", "RoleBinding");
+                        "ClusterRole", "StatefulSet", "ModelDeployment", "Namespace", "NetworkPolicy", "Role", "RoleBinding",
+                        "ScaledObject", "HorizontalPodAutoscaler");
         assertThat(objects.keySet()).as("the namespaced RBAC the chart renders for watchNamespaces is checked")
                 .anyMatch(k -> k.startsWith("chart with watchNamespaces") && k.contains(" Role lm-warden"))
                 .anyMatch(k -> k.startsWith("chart with watchNamespaces") && k.contains(" RoleBinding lm-warden"));
@@ -227,6 +232,7 @@ class KubernetesSchemaTest {
                 """);
         List<JsonNode> results = validate(objects);
         assertThat(results).hasSize(6).allSatisfy(r -> assertThat(r.path("ok").asBoolean()).as(r.toString()).isFalse());
+        assertBrokenAutoscalingAndNewFieldsAreRejected();
         assertThat(results.get(3).path("error").asText()).contains("from", "protocol");
         assertThat(results.get(4).path("error").asText()).contains("verbs");
         assertThat(results.get(5).path("error").asText()).contains("enabled", "routerClients", "name");
@@ -239,6 +245,106 @@ class KubernetesSchemaTest {
         assertThat(results.get(0).path("error").asText()).contains("replicas must be integer", "prometheus.io~1scrape must be string");
         assertThat(results.get(1).path("error").asText()).contains("model", "dataParallelSize", "name");
         assertThat(results.get(2).path("error").asText()).contains("status");
+    }
+
+    /** The host tier, KV events and rollout fields, and the autoscaling examples' kinds (KEDA's own CRD schema, Kubernetes'
+     *  HPA), each broken the way a user might. */
+    private void assertBrokenAutoscalingAndNewFieldsAreRejected() throws Exception {
+        Map<String, JsonNode> objects = new LinkedHashMap<>();
+        addYaml(objects, "ModelDeployment with an empty host tier, an unknown backend and hash algorithm", """
+                apiVersion: lmwarden.io/v1alpha1
+                kind: ModelDeployment
+                metadata:
+                  name: broken-tier
+                spec:
+                  model: Qwen/Qwen3-4B-Instruct-2507
+                  kvOffload:
+                    sizeGiB: 0
+                    backend: disk
+                  router:
+                    kvEvents:
+                      enabled: true
+                      hashAlgorithm: md5
+                """);
+        addYaml(objects, "ModelDeployment with a host tier without a size and a misspelt field", """
+                apiVersion: lmwarden.io/v1alpha1
+                kind: ModelDeployment
+                metadata:
+                  name: broken-tier-2
+                spec:
+                  model: Qwen/Qwen3-4B-Instruct-2507
+                  kvOffload:
+                    sizeGB: 40
+                """);
+        addYaml(objects, "ModelDeployment with no replica allowed down and a drain time in words", """
+                apiVersion: lmwarden.io/v1alpha1
+                kind: ModelDeployment
+                metadata:
+                  name: broken-rollout
+                spec:
+                  model: Qwen/Qwen3-4B-Instruct-2507
+                  maxUnavailable: 0
+                  drainTimeout: 5 minutes
+                  readyTimeout: 30
+                  router:
+                    shutdownGrace: soon
+                """);
+        addYaml(objects, "ScaledObject without a target name, a numeric threshold, a trigger without type", """
+                apiVersion: keda.sh/v1alpha1
+                kind: ScaledObject
+                metadata:
+                  name: broken
+                spec:
+                  scaleTargetRef:
+                    kind: ModelDeployment
+                  triggers:
+                    - metadata:
+                        query: sum(lmw_queue_length)
+                        threshold: 4
+                """);
+        addYaml(objects, "ScaledObject with a misspelt replica bound", """
+                apiVersion: keda.sh/v1alpha1
+                kind: ScaledObject
+                metadata:
+                  name: broken-2
+                spec:
+                  scaleTargetRef:
+                    name: qwen3-4b
+                  minReplicas: 2
+                  triggers:
+                    - type: prometheus
+                      metadata:
+                        query: sum(lmw_queue_length)
+                        threshold: "4"
+                """);
+        addYaml(objects, "HPA whose external target is no quantity and maxReplicas a string", """
+                apiVersion: autoscaling/v2
+                kind: HorizontalPodAutoscaler
+                metadata:
+                  name: broken
+                spec:
+                  scaleTargetRef:
+                    apiVersion: lmwarden.io/v1alpha1
+                    kind: ModelDeployment
+                    name: qwen3-4b
+                  maxReplicas: "8"
+                  metrics:
+                    - type: External
+                      external:
+                        metric:
+                          name: lmw_queue_length
+                        target:
+                          type: AverageValue
+                          averageValue: four
+                """);
+        List<JsonNode> results = validate(objects);
+        assertThat(results).hasSize(6).allSatisfy(r -> assertThat(r.path("ok").asBoolean()).as(r.toString()).isFalse());
+        assertThat(results.get(0).path("error").asText()).contains("kvOffload/sizeGiB", "kvOffload/backend", "kvEvents/hashAlgorithm");
+        assertThat(results.get(1).path("error").asText()).contains("sizeGiB", "sizeGB");
+        assertThat(results.get(2).path("error").asText()).contains("maxUnavailable", "drainTimeout", "readyTimeout", "shutdownGrace");
+        assertThat(results.get(3).path("error").asText()).contains("scaleTargetRef", "name", "threshold", "type");
+        assertThat(results.get(4).path("error").asText()).contains("minReplicas");
+        assertThat(results.get(5).path("error").asText()).contains("maxReplicas", "averageValue");
     }
 
     private static void addYaml(Map<String, JsonNode> objects, String source, String yaml) throws IOException {
@@ -255,7 +361,7 @@ class KubernetesSchemaTest {
         ObjectNode input = JSON.createObjectNode();
         ArrayNode list = input.putArray("objects");
         objects.forEach((name, o) -> list.addObject().put("name", name).set("object", o));
-        input.putArray("crds").add(YAML.readTree(RepositoryFiles.crd()));
+        input.putArray("crds").add(YAML.readTree(RepositoryFiles.crd())).add(YAML.readTree(Files.readString(KEDA_SCALED_OBJECT_CRD)));
         Process node = new ProcessBuilder("node", "validate.js").directory(WORK.toFile())
                 .redirectError(ProcessBuilder.Redirect.INHERIT).start();
         try (var in = node.getOutputStream()) {

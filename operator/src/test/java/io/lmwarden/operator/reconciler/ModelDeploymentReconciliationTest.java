@@ -1,34 +1,24 @@
 package io.lmwarden.operator.reconciler;
 
 import io.fabric8.kubernetes.api.model.HasMetadata;
-import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinition;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
 import io.fabric8.kubernetes.api.model.apps.DeploymentStatusBuilder;
 import io.fabric8.kubernetes.api.model.apps.StatefulSet;
 import io.fabric8.kubernetes.api.model.apps.StatefulSetStatusBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.dsl.base.PatchContext;
-import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
 import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
 import io.javaoperatorsdk.operator.Operator;
 import io.lmwarden.operator.SampleModelDeployments;
-import io.lmwarden.operator.dependent.OperatorDefaults;
 import io.lmwarden.operator.model.ModelDeployment;
 import io.lmwarden.operator.runtime.LmWardenOperator;
-import io.lmwarden.operator.runtime.OperatorSettings;
-import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
-import java.io.FileInputStream;
 import java.io.IOException;
-import java.io.InputStream;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
-import java.util.Optional;
 import java.util.Set;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -41,20 +31,17 @@ import static org.assertj.core.api.Assertions.assertThat;
 class ModelDeploymentReconciliationTest {
     private static final String NS = "agents";
     private static final Duration TIMEOUT = Duration.ofSeconds(20);
-    private static final String ROUTER_IMAGE = "example.org/lmw/router:test";
+    private static final String ROUTER_IMAGE = MockCluster.ROUTER_IMAGE;
 
     KubernetesClient client;
     KubernetesMockServer server;
+    private MockCluster cluster;
     private Operator operator;
 
     @BeforeEach
     void startOperator() throws IOException {
-        try (InputStream crd = new FileInputStream(generatedCrd().toFile())) {
-            client.resource(client.getKubernetesSerialization().unmarshal(crd, CustomResourceDefinition.class)).create();
-        }
-        OperatorSettings settings = new OperatorSettings(Set.of(), new OperatorDefaults(ROUTER_IMAGE, "IfNotPresent"), Optional.empty());
-        operator = LmWardenOperator.create(client, settings, new SimpleMeterRegistry());
-        operator.start();
+        cluster = new MockCluster(client, NS);
+        operator = cluster.startOperator();
     }
 
     @AfterEach
@@ -189,8 +176,7 @@ class ModelDeploymentReconciliationTest {
     }
 
     private List<io.fabric8.kubernetes.api.model.Event> eventsOf(String name) {
-        return client.v1().events().inNamespace(NS).list().getItems().stream()
-                .filter(e -> name.equals(e.getInvolvedObject().getName())).toList();
+        return cluster.eventsOf(name);
     }
 
     @Test
@@ -229,11 +215,10 @@ class ModelDeploymentReconciliationTest {
                 .satisfies(ref -> assertThat(ref.getUid()).isEqualTo(md.getMetadata().getUid()));
         // The admin token reaches the router container from its Secret.
         assertThat(router().getSpec().getTemplate().getSpec().getContainers().get(0).getEnv())
-                .anySatisfy(e -> assertThat(e.getValueFrom().getSecretKeyRef().getName()).isEqualTo("lmw-admin"));
+                .filteredOn(e -> e.getName().equals("LMW_ADMIN_TOKEN"))
+                .singleElement().satisfies(e -> assertThat(e.getValueFrom().getSecretKeyRef().getName()).isEqualTo("lmw-admin"));
 
-        // A JSON patch: the mock server's merge patch appends to lists instead of replacing them.
-        client.resources(ModelDeployment.class).inNamespace(NS).withName("qwen3-4b").patch(PatchContext.of(PatchType.JSON),
-                "[{\"op\":\"replace\",\"path\":\"/spec/networkPolicy/routerClients\","
+        cluster.jsonPatch("qwen3-4b", "[{\"op\":\"replace\",\"path\":\"/spec/networkPolicy/routerClients\","
                         + "\"value\":[{\"podSelector\":{\"matchLabels\":{\"role\":\"agent\"}}}]}]");
         Eventually.await("router policy follows routerClients", TIMEOUT, () -> client.network().v1().networkPolicies().inNamespace(NS)
                 .withName("qwen3-4b-router").get().getSpec().getIngress().get(0).getFrom().equals(List.of(
@@ -244,6 +229,44 @@ class ModelDeploymentReconciliationTest {
         Eventually.await("NetworkPolicies removed", TIMEOUT,
                 () -> client.network().v1().networkPolicies().inNamespace(NS).list().getItems().isEmpty());
         assertThat(objectsOf(md)).as("everything else stays").hasSize(10);
+    }
+
+    @Test
+    void kvEventsAndTheHostTierReachPodsServiceAndPolicyAndTurningEventsOffTakesThemAway() {
+        ModelDeployment md = SampleModelDeployments.isolated(NS);
+        md.getSpec().setImage("vllm/vllm-openai:v0.23.0");
+        client.resource(md).create();
+        awaitObjects(md, 12);
+
+        patchSpec("qwen3-4b", "{\"spec\":{\"kvOffload\":{\"sizeGiB\":40},\"router\":{\"kvEvents\":{\"enabled\":true}}}}");
+        Eventually.await("events and tier in the pod template", TIMEOUT, () -> vllmContainer().getArgs().contains("--kv-events-config")
+                && vllmContainer().getArgs().contains("--kv-offloading-size"));
+        var vllm = vllmContainer();
+        assertThat(vllm.getArgs()).containsSubsequence("--kv-offloading-size", "40", "--kv-offloading-backend", "native")
+                .containsSubsequence("--prefix-caching-hash-algo", "sha256");
+        assertThat(vllm.getResources().getLimits().get("memory")).as("16Gi for vLLM itself + 40Gi of pinned host memory")
+                .isEqualTo(new io.fabric8.kubernetes.api.model.Quantity((56 * 1024) + "Mi"));
+        assertThat(vllm.getEnv()).anySatisfy(e -> assertThat(e.getName()).isEqualTo("PYTHONHASHSEED"));
+        assertThat(vllm.getPorts()).extracting(p -> p.getName()).containsExactly("http", "kv-events", "kv-replay");
+        Eventually.await("Service ports", TIMEOUT, () -> client.services().inNamespace(NS).withName("qwen3-4b-replicas").get()
+                .getSpec().getPorts().size() == 3);
+        Eventually.await("the routers may reach the event ports", TIMEOUT, () -> client.network().v1().networkPolicies().inNamespace(NS)
+                .withName("qwen3-4b-replicas").get().getSpec().getIngress().get(0).getPorts().size() == 3);
+
+        patchSpec("qwen3-4b", "{\"spec\":{\"router\":{\"kvEvents\":{\"enabled\":false}}}}");
+        Eventually.await("event flags and ports removed from the pod template", TIMEOUT,
+                () -> !vllmContainer().getArgs().contains("--kv-events-config") && vllmContainer().getPorts().size() == 1
+                        && vllmContainer().getEnv().stream().noneMatch(e -> e.getName().equals("PYTHONHASHSEED")));
+        assertThat(vllmContainer().getArgs()).as("the tier stays").contains("--kv-offloading-size");
+        Eventually.await("Service ports removed", TIMEOUT, () -> client.services().inNamespace(NS).withName("qwen3-4b-replicas").get()
+                .getSpec().getPorts().size() == 1);
+        Eventually.await("NetworkPolicy ports removed", TIMEOUT, () -> client.network().v1().networkPolicies().inNamespace(NS)
+                .withName("qwen3-4b-replicas").get().getSpec().getIngress().get(0).getPorts().size() == 1);
+    }
+
+    private io.fabric8.kubernetes.api.model.Container vllmContainer() {
+        return client.apps().statefulSets().inNamespace(NS).withName("qwen3-4b-vllm").get().getSpec().getTemplate().getSpec()
+                .getContainers().get(0);
     }
 
     @Test
@@ -264,10 +287,8 @@ class ModelDeploymentReconciliationTest {
         assertThat(objectsOf(other)).as("another ModelDeployment's objects stay").hasSize(9);
     }
 
-    /** Like `kubectl patch --type merge`: no resourceVersion, so it cannot conflict with the operator's status writes. */
     private void patchSpec(String name, String mergePatch) {
-        client.resources(ModelDeployment.class).inNamespace(NS).withName(name)
-                .patch(PatchContext.of(PatchType.JSON_MERGE), mergePatch);
+        cluster.patchSpec(name, mergePatch);
     }
 
     private void awaitObjects(ModelDeployment md, int count) {
@@ -282,7 +303,7 @@ class ModelDeploymentReconciliationTest {
     }
 
     private ModelDeployment get(String name) {
-        return client.resources(ModelDeployment.class).inNamespace(NS).withName(name).get();
+        return cluster.get(name);
     }
 
     private Deployment router() {
@@ -300,9 +321,5 @@ class ModelDeploymentReconciliationTest {
         }
         return md.getStatus().getConditions().stream().filter(c -> c.getType().equals(type)).findFirst()
                 .map(c -> c.getStatus()).orElse(null);
-    }
-
-    static Path generatedCrd() {
-        return Path.of(System.getProperty("lmw.generated.crds", "target/generated-crds"), "modeldeployments.lmwarden.io-v1.yml");
     }
 }

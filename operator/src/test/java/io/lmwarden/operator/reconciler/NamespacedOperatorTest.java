@@ -62,7 +62,7 @@ class NamespacedOperatorTest {
 
     @BeforeEach
     void startOperator() throws IOException {
-        try (InputStream crd = new FileInputStream(ModelDeploymentReconciliationTest.generatedCrd().toFile())) {
+        try (InputStream crd = new FileInputStream(MockCluster.generatedCrd().toFile())) {
             client.resource(client.getKubernetesSerialization().unmarshal(crd, CustomResourceDefinition.class)).create();
         }
         operatorClient = new KubernetesClientBuilder()

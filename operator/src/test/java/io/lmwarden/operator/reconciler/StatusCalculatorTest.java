@@ -11,6 +11,7 @@ import io.lmwarden.operator.model.ModelDeploymentStatus;
 import org.junit.jupiter.api.Test;
 
 import java.time.Instant;
+import java.util.List;
 import java.util.Optional;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -23,7 +24,7 @@ class StatusCalculatorTest {
     @Test
     void nothingCreatedYetIsProgressingAndNotReady() {
         ModelDeployment md = SampleModelDeployments.qwenDp4("ns");
-        ModelDeploymentStatus status = calculator.compute(md, Optional.empty(), Optional.empty(), T0);
+        ModelDeploymentStatus status = calculator.compute(md, Optional.empty(), Optional.empty(), RolloutStep.unknown(), T0);
 
         assertThat(status.getObservedGeneration()).isEqualTo(1L);
         assertThat(status.getReadyReplicas()).isZero();
@@ -37,7 +38,7 @@ class StatusCalculatorTest {
     @Test
     void podsStartingAfterRolloutAreWaitingNotDegraded() {
         ModelDeployment md = SampleModelDeployments.qwenDp4("ns");
-        ModelDeploymentStatus status = calculator.compute(md, Optional.of(sts(4, 4, 1)), Optional.of(router(1, 0)), T0);
+        ModelDeploymentStatus status = calculator.compute(md, Optional.of(sts(4, 4, 1)), Optional.of(router(1, 0)), RolloutStep.unknown(), T0);
         assertThat(status.getReadyReplicas()).isEqualTo(1);
         assertCondition(status, "Ready", "False", "ReplicasNotReady");
         assertCondition(status, "Progressing", "True", "WaitingForPods");
@@ -47,7 +48,7 @@ class StatusCalculatorTest {
     @Test
     void allReplicasAndRouterReadyIsReady() {
         ModelDeployment md = SampleModelDeployments.qwenDp4("ns");
-        ModelDeploymentStatus status = calculator.compute(md, Optional.of(sts(4, 4, 4)), Optional.of(router(1, 1)), T0);
+        ModelDeploymentStatus status = calculator.compute(md, Optional.of(sts(4, 4, 4)), Optional.of(router(1, 1)), RolloutStep.unknown(), T0);
         assertThat(status.getReadyReplicas()).isEqualTo(4);
         assertThat(status.getRouterReady()).isTrue();
         assertCondition(status, "Ready", "True", "AllReplicasReady");
@@ -59,11 +60,11 @@ class StatusCalculatorTest {
     void aReadyDataParallelServerPodIsAllItsReplicasReady() {
         ModelDeployment md = SampleModelDeployments.qwenDp4("ns");
         md.getSpec().setReplicaLayout("dataParallelServer");
-        ModelDeploymentStatus status = calculator.compute(md, Optional.of(sts(1, 1, 1)), Optional.of(router(1, 1)), T0);
+        ModelDeploymentStatus status = calculator.compute(md, Optional.of(sts(1, 1, 1)), Optional.of(router(1, 1)), RolloutStep.unknown(), T0);
         assertThat(status.getReadyReplicas()).isEqualTo(4);
         assertCondition(status, "Ready", "True", "AllReplicasReady");
         assertCondition(status, "Progressing", "False", "RolloutComplete");
-        ModelDeploymentStatus down = calculator.compute(md, Optional.of(sts(1, 1, 0)), Optional.of(router(1, 1)), T1);
+        ModelDeploymentStatus down = calculator.compute(md, Optional.of(sts(1, 1, 0)), Optional.of(router(1, 1)), RolloutStep.unknown(), T1);
         assertThat(down.getReadyReplicas()).isZero();
         assertCondition(down, "Ready", "False", "ReplicasNotReady");
     }
@@ -71,16 +72,16 @@ class StatusCalculatorTest {
     @Test
     void replicasReadyButNoRouterIsNotReady() {
         ModelDeployment md = SampleModelDeployments.qwenDp4("ns");
-        ModelDeploymentStatus status = calculator.compute(md, Optional.of(sts(4, 4, 4)), Optional.of(router(1, 0)), T0);
+        ModelDeploymentStatus status = calculator.compute(md, Optional.of(sts(4, 4, 4)), Optional.of(router(1, 0)), RolloutStep.unknown(), T0);
         assertCondition(status, "Ready", "False", "RouterNotReady");
     }
 
     @Test
     void losingAReplicaAfterBeingReadyIsDegradedAndTransitionTimesMoveOnlyOnFlips() {
         ModelDeployment md = SampleModelDeployments.qwenDp4("ns");
-        md.setStatus(calculator.compute(md, Optional.of(sts(4, 4, 4)), Optional.of(router(1, 1)), T0));
+        md.setStatus(calculator.compute(md, Optional.of(sts(4, 4, 4)), Optional.of(router(1, 1)), RolloutStep.unknown(), T0));
 
-        ModelDeploymentStatus after = calculator.compute(md, Optional.of(sts(4, 4, 3)), Optional.of(router(1, 1)), T1);
+        ModelDeploymentStatus after = calculator.compute(md, Optional.of(sts(4, 4, 3)), Optional.of(router(1, 1)), RolloutStep.unknown(), T1);
         assertCondition(after, "Ready", "False", "ReplicasNotReady");
         assertCondition(after, "Degraded", "True", "ReplicasUnavailable");
         assertCondition(after, "Progressing", "False", "RolloutComplete");
@@ -91,17 +92,17 @@ class StatusCalculatorTest {
     @Test
     void scalingIsProgressingUntilTheStatefulSetCatchesUp() {
         ModelDeployment md = SampleModelDeployments.qwenDp4("ns");
-        md.setStatus(calculator.compute(md, Optional.of(sts(4, 4, 4)), Optional.of(router(1, 1)), T0));
+        md.setStatus(calculator.compute(md, Optional.of(sts(4, 4, 4)), Optional.of(router(1, 1)), RolloutStep.unknown(), T0));
         md.getSpec().setDataParallelSize(2);
         md.getMetadata().setGeneration(2L);
 
         StatefulSet stillFour = sts(4, 4, 4);
-        ModelDeploymentStatus scaling = calculator.compute(md, Optional.of(stillFour), Optional.of(router(1, 1)), T1);
+        ModelDeploymentStatus scaling = calculator.compute(md, Optional.of(stillFour), Optional.of(router(1, 1)), RolloutStep.unknown(), T1);
         assertThat(scaling.getObservedGeneration()).isEqualTo(2L);
         assertCondition(scaling, "Progressing", "True", "RollingOut");
         assertCondition(scaling, "Degraded", "False", "AsExpected");
 
-        ModelDeploymentStatus done = calculator.compute(md, Optional.of(sts(2, 2, 2)), Optional.of(router(1, 1)), T1);
+        ModelDeploymentStatus done = calculator.compute(md, Optional.of(sts(2, 2, 2)), Optional.of(router(1, 1)), RolloutStep.unknown(), T1);
         assertCondition(done, "Ready", "True", "AllReplicasReady");
         assertCondition(done, "Progressing", "False", "RolloutComplete");
     }
@@ -109,8 +110,8 @@ class StatusCalculatorTest {
     @Test
     void unchangedInputsGiveAnEqualStatusSoNoPatchIsSent() {
         ModelDeployment md = SampleModelDeployments.qwenDp4("ns");
-        md.setStatus(calculator.compute(md, Optional.of(sts(4, 4, 4)), Optional.of(router(1, 1)), T0));
-        assertThat(calculator.compute(md, Optional.of(sts(4, 4, 4)), Optional.of(router(1, 1)), T1)).isEqualTo(md.getStatus());
+        md.setStatus(calculator.compute(md, Optional.of(sts(4, 4, 4)), Optional.of(router(1, 1)), RolloutStep.unknown(), T0));
+        assertThat(calculator.compute(md, Optional.of(sts(4, 4, 4)), Optional.of(router(1, 1)), RolloutStep.unknown(), T1)).isEqualTo(md.getStatus());
     }
 
     @Test
@@ -121,6 +122,51 @@ class StatusCalculatorTest {
         Condition degraded = assertCondition(status, "Degraded", "True", "ReconcileFailed");
         assertThat(degraded.getMessage()).isEqualTo("router.spillThreshold must be 'auto'");
         assertCondition(status, "Ready", "False", "ReconcileFailed");
+    }
+
+    @Test
+    void replacingPodsIsProgressingRollingUpdateNotDegraded() {
+        ModelDeployment md = SampleModelDeployments.qwenDp4("ns");
+        md.setStatus(calculator.compute(md, Optional.of(sts(4, 4, 4)), Optional.of(router(1, 1)), RolloutStep.unknown(), T0));
+        ReplicaPod draining = new ReplicaPod("qwen3-4b-vllm-2", "u", "1", 2, "old", true, true, null, Optional.empty(), Optional.empty());
+        RolloutStep step = new RolloutStep(RolloutStep.Phase.ROLLING, 4, 1, List.of(), List.of(draining), List.of(), Optional.empty(),
+                Optional.empty());
+
+        ModelDeploymentStatus status = calculator.compute(md, Optional.of(sts(4, 2, 3)), Optional.of(router(1, 1)), step, T1);
+        Condition progressing = assertCondition(status, "Progressing", "True", "RollingUpdate");
+        assertThat(progressing.getMessage()).isEqualTo("replica 1 of 4 updated; replacing qwen3-4b-vllm-2 (draining)");
+        assertCondition(status, "Degraded", "False", "AsExpected");
+        assertCondition(status, "Ready", "False", "ReplicasNotReady");
+        assertThat(status.getUpdatedReplicas()).isEqualTo(1);
+        assertThat(StatusCalculator.rollingUpdateUnderWay(status)).isTrue();
+    }
+
+    @Test
+    void aFailingNewReplicaIsDegradedAndPausesTheRollout() {
+        ModelDeployment md = SampleModelDeployments.qwenDp4("ns");
+        md.setStatus(calculator.compute(md, Optional.of(sts(4, 4, 4)), Optional.of(router(1, 1)), RolloutStep.unknown(), T0));
+        RolloutStep step = new RolloutStep(RolloutStep.Phase.PAUSED, 4, 0, List.of(), List.of(), List.of(),
+                Optional.of(new RolloutStep.Failure("qwen3-4b-vllm-3", "container vllm ImagePullBackOff")), Optional.empty());
+
+        ModelDeploymentStatus status = calculator.compute(md, Optional.of(sts(4, 1, 3)), Optional.of(router(1, 1)), step, T1);
+        Condition degraded = assertCondition(status, "Degraded", "True", "ReplicaFailing");
+        assertThat(degraded.getMessage()).startsWith("qwen3-4b-vllm-3 of the current pod template: container vllm ImagePullBackOff; "
+                + "the rolling update is paused with 0 of 4 replicas updated");
+        assertCondition(status, "Progressing", "False", "RolloutPaused");
+        assertThat(StatusCalculator.rollingUpdateUnderWay(status)).as("resumes where it stopped once fixed").isTrue();
+        assertThat(ModelDeploymentEvents.transitions(md.getStatus(), status)).anySatisfy(n -> {
+            assertThat(n.type()).isEqualTo("Warning");
+            assertThat(n.reason()).isEqualTo("ReplicaFailing");
+        });
+    }
+
+    @Test
+    void onDeleteNeverMovesCurrentRevisionSoItDoesNotMeanRollingOut() {
+        ModelDeployment md = SampleModelDeployments.qwenDp4("ns");
+        StatefulSet updated = sts(4, 4, 4);
+        updated.getStatus().setCurrentRevision("r0"); // what the StatefulSet controller leaves with OnDelete
+        ModelDeploymentStatus status = calculator.compute(md, Optional.of(updated), Optional.of(router(1, 1)), RolloutStep.unknown(), T0);
+        assertCondition(status, "Progressing", "False", "RolloutComplete");
     }
 
     private static StatefulSet sts(int specReplicas, int updated, int ready) {

@@ -1,6 +1,7 @@
 package io.lmwarden.sim.dp;
 
 import io.lmwarden.sim.EngineSnapshot;
+import io.lmwarden.sim.engine.CacheTierMetrics;
 import io.lmwarden.sim.engine.Engine;
 import io.lmwarden.sim.engine.EngineMetrics;
 import io.lmwarden.sim.engine.RequestListener;
@@ -76,7 +77,7 @@ public final class DataParallelEngines implements AutoCloseable {
      * vLLM's ValueError, a 400: {@code data_parallel_rank 5 is out of range [0, 4).}
      */
     public Submitted submit(String rankHeader, int[] promptTokens, int[] outputTokens, boolean stopsAtMaxTokens,
-                            long cacheSalt, RequestListener listener) {
+                            String cacheSalt, RequestListener listener) {
         Integer rank = parseRank(rankHeader);
         if (rank != null && (rank < 0 || rank >= engines.size())) {
             throw new InvalidPromptException("data_parallel_rank " + rank + " is out of range [0, " + engines.size() + ").",
@@ -154,6 +155,10 @@ public final class DataParallelEngines implements AutoCloseable {
 
     public List<EngineMetrics> metrics() {
         return engines.stream().map(Engine::metrics).toList();
+    }
+
+    public List<CacheTierMetrics> cacheTierMetrics() {
+        return engines.stream().map(Engine::cacheTierMetrics).toList();
     }
 
     public List<EngineSnapshot> snapshots() {

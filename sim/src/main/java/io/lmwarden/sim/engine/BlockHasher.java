@@ -26,6 +26,18 @@ public final class BlockHasher {
         return out;
     }
 
+    /** The 64-bit value a cache_salt string mixes into the first block's hash; 0 for none. */
+    public static long saltOf(String salt) {
+        if (salt == null) {
+            return 0;
+        }
+        long h = 0xcbf29ce484222325L;
+        for (char c : salt.toCharArray()) {
+            h = (h ^ c) * 0x100000001b3L;
+        }
+        return h == 0 ? 1 : h;
+    }
+
     static long mix(long z) {
         z = (z ^ (z >>> 30)) * 0xbf58476d1ce4e5b9L;
         z = (z ^ (z >>> 27)) * 0x94d049bb133111ebL;

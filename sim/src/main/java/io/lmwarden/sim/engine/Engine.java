@@ -3,9 +3,12 @@ package io.lmwarden.sim.engine;
 import io.lmwarden.common.logging.LogFields;
 import io.lmwarden.sim.EngineSnapshot;
 import io.lmwarden.sim.SimProfile;
+import io.lmwarden.sim.kvevents.KvCacheEvent;
+import io.lmwarden.sim.kvevents.KvEventSink;
 
 import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.Iterator;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.Condition;
@@ -16,7 +19,9 @@ import java.util.logging.Logger;
 /**
  * One simulated vLLM engine: a V1-style scheduler (running requests first, then FCFS admission of waiting ones
  * while the step's token budget, max_num_seqs and free KV blocks allow), a prefix-cached block pool, preemption
- * of the most recently admitted request when blocks run out, and a step time from the profile's cost model.
+ * of the most recently admitted request when blocks run out, and a step time from the profile's cost model. With a
+ * host tier ({@link SimProfile#hasHostTier()}), completed prompt blocks are copied to it as they are computed and a
+ * prefix found there is loaded back at the tier's bandwidth while the request waits (vLLM's WAITING_FOR_REMOTE_KVS).
  *
  * <p>Runs on its own thread. The thread parks when there is no work and sleeps for the (scaled) duration of
  * each step; request submission and aborts take the lock only briefly.
@@ -32,6 +37,16 @@ public final class Engine implements AutoCloseable {
     private final SimProfile profile;
     private final SimClock clock;
     private final KvBlockPool pool;
+    /** The host-memory tier, or null without one. */
+    private final HostKvTier hostTier;
+    private final CacheTierStats tierStats;
+    /** The KV events of the step in progress, handed to {@link #eventSink} when it ends. */
+    private final List<KvCacheEvent> stepEvents = new ArrayList<>();
+    private volatile KvEventSink eventSink = KvEventSink.NONE;
+    /** vLLM's {@code self_describing_kv_events} (≥ 0.24): host-tier events carry token ids, parent and group like GPU ones. */
+    private volatile boolean selfDescribingHostEvents;
+    /** Simulated time the host→GPU link is busy until: loads queue on it. */
+    private double loadLinkFreeAt;
     private final ReentrantLock lock = new ReentrantLock();
     private final Condition workArrived = lock.newCondition();
     private final ArrayDeque<SimRequest> waiting = new ArrayDeque<>();
@@ -55,7 +70,9 @@ public final class Engine implements AutoCloseable {
         this.index = index;
         this.profile = profile;
         this.clock = clock;
-        this.pool = new KvBlockPool(profile.kvBlocks());
+        this.pool = new KvBlockPool(profile.kvBlocks(), this::evictedFromGpu);
+        this.hostTier = profile.hasHostTier() ? new HostKvTier(profile.hostTierBlocks()) : null;
+        this.tierStats = new CacheTierStats(profile);
         this.stats = new RequestStats(profile.maxModelLen());
         this.thread = new Thread(this::loop, "lmw-sim-engine-" + index);
         thread.setDaemon(true);
@@ -79,11 +96,11 @@ public final class Engine implements AutoCloseable {
      */
     public SimRequest submit(int[] promptTokens, int[] outputTokens, boolean stopsAtMaxTokens,
                              RequestListener listener) {
-        return submit(promptTokens, outputTokens, stopsAtMaxTokens, 0, listener);
+        return submit(promptTokens, outputTokens, stopsAtMaxTokens, null, listener);
     }
 
-    /** As {@link #submit(int[], int[], boolean, RequestListener)}, with a cache salt (0 = none) in the first block's hash. */
-    public SimRequest submit(int[] promptTokens, int[] outputTokens, boolean stopsAtMaxTokens, long cacheSalt,
+    /** As {@link #submit(int[], int[], boolean, RequestListener)}, with a cache salt (null = none) in the first block's hash. */
+    public SimRequest submit(int[] promptTokens, int[] outputTokens, boolean stopsAtMaxTokens, String cacheSalt,
                              RequestListener listener) {
         if (promptTokens.length < 1 || outputTokens.length < 1) {
             throw new IllegalArgumentException("a request needs at least one prompt and one output token");
@@ -113,6 +130,10 @@ public final class Engine implements AutoCloseable {
             }
             if (r.status == SimRequest.Status.WAITING) {
                 waiting.remove(r);
+            } else if (r.status == SimRequest.Status.LOADING) {
+                waiting.remove(r);
+                hostTier.unpin(r.blockHashes, r.loadFrom, r.loadTo);
+                releaseBlocks(r);
             } else {
                 running.remove(r);
                 releaseBlocks(r);
@@ -139,7 +160,8 @@ public final class Engine implements AutoCloseable {
         lock.lock();
         try {
             return new EngineSnapshot(running.size(), waiting.size(), pool.usage(), prefixQueries, prefixHits,
-                    promptTokens, generationTokens, preemptions);
+                    promptTokens, generationTokens, preemptions, tierStats.externalQueries, tierStats.externalHits,
+                    hostTier == null ? 0 : hostTier.size(), hostTier == null ? 0 : hostTier.capacity());
         } finally {
             lock.unlock();
         }
@@ -157,6 +179,47 @@ public final class Engine implements AutoCloseable {
         } finally {
             lock.unlock();
         }
+    }
+
+    /** The host tier's and the prompt-token-source counters, beside {@link #metrics()}. */
+    public CacheTierMetrics cacheTierMetrics() {
+        lock.lock();
+        try {
+            return tierStats.copy(hostTier);
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /**
+     * Sends this engine's KV cache events to {@code sink} from now on (one call per step that produced any);
+     * {@code selfDescribingHostEvents} as vLLM's offloading connector option of that name.
+     */
+    public void publishKvEvents(KvEventSink sink, boolean selfDescribingHostEvents) {
+        this.selfDescribingHostEvents = selfDescribingHostEvents;
+        this.eventSink = sink;
+    }
+
+    /**
+     * vLLM's reset_prefix_cache: forgets every cached block (both tiers) and announces AllBlocksCleared. Refused (false)
+     * while requests hold blocks, as vLLM refuses.
+     */
+    public boolean resetPrefixCache() {
+        List<KvCacheEvent> cleared;
+        lock.lock();
+        try {
+            if (!running.isEmpty() || !waiting.isEmpty() || !pool.resetPrefixCache()) {
+                return false;
+            }
+            if (hostTier != null) {
+                hostTier.clear(new ArrayList<>());
+            }
+            cleared = List.of(new KvCacheEvent.AllBlocksCleared());
+        } finally {
+            lock.unlock();
+        }
+        eventSink.publish(cleared);
+        return true;
     }
 
     @Override
@@ -199,8 +262,22 @@ public final class Engine implements AutoCloseable {
                     double start = keepPace ? engineTime : Math.max(engineTime, now);
                     step = schedule(start);
                     if (step.isEmpty()) {
-                        // Cannot happen with a consistent profile; never spin if it does.
-                        workArrived.await(10, TimeUnit.MILLISECONDS);
+                        flushStepEvents(events);
+                        double ready = nextLoadReady();
+                        if (ready < 0) {
+                            // Cannot happen with a consistent profile; never spin if it does.
+                            workArrived.await(10, TimeUnit.MILLISECONDS);
+                        } else {
+                            // Only host-tier loads are in flight: sleep until the first completes (or work arrives).
+                            long wait = clock.wallNanosUntil(ready);
+                            if (wait > 0) {
+                                workArrived.awaitNanos(wait);
+                            }
+                            engineTime = Math.max(engineTime, Math.min(ready, clock.now()));
+                        }
+                    }
+                    if (step.isEmpty()) {
+                        runAll(events);
                         continue;
                     }
                     stepEnd = start + step.millis(profile) / 1000.0;
@@ -212,13 +289,11 @@ public final class Engine implements AutoCloseable {
                 try {
                     engineTime = stepEnd;
                     commit(step, stepEnd, events);
+                    flushStepEvents(events);
                 } finally {
                     lock.unlock();
                 }
-                for (Runnable e : events) {
-                    e.run();
-                }
-                events.clear();
+                runAll(events);
             }
         } catch (InterruptedException e) {
             if (!closed) {
@@ -227,6 +302,41 @@ public final class Engine implements AutoCloseable {
         } catch (RuntimeException e) {
             LogFields.log(LOG, Level.SEVERE, "engine failed", e, "engine", index);
             throw e;
+        }
+    }
+
+    private static void runAll(List<Runnable> events) {
+        for (Runnable e : events) {
+            e.run();
+        }
+        events.clear();
+    }
+
+    /** Hands this step's KV events (one vLLM KVEventBatch) to the sink after the step's other callbacks. Caller holds the lock. */
+    private void flushStepEvents(List<Runnable> events) {
+        if (stepEvents.isEmpty()) {
+            return;
+        }
+        List<KvCacheEvent> batch = List.copyOf(stepEvents);
+        stepEvents.clear();
+        KvEventSink sink = eventSink;
+        events.add(() -> sink.publish(batch));
+    }
+
+    /** The earliest completion time of a host-tier load in flight, or -1. Caller holds the lock. */
+    private double nextLoadReady() {
+        double next = -1;
+        for (SimRequest r : waiting) {
+            if (r.status == SimRequest.Status.LOADING && (next < 0 || r.loadReadyAt < next)) {
+                next = r.loadReadyAt;
+            }
+        }
+        return next;
+    }
+
+    private void evictedFromGpu(long hash) {
+        if (eventSink != KvEventSink.NONE) {
+            stepEvents.add(new KvCacheEvent.BlockRemoved(new long[] {hash}, KvCacheEvent.MEDIUM_GPU, 0));
         }
     }
 
@@ -255,44 +365,72 @@ public final class Engine implements AutoCloseable {
             step.add(r, n);
             budget -= n;
         }
-        while (!preempted && !waiting.isEmpty() && running.size() < profile.maxNumSeqs() && budget > 0) {
-            SimRequest r = waiting.peekFirst();
+        Iterator<SimRequest> queue = waiting.iterator();
+        while (!preempted && queue.hasNext() && running.size() < profile.maxNumSeqs() && budget > 0) {
+            SimRequest r = queue.next();
+            if (r.status == SimRequest.Status.LOADING) {
+                if (r.loadReadyAt > now) {
+                    // vLLM skips a request waiting for its KV transfer; it does not hold up the queue behind it.
+                    continue;
+                }
+                finishLoad(r);
+            }
             int total = r.numTokens();
-            // vLLM never serves the last token from cache: at least one token is computed.
-            int maxHitBlocks = Math.min((total - 1) / bs, r.blockHashes.length);
+            int n;
+            int newBlocks;
             int hits = 0;
-            int freedByTouch = 0;
-            int[] hitBlocks = new int[maxHitBlocks];
-            for (; hits < maxHitBlocks; hits++) {
-                int blk = pool.lookup(r.blockHashes[hits]);
-                if (blk < 0) {
+            int[] hitBlocks = null;
+            if (r.numBlocks > 0) {
+                // Loaded from the host tier: its blocks are allocated and no prefix lookup happens again (vLLM).
+                n = Math.min(total - r.numComputed, budget);
+                newBlocks = Math.max(0, ceilDiv(r.numComputed + n, bs) - r.numBlocks);
+                if (newBlocks > pool.freeBlocks()) {
                     break;
                 }
-                hitBlocks[hits] = blk;
-                if (pool.isFree(blk)) {
-                    freedByTouch++;
+            } else {
+                // vLLM never serves the last token from cache: at least one token is computed.
+                int maxHitBlocks = Math.min((total - 1) / bs, r.blockHashes.length);
+                int freedByTouch = 0;
+                hitBlocks = new int[maxHitBlocks];
+                for (; hits < maxHitBlocks; hits++) {
+                    int blk = pool.lookup(r.blockHashes[hits]);
+                    if (blk < 0) {
+                        break;
+                    }
+                    hitBlocks[hits] = blk;
+                    if (pool.isFree(blk)) {
+                        freedByTouch++;
+                    }
                 }
+                int loadable = hostTier == null ? 0 : hostTierHits(r, hits);
+                if (loadable > 0) {
+                    if (loadable > pool.freeBlocks() - freedByTouch) {
+                        break;
+                    }
+                    startLoad(r, hitBlocks, hits, loadable, now);
+                    continue;
+                }
+                int computed = hits * bs;
+                n = Math.min(total - computed, budget);
+                newBlocks = ceilDiv(computed + n, bs) - hits;
+                if (newBlocks > pool.freeBlocks() - freedByTouch) {
+                    break;
+                }
+                for (int h = 0; h < hits; h++) {
+                    pool.touch(hitBlocks[h]);
+                    r.addBlock(hitBlocks[h]);
+                }
+                r.numComputed = computed;
+                r.numCachedBlocks = hits;
+                r.externalTokens = 0;
+                countLookup(total, computed, 0);
             }
-            int computed = hits * bs;
-            int n = Math.min(total - computed, budget);
-            int newBlocks = ceilDiv(computed + n, bs) - hits;
-            if (newBlocks > pool.freeBlocks() - freedByTouch) {
-                break;
-            }
-            waiting.pollFirst();
-            for (int h = 0; h < hits; h++) {
-                pool.touch(hitBlocks[h]);
-                r.addBlock(hitBlocks[h]);
-            }
+            queue.remove();
             for (int k = 0; k < newBlocks; k++) {
                 r.addBlock(pool.allocate());
             }
-            r.numComputed = computed;
-            r.numCachedBlocks = hits;
-            prefixQueries += total;
-            prefixHits += computed;
             if (r.cachedTokens < 0) {
-                r.cachedTokens = computed;
+                r.cachedTokens = r.numComputed;
             }
             if (r.firstScheduled < 0) {
                 r.firstScheduled = Math.max(now, r.arrival);
@@ -317,9 +455,165 @@ public final class Engine implements AutoCloseable {
         return true;
     }
 
+    /**
+     * Full blocks after the {@code gpuHits} local ones that the host tier holds in a row (vLLM's offloading connector
+     * looks up whole blocks of the request's tokens beyond the GPU hit, and touches all of them).
+     */
+    private int hostTierHits(SimRequest r, int gpuHits) {
+        int fullBlocks = Math.min(r.numTokens() / profile.blockSize(), r.blockHashes.length);
+        hostTier.touch(r.blockHashes, fullBlocks);
+        return hostTier.matchLength(r.blockHashes, gpuHits, fullBlocks);
+    }
+
+    /**
+     * Admits {@code r} to wait for {@code loadable} blocks from the host tier: its GPU hits are taken, blocks for the
+     * loaded ones allocated, and the copy queued on the host→GPU link at the tier's bandwidth (vLLM allocates the
+     * blocks, then parks the request in WAITING_FOR_REMOTE_KVS until the transfer reports done).
+     */
+    private void startLoad(SimRequest r, int[] hitBlocks, int hits, int loadable, double now) {
+        int bs = profile.blockSize();
+        for (int h = 0; h < hits; h++) {
+            pool.touch(hitBlocks[h]);
+            r.addBlock(hitBlocks[h]);
+        }
+        for (int k = 0; k < loadable; k++) {
+            r.addBlock(pool.allocate());
+        }
+        r.numCachedBlocks = hits;
+        r.loadFrom = hits;
+        r.loadTo = hits + loadable;
+        r.offloadedBlocks = r.loadTo;
+        hostTier.pin(r.blockHashes, r.loadFrom, r.loadTo);
+        long bytes = loadable * profile.kvBytesPerBlock();
+        double seconds = profile.transferSeconds(bytes);
+        double start = Math.max(now, loadLinkFreeAt);
+        loadLinkFreeAt = start + seconds;
+        r.loadReadyAt = loadLinkFreeAt;
+        r.externalTokens = loadable * bs;
+        // Not "scheduled" yet: vLLM records SCHEDULED only once the transfer is done, so the wait is queue time.
+        r.status = SimRequest.Status.LOADING;
+        countLookup(r.numTokens(), hits * bs, r.externalTokens);
+        tierStats.load(bytes, seconds);
+    }
+
+    /**
+     * The load is done: the loaded blocks are cached on the GPU and count as computed, except that a request whose
+     * whole prompt arrived must still compute its last token (vLLM's _update_waiting_for_remote_kv).
+     */
+    private void finishLoad(SimRequest r) {
+        int bs = profile.blockSize();
+        hostTier.unpin(r.blockHashes, r.loadFrom, r.loadTo);
+        int computed = Math.min(r.numBlocks * bs, r.numTokens());
+        if (computed == r.numTokens()) {
+            computed--;
+        }
+        r.numComputed = computed;
+        registerFullBlocks(r, Math.min(computed / bs, r.blockHashes.length));
+        r.status = SimRequest.Status.WAITING;
+    }
+
+    /** Local-cache and (with a tier) connector counters of one prefix lookup, as vLLM's scheduler records them. */
+    private void countLookup(int total, int localHitTokens, int externalTokens) {
+        prefixQueries += total;
+        prefixHits += localHitTokens;
+        if (hostTier != null && total - localHitTokens != 0) {
+            tierStats.lookup(total - localHitTokens, externalTokens);
+        }
+    }
+
+    /**
+     * Registers {@code r}'s blocks up to {@code full} under their hashes (vLLM's cache_full_blocks) and announces the ones
+     * this call cached as BlockStored on the GPU.
+     */
+    private void registerFullBlocks(SimRequest r, int full) {
+        int from = r.numCachedBlocks;
+        if (full <= from) {
+            return;
+        }
+        boolean[] stored = new boolean[full - from];
+        for (int b = from; b < full; b++) {
+            stored[b - from] = pool.cache(r.blocks[b], r.blockHashes[b]);
+        }
+        r.numCachedBlocks = full;
+        announceStored(r, from, stored, KvCacheEvent.MEDIUM_GPU, true);
+    }
+
+    /**
+     * One BlockStored per run of consecutive blocks {@code from + i} with {@code stored[i]} (a block another one already
+     * held breaks the run, since an event's token ids and parent describe one contiguous chain). {@code describe} =
+     * parent, token ids (the ids /tokenize reports), extra keys with the cache salt on block 0, group and spec kind, as
+     * vLLM's GPU events and self-describing host-tier events carry; otherwise only the hashes, vLLM's placeholder.
+     */
+    private void announceStored(SimRequest r, int from, boolean[] stored, String medium, boolean describe) {
+        if (eventSink == KvEventSink.NONE) {
+            return;
+        }
+        int bs = profile.blockSize();
+        for (int i = 0; i < stored.length; ) {
+            if (!stored[i]) {
+                i++;
+                continue;
+            }
+            int end = i;
+            while (end < stored.length && stored[end]) {
+                end++;
+            }
+            int first = from + i;
+            long[] hashes = java.util.Arrays.copyOfRange(r.blockHashes, first, from + end);
+            if (describe) {
+                int[] tokens = new int[hashes.length * bs];
+                for (int t = 0; t < tokens.length; t++) {
+                    tokens[t] = r.tokens[first * bs + t] & 0x7fffffff;
+                }
+                List<String> extraKeys = new ArrayList<>(hashes.length);
+                for (int k = 0; k < hashes.length; k++) {
+                    extraKeys.add(first + k == 0 ? r.cacheSalt : null);
+                }
+                stepEvents.add(new KvCacheEvent.BlockStored(hashes, first == 0 ? null : r.blockHashes[first - 1], tokens, bs,
+                        medium, extraKeys, 0, KvCacheEvent.FULL_ATTENTION));
+            } else {
+                stepEvents.add(new KvCacheEvent.BlockStored(hashes, null, new int[0], bs, medium, null, null, null));
+            }
+            i = end;
+        }
+    }
+
+    /**
+     * Write-through: the prompt blocks {@code r} has completed since the last call are copied to the host tier (vLLM
+     * offloads prompt blocks only by default), evicting its least recently used unpinned blocks to make room.
+     */
+    private void offloadPromptBlocks(SimRequest r) {
+        int promptBlocks = Math.min(Math.min(r.numComputed, r.promptLen) / profile.blockSize(), r.blockHashes.length);
+        if (promptBlocks <= r.offloadedBlocks) {
+            return;
+        }
+        List<Long> evicted = new ArrayList<>();
+        int from = r.offloadedBlocks;
+        boolean[] stored = new boolean[promptBlocks - from];
+        int count = 0;
+        for (int b = from; b < promptBlocks; b++) {
+            boolean had = hostTier.contains(r.blockHashes[b]);
+            stored[b - from] = hostTier.store(r.blockHashes[b], evicted) && !had;
+            count += stored[b - from] ? 1 : 0;
+        }
+        r.offloadedBlocks = promptBlocks;
+        hostTier.touch(r.blockHashes, promptBlocks);
+        if (count > 0) {
+            long bytes = count * profile.kvBytesPerBlock();
+            tierStats.store(bytes, profile.transferSeconds(bytes));
+        }
+        // vLLM's order: the GPU store is announced when the block is sealed, the copy's once it is stored, then evictions.
+        announceStored(r, from, stored, KvCacheEvent.MEDIUM_CPU, selfDescribingHostEvents);
+        if (!evicted.isEmpty() && eventSink != KvEventSink.NONE) {
+            stepEvents.add(new KvCacheEvent.BlockRemoved(evicted.stream().mapToLong(Long::longValue).toArray(),
+                    KvCacheEvent.MEDIUM_CPU, selfDescribingHostEvents ? 0 : null));
+        }
+    }
+
     private void preempt(SimRequest r) {
         releaseBlocks(r);
         r.numComputed = 0;
+        r.offloadedBlocks = 0;
         r.status = SimRequest.Status.WAITING;
         waiting.addFirst(r);
         preemptions++;
@@ -345,11 +639,10 @@ public final class Engine implements AutoCloseable {
                 continue;
             }
             r.numComputed += step.tokens(i);
-            int full = Math.min(r.numComputed / bs, r.blockHashes.length);
-            for (int b = r.numCachedBlocks; b < full; b++) {
-                pool.cache(r.blocks[b], r.blockHashes[b]);
+            registerFullBlocks(r, Math.min(r.numComputed / bs, r.blockHashes.length));
+            if (hostTier != null) {
+                offloadPromptBlocks(r);
             }
-            r.numCachedBlocks = Math.max(r.numCachedBlocks, full);
             if (r.numComputed < r.numTokens()) {
                 continue;
             }
@@ -361,6 +654,7 @@ public final class Engine implements AutoCloseable {
             if (first) {
                 promptTokens += r.promptLen;
                 promptOfFirstTokens += r.promptLen;
+                tierStats.prefilled(Math.max(0, r.cachedTokens), r.externalTokens, r.promptLen);
             }
             if (r.numOutput >= r.targetOutput) {
                 finish(r, now, events);
@@ -403,6 +697,7 @@ public final class Engine implements AutoCloseable {
         private final List<SimRequest> requests = new ArrayList<>();
         private int[] tokens = new int[16];
         private int prefillTokens;
+        private double prefillAttended;
         private int decodes;
         private long context;
 
@@ -417,6 +712,8 @@ public final class Engine implements AutoCloseable {
                 decodes++;
             } else {
                 prefillTokens += n;
+                // Each token of the chunk attends to the context before it: on average the computed part plus half the chunk.
+                prefillAttended += n * (r.numComputed + n / 2.0);
             }
             context += r.numComputed + n;
         }
@@ -438,7 +735,7 @@ public final class Engine implements AutoCloseable {
         }
 
         double millis(SimProfile p) {
-            return p.stepMillis(prefillTokens, decodes, context);
+            return p.stepMillis(prefillTokens, prefillAttended, decodes, context);
         }
     }
 }

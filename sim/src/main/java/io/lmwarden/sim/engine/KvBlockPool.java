@@ -2,6 +2,7 @@ package io.lmwarden.sim.engine;
 
 import java.util.HashMap;
 import java.util.Map;
+import java.util.function.LongConsumer;
 
 /**
  * The KV cache as vLLM's block pool models it: a fixed number of blocks, reference counts, a map from
@@ -19,12 +20,15 @@ final class KvBlockPool {
     private final int[] next;
     private final boolean[] inFreeQueue;
     private final Map<Long, Integer> cached = new HashMap<>();
+    /** Told each hash that allocation evicts (the engine turns them into vLLM's BlockRemoved events). */
+    private final LongConsumer onEvict;
     private int head = NONE;
     private int tail = NONE;
     private int freeCount;
 
-    KvBlockPool(int numBlocks) {
+    KvBlockPool(int numBlocks, LongConsumer onEvict) {
         this.numBlocks = numBlocks;
+        this.onEvict = onEvict;
         hash = new long[numBlocks];
         hashed = new boolean[numBlocks];
         refCount = new int[numBlocks];
@@ -77,20 +81,39 @@ final class KvBlockPool {
         if (hashed[b]) {
             cached.remove(hash[b], b);
             hashed[b] = false;
+            onEvict.accept(hash[b]);
         }
         refCount[b] = 1;
         return b;
     }
 
-    /** Registers a full block's hash so later requests can hit it (first block with a hash wins). */
-    void cache(int block, long blockHash) {
+    /**
+     * Registers a full block's hash so later requests can hit it (first block with a hash wins). True when this block
+     * now holds the hash, false when it already did or another block holds it.
+     */
+    boolean cache(int block, long blockHash) {
         if (hashed[block]) {
-            return;
+            return false;
         }
         if (cached.putIfAbsent(blockHash, block) == null) {
             hash[block] = blockHash;
             hashed[block] = true;
+            return true;
         }
+        return false;
+    }
+
+    /**
+     * vLLM's reset_prefix_cache: forgets every cached hash, only when no block is in use (vLLM refuses otherwise).
+     * True when the cache was reset.
+     */
+    boolean resetPrefixCache() {
+        if (freeCount != numBlocks) {
+            return false;
+        }
+        cached.clear();
+        java.util.Arrays.fill(hashed, false);
+        return true;
     }
 
     /** Drops one reference; blocks nobody references go to the tail of the free queue (evicted last). */

@@ -21,6 +21,11 @@ public final class SimClock {
         return (System.nanoTime() - startNanos) * timeScale / 1e9;
     }
 
+    /** Wall nanoseconds from now until simulated time reaches {@code simSeconds} (negative when it has). */
+    public long wallNanosUntil(double simSeconds) {
+        return startNanos + (long) (simSeconds / timeScale * 1e9) - System.nanoTime();
+    }
+
     /** Parks until the wall time at which simulated time reaches {@code simSeconds}, or {@code stop} says so. */
     public void sleepUntil(double simSeconds, BooleanSupplier stop) {
         long deadline = startNanos + (long) (simSeconds / timeScale * 1e9);

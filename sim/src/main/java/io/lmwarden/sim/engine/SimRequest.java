@@ -8,7 +8,8 @@ import java.util.Arrays;
  * later prompt that re-sends the reply will produce.
  */
 public final class SimRequest {
-    enum Status { WAITING, RUNNING, FINISHED }
+    /** LOADING is vLLM's WAITING_FOR_REMOTE_KVS: blocks allocated, its prefix being copied in from the host tier. */
+    enum Status { WAITING, LOADING, RUNNING, FINISHED }
 
     final long id;
     final int[] tokens;
@@ -18,6 +19,8 @@ public final class SimRequest {
     final RequestListener listener;
     final double arrival;
     final long[] blockHashes;
+    /** vLLM's cache_salt (null = none): part of the first block's extra keys in KV events. */
+    final String cacheSalt;
 
     Status status = Status.WAITING;
     int numComputed;
@@ -30,8 +33,17 @@ public final class SimRequest {
     double firstTokenTime = -1;
     double lastTokenTime = -1;
     long lastFlushNanos;
+    /** Tokens the last admission took from the host tier (vLLM's num_external_computed_tokens). */
+    int externalTokens;
+    /** Simulated time the host-tier load of a LOADING request completes. */
+    double loadReadyAt = -1;
+    /** Blocks [loadFrom, loadTo) being loaded from the host tier (pinned there until the load completes). */
+    int loadFrom;
+    int loadTo;
+    /** Prompt blocks before this index were already offered to the host tier (vLLM's _next_stored_block_idx). */
+    int offloadedBlocks;
 
-    SimRequest(long id, int[] promptTokens, int[] outputTokens, boolean stopsAtMaxTokens, int blockSize, long cacheSalt,
+    SimRequest(long id, int[] promptTokens, int[] outputTokens, boolean stopsAtMaxTokens, int blockSize, String cacheSalt,
                RequestListener listener, double arrival) {
         this.id = id;
         this.promptLen = promptTokens.length;
@@ -41,7 +53,8 @@ public final class SimRequest {
         this.stopsAtMaxTokens = stopsAtMaxTokens;
         this.listener = listener;
         this.arrival = arrival;
-        this.blockHashes = BlockHasher.chain(tokens, blockSize, cacheSalt);
+        this.cacheSalt = cacheSalt;
+        this.blockHashes = BlockHasher.chain(tokens, blockSize, BlockHasher.saltOf(cacheSalt));
     }
 
     /** Tokens the engine must have computed before it can sample the next one. */

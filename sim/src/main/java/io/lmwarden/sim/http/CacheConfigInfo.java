@@ -1,5 +1,6 @@
 package io.lmwarden.sim.http;
 
+import io.lmwarden.sim.engine.CacheTierMetrics;
 import io.lmwarden.sim.engine.EngineMetrics;
 
 import java.util.LinkedHashMap;
@@ -19,7 +20,7 @@ final class CacheConfigInfo {
     private CacheConfigInfo() {
     }
 
-    static Map<String, String> labels(EngineMetrics m, String engine) {
+    static Map<String, String> labels(EngineMetrics m, CacheTierMetrics tier, String engine) {
         long capacityTokens = (long) m.numGpuBlocks() * m.blockSize();
         Map<String, String> l = new LinkedHashMap<>();
         l.put("block_size", Integer.toString(m.blockSize()));
@@ -55,7 +56,8 @@ final class CacheConfigInfo {
         l.put("kv_cache_max_concurrency", pyFloat((double) capacityTokens / m.maxModelLen()));
         l.put("kv_sharing_fast_prefill", "False");
         l.put("kv_cache_memory_bytes", "None");
-        l.put("kv_offloading_size", "None");
+        // --kv-offloading-size (GiB, a float in vLLM's config) when the engine has a host tier.
+        l.put("kv_offloading_size", tier.hostTier() ? pyFloat(tier.kvOffloadGib()) : "None");
         l.put("kv_offloading_backend", "native");
         // Set on the instance by CacheConfig's block-size validator, so it is in __dict__ too.
         l.put("_block_size_resolved", "True");

@@ -92,7 +92,7 @@ final class GenerationEndpoint {
             String text = FillerText.of(outputTokens, config.seed() ^ Arrays.hashCode(promptIds));
             int[] outputIds = ChunkTokenizer.tokenize(text);
             ReplyStream reply = new ReplyStream(ctx.vertx().getOrCreateContext(), ctx.request(),
-                    format(kind, body, stream, maxTokens), text, stream, promptIds.length, plan.dropAfterChunks(), plan.compactSse());
+                    format(kind, body, stream, maxTokens, promptIds, outputIds), text, stream, promptIds.length, plan.dropAfterChunks(), plan.compactSse());
             DataParallelEngines.Submitted sent = engines.submit(ctx.request().getHeader(DATA_PARALLEL_RANK),
                     promptIds, outputIds, outputTokens == maxTokens, cacheSalt(body), reply);
             reply.attach(sent.engine(), sent.request());
@@ -101,13 +101,17 @@ final class GenerationEndpoint {
         }
     }
 
-    private ReplyFormat format(Kind kind, JsonNode body, boolean stream, int maxTokens) {
+    private ReplyFormat format(Kind kind, JsonNode body, boolean stream, int maxTokens, int[] promptIds, int[] outputIds) {
+        // vLLM's return_token_ids (chat and completions): prompt_token_ids and each choice's token_ids.
+        boolean ids = body.path("return_token_ids").asBoolean(false);
         long created = System.currentTimeMillis() / 1000;
         String hex = UUID.randomUUID().toString().replace("-", "");
         String model = body.path("model").asText(config.model());
         return switch (kind) {
-            case CHAT -> new OpenAiFormat(true, "chatcmpl-" + hex, created, model, includeUsage(body, stream));
-            case COMPLETION -> new OpenAiFormat(false, "cmpl-" + hex, created, model, includeUsage(body, stream));
+            case CHAT -> new OpenAiFormat(true, "chatcmpl-" + hex, created, model, includeUsage(body, stream),
+                    ids ? promptIds : null, ids ? outputIds : null);
+            case COMPLETION -> new OpenAiFormat(false, "cmpl-" + hex, created, model, includeUsage(body, stream),
+                    ids ? promptIds : null, ids ? outputIds : null);
             case MESSAGES -> new AnthropicFormat("msg_" + hex.substring(0, 24), model);
             case RESPONSES -> new ResponsesFormat("resp_" + hex, "msg_" + UUID.randomUUID().toString().replace("-", ""),
                     created, model, body, maxTokens);
@@ -116,21 +120,17 @@ final class GenerationEndpoint {
 
     /**
      * vLLM's {@code cache_salt} (chat, completions, responses): mixed into the first block's hash, so requests with
-     * different salts share no cached blocks. 0 when absent.
+     * different salts share no cached blocks. Null when absent.
      */
-    private static long cacheSalt(JsonNode body) {
+    private static String cacheSalt(JsonNode body) {
         JsonNode salt = body.get("cache_salt");
         if (salt == null || salt.isNull()) {
-            return 0;
+            return null;
         }
         if (!salt.isTextual() || salt.asText().isEmpty()) {
             throw new InvalidPromptException("cache_salt: must be a non-empty string", "cache_salt");
         }
-        long h = 0xcbf29ce484222325L;
-        for (char c : salt.asText().toCharArray()) {
-            h = (h ^ c) * 0x100000001b3L;
-        }
-        return h == 0 ? 1 : h;
+        return salt.asText();
     }
 
     private static boolean includeUsage(JsonNode body, boolean stream) {

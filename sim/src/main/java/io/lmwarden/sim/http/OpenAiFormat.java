@@ -13,13 +13,28 @@ final class OpenAiFormat implements ReplyFormat {
     private final long created;
     private final String model;
     private final boolean includeUsage;
+    /** vLLM's {@code return_token_ids}: the prompt's and the reply's ids, or null when not asked for. */
+    private final int[] promptIds;
+    private final int[] outputIds;
+    private int sentIds;
 
     OpenAiFormat(boolean chat, String id, long created, String model, boolean includeUsage) {
+        this(chat, id, created, model, includeUsage, null, null);
+    }
+
+    /**
+     * With {@code promptIds} and {@code outputIds} (vLLM's {@code return_token_ids}): chat replies carry
+     * {@code prompt_token_ids} at the top (streaming: in the first chunk only) and each choice its {@code token_ids}
+     * (streaming: the chunk's delta); text completions carry both on the choice.
+     */
+    OpenAiFormat(boolean chat, String id, long created, String model, boolean includeUsage, int[] promptIds, int[] outputIds) {
         this.chat = chat;
         this.id = id;
         this.created = created;
         this.model = model;
         this.includeUsage = includeUsage;
+        this.promptIds = promptIds;
+        this.outputIds = outputIds;
     }
 
     @Override
@@ -30,16 +45,30 @@ final class OpenAiFormat implements ReplyFormat {
             ObjectNode delta = choice(role).putObject("delta");
             delta.put("role", "assistant");
             delta.put("content", "");
+            if (promptIds != null) {
+                ids(role.putArray("prompt_token_ids"), promptIds, 0, promptIds.length);
+            }
             out.add(ReplyFormat.sse(role.toString()));
+            out.addAll(delta(text));
+        } else {
+            ObjectNode c = chunk();
+            ObjectNode ch = choice(c);
+            putText(ch, text);
+            if (promptIds != null) {
+                ids(ch.putArray("prompt_token_ids"), promptIds, 0, promptIds.length);
+            }
+            putDeltaIds(ch, text);
+            out.add(ReplyFormat.sse(c.toString()));
         }
-        out.addAll(delta(text));
         return out;
     }
 
     @Override
     public List<String> delta(String text) {
         ObjectNode c = chunk();
-        putText(choice(c), text);
+        ObjectNode ch = choice(c);
+        putText(ch, text);
+        putDeltaIds(ch, text);
         return List.of(ReplyFormat.sse(c.toString()));
     }
 
@@ -49,6 +78,7 @@ final class OpenAiFormat implements ReplyFormat {
         ObjectNode c = chunk();
         ObjectNode ch = choice(c);
         putText(ch, text);
+        putDeltaIds(ch, text);
         ch.put("finish_reason", result.finishReason());
         ch.putNull("stop_reason");
         out.add(ReplyFormat.sse(c.toString()));
@@ -83,6 +113,15 @@ final class OpenAiFormat implements ReplyFormat {
         ch.putNull("logprobs");
         ch.put("finish_reason", result.finishReason());
         ch.putNull("stop_reason");
+        if (outputIds != null) {
+            if (!chat) {
+                ids(ch.putArray("prompt_token_ids"), promptIds, 0, promptIds.length);
+            }
+            ids(ch.putArray("token_ids"), outputIds, 0, Math.min(outputIds.length, result.outputTokens()));
+        }
+        if (promptIds != null && chat) {
+            ids(root.putArray("prompt_token_ids"), promptIds, 0, promptIds.length);
+        }
         root.set("usage", usage(result));
         return root.toString();
     }
@@ -109,6 +148,23 @@ final class OpenAiFormat implements ReplyFormat {
             choice.putObject("delta").put("content", text);
         } else {
             choice.put("text", text);
+        }
+    }
+
+    /** The ids of the reply tokens {@code text} carries (filler text: four characters per token), after those sent before. */
+    private void putDeltaIds(ObjectNode choice, String text) {
+        if (outputIds == null) {
+            return;
+        }
+        int n = Math.min(text.length() / 4, outputIds.length - sentIds);
+        ids(choice.putArray("token_ids"), outputIds, sentIds, sentIds + n);
+        sentIds += n;
+    }
+
+    private static void ids(com.fasterxml.jackson.databind.node.ArrayNode out, int[] ids, int from, int to) {
+        for (int i = from; i < to; i++) {
+            // The ids /tokenize reports.
+            out.add(ids[i] & 0x7fffffff);
         }
     }
 

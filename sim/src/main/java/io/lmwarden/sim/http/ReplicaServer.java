@@ -50,7 +50,13 @@ public final class ReplicaServer {
         router.get("/health").handler(this::health);
         router.post("/tokenize").handler(this::tokenize);
         router.get("/metrics").handler(ctx -> ctx.response().putHeader("content-type", MetricsExposition.CONTENT_TYPE)
-                .end(metrics.render(engines.metrics())));
+                .end(metrics.render(engines.metrics(), engines.cacheTierMetrics())));
+        // vLLM serves it with VLLM_SERVER_DEV_MODE=1: drops every cached block (when none is in use) and announces
+        // AllBlocksCleared; 200 either way, as vLLM answers.
+        router.post("/reset_prefix_cache").handler(ctx -> {
+            engines.engines().forEach(io.lmwarden.sim.engine.Engine::resetPrefixCache);
+            ctx.response().setStatusCode(200).end();
+        });
         router.post("/sim/faults").handler(this::armFaults);
         router.get("/sim/faults").handler(ctx -> json(ctx, faults.describe().toString()));
         router.delete("/sim/faults").handler(ctx -> {

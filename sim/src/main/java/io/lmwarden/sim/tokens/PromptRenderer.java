@@ -14,7 +14,10 @@ public final class PromptRenderer {
     private PromptRenderer() {
     }
 
-    /** OpenAI {@code /v1/chat/completions}: {@code messages} (required) and {@code tools}. */
+    /**
+     * OpenAI {@code /v1/chat/completions} (and chat {@code /tokenize}): {@code messages} (required), {@code tools}, and
+     * vLLM's {@code add_generation_prompt} (default true: the assistant header closes the prompt).
+     */
     public static String renderChat(JsonNode body) {
         JsonNode messages = body.get("messages");
         if (messages == null || !messages.isArray()) {
@@ -46,6 +49,9 @@ public final class PromptRenderer {
                 }
             }
             sb.append("<|im_end|>\n");
+        }
+        if (!body.path("add_generation_prompt").asBoolean(true)) {
+            return sb.toString();
         }
         return sb.append("<|im_start|>assistant\n").toString();
     }

@@ -30,7 +30,7 @@ class InflightTrackingTest {
         DataParallelEngines server = new DataParallelEngines(List.of(new Engine(0, SimProfile.defaultProfile(), clock)),
                 BalancerEra.CURRENT, 1);
         for (int i = 0; i < 50; i++) {
-            server.submit(null, new int[] {1, 2, 3, i}, new int[] {7}, true, 0, IGNORED);
+            server.submit(null, new int[] {1, 2, 3, i}, new int[] {7}, true, null, IGNORED);
         }
         assertThat(server.tracked()).isZero();
     }
@@ -41,7 +41,7 @@ class InflightTrackingTest {
         DataParallelEngines server = new DataParallelEngines(List.of(new Engine(0, SimProfile.defaultProfile(), clock),
                 new Engine(1, SimProfile.defaultProfile(), clock)), BalancerEra.CURRENT, 1);
         for (int i = 0; i < 4; i++) {
-            server.submit(null, new int[] {1, 2, 3, i}, new int[] {7}, true, 0, IGNORED);
+            server.submit(null, new int[] {1, 2, 3, i}, new int[] {7}, true, null, IGNORED);
         }
         // Nothing ran (the engines were not started): all four are in flight and counted.
         assertThat(server.tracked()).isEqualTo(4);

@@ -1,0 +1,185 @@
+package io.lmwarden.e2e.operator;
+
+import io.lmwarden.e2e.support.JarProcess;
+import io.lmwarden.operator.dependent.ReplicaDrain;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.stream.Stream;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The replica pods' preStop waits, exactly as the operator writes them ({@link ReplicaDrain}), against a real
+ * simulator process with a streaming request in flight: the simulated replica's (AwaitIdle from the simulator
+ * jar) and the vLLM pod's (the Python script, when python3 is installed). Each must still be waiting while the
+ * engine decodes, return once the request has ended, and give up at its deadline.
+ */
+class ReplicaPreStopIT {
+    private static final String MODEL = "Qwen/Qwen3-4B-Instruct-2507";
+    /** 100 ms per decode step (stepBaseMs) and 150 tokens: the request decodes for 15 s or more. */
+    private static final int MAX_TOKENS = 150;
+    /** By this token the request has decoded for ≥ 10 s: past the settle time and the quiet reads of a wrongly early exit. */
+    private static final int CHECK_AT_TOKEN = 100;
+    private static final HttpClient HTTP = HttpClient.newHttpClient();
+    private static final com.fasterxml.jackson.databind.ObjectMapper JSON = new com.fasterxml.jackson.databind.ObjectMapper();
+
+    private static JarProcess sim;
+    private static int port;
+
+    @BeforeAll
+    static void startSimulator() throws Exception {
+        port = JarProcess.freePort();
+        sim = JarProcess.start("lmw.sim.jar", List.of("--replicas", "1", "--port", Integer.toString(port), "--host", "127.0.0.1",
+                "--output-length", "fixed", "--set", "stepBaseMs=100"), Map.of());
+        sim.awaitHttp200("http://127.0.0.1:" + port + "/health", Duration.ofSeconds(60));
+    }
+
+    @AfterAll
+    static void stopSimulator() {
+        if (sim != null) {
+            sim.close();
+        }
+    }
+
+    @Test
+    void theSimulatedReplicasPreStopWaitsForTheStreamAndReturnsWhenItEnds() throws Exception {
+        List<String> command = new ArrayList<>(ReplicaDrain.simulatorPreStop(System.getProperty("lmw.sim.jar"), port, Duration.ofMinutes(2)));
+        command.set(0, Path.of(System.getProperty("java.home"), "bin", "java").toString()); // the test's own JVM, as the image's java
+        String output = waitsForTheStreamThenReturns(command);
+        assertThat(output).contains("engine idle");
+    }
+
+    @Test
+    void theVllmPodsPreStopWaitsForTheStreamAndReturnsWhenItEnds() throws Exception {
+        assumePython();
+        waitsForTheStreamThenReturns(ReplicaDrain.vllmPreStop(port, Duration.ofMinutes(2)));
+    }
+
+    @Test
+    void bothGiveUpAtTheirDeadlineWithTheRequestStillRunning() throws Exception {
+        List<String> java = new ArrayList<>(ReplicaDrain.simulatorPreStop(System.getProperty("lmw.sim.jar"), port, Duration.ofSeconds(3)));
+        java.set(0, Path.of(System.getProperty("java.home"), "bin", "java").toString());
+        assertThat(givesUpWhileStreaming(java)).contains("deadline reached");
+        assumePython();
+        givesUpWhileStreaming(ReplicaDrain.vllmPreStop(port, Duration.ofSeconds(3)));
+    }
+
+    private String waitsForTheStreamThenReturns(List<String> preStop) throws Exception {
+        AtomicInteger tokens = new AtomicInteger();
+        CompletableFuture<String> stream = stream(tokens);
+        awaitRunning();
+        Process wait = start(preStop);
+        awaitTokens(tokens, CHECK_AT_TOKEN, stream);
+        assertThat(wait.isAlive()).as("preStop still waiting while the engine decodes (token %d of %d)", tokens.get(), MAX_TOKENS).isTrue();
+
+        assertThat(stream.get(2, TimeUnit.MINUTES)).as("the stream completed").endsWith("[DONE]");
+        assertThat(tokens.get()).isEqualTo(MAX_TOKENS);
+        assertThat(wait.waitFor(60, TimeUnit.SECONDS)).as("preStop returns once the engine is idle").isTrue();
+        assertThat(wait.exitValue()).isZero();
+        return new String(wait.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+    }
+
+    private String givesUpWhileStreaming(List<String> preStop) throws Exception {
+        AtomicInteger tokens = new AtomicInteger();
+        CompletableFuture<String> stream = stream(tokens);
+        awaitRunning();
+        Process wait = start(preStop);
+        assertThat(wait.waitFor(60, TimeUnit.SECONDS)).isTrue();
+        assertThat(stream.isDone()).as("gave up with the request still streaming (token %d)", tokens.get()).isFalse();
+        assertThat(wait.exitValue()).isZero();
+        String output = new String(wait.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertThat(stream.get(2, TimeUnit.MINUTES)).endsWith("[DONE]");
+        return output;
+    }
+
+    /** One streaming chat request; counts output tokens as they arrive (the simulator writes 4 characters per token);
+     *  completes with the last data line. */
+    private static CompletableFuture<String> stream(AtomicInteger tokens) {
+        String body = "{\"model\":\"" + MODEL + "\",\"stream\":true,\"max_tokens\":" + MAX_TOKENS
+                + ",\"messages\":[{\"role\":\"user\",\"content\":\"write a long story about a lighthouse\"}]}";
+        HttpRequest request = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/v1/chat/completions"))
+                .header("Content-Type", "application/json").POST(HttpRequest.BodyPublishers.ofString(body)).build();
+        AtomicReference<String> last = new AtomicReference<>("");
+        return HTTP.sendAsync(request, HttpResponse.BodyHandlers.ofLines()).thenApply(response -> {
+            assertThat(response.statusCode()).isEqualTo(200);
+            try (Stream<String> lines = response.body()) {
+                lines.filter(l -> l.startsWith("data:")).forEach(l -> {
+                    String data = l.substring("data:".length()).trim();
+                    if (!data.equals("[DONE]")) {
+                        tokens.addAndGet(content(data).length() / 4);
+                    }
+                    last.set(l);
+                });
+            }
+            return last.get();
+        });
+    }
+
+    private static String content(String chunk) {
+        try {
+            return JSON.readTree(chunk).path("choices").path(0).path("delta").path("content").asText("");
+        } catch (IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
+    }
+
+    /** Until the engine reports the request as running: from then on the preStop has something to wait for. */
+    private static void awaitRunning() throws Exception {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+        while (System.nanoTime() < deadline) {
+            String metrics = HTTP.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/metrics")).build(),
+                    HttpResponse.BodyHandlers.ofString()).body();
+            if (metrics.lines().anyMatch(l -> l.startsWith("vllm:num_requests_running{") && !l.endsWith(" 0.0") && !l.endsWith(" 0"))) {
+                return;
+            }
+            Thread.sleep(50);
+        }
+        throw new AssertionError("the request never showed as running");
+    }
+
+    private static void awaitTokens(AtomicInteger tokens, int count, CompletableFuture<String> stream) throws Exception {
+        long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(2);
+        while (tokens.get() < count) {
+            if (System.nanoTime() > deadline || stream.isDone()) {
+                throw new AssertionError("only " + tokens.get() + " tokens arrived" + (stream.isDone() ? ": " + stream.get() : ""));
+            }
+            Thread.sleep(20);
+        }
+    }
+
+    private static Process start(List<String> command) throws IOException {
+        return new ProcessBuilder(command).redirectErrorStream(true).start();
+    }
+
+    private static void assumePython() throws Exception {
+        boolean present;
+        try {
+            Process p = new ProcessBuilder("python3", "--version").redirectErrorStream(true).start();
+            present = p.waitFor(30, TimeUnit.SECONDS) && p.exitValue() == 0;
+        } catch (IOException e) {
+            present = false;
+        }
+        if (!present) {
+            System.out.println("SKIPPED the vLLM preStop check: no python3 on PATH (the vLLM image has it)");
+        }
+        Assumptions.assumeTrue(present, "python3 is needed to run the vLLM pods' preStop script");
+    }
+}

@@ -1,0 +1,276 @@
+package io.lmwarden.router.kvevents;
+
+import org.zeromq.SocketType;
+import org.zeromq.ZContext;
+import org.zeromq.ZMQ;
+
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.logging.Logger;
+
+/**
+ * One publisher's stream into one cache view, with vLLM's sequence rules: each batch carries an 8-byte big-endian
+ * sequence number, counting from 0 when the publisher starts. In order → applied. A gap → the missed batches are
+ * asked for on the replay socket (a DEALER sends an empty delimiter and the 8-byte start; the publisher's ROUTER
+ * answers with (seq, payload) frames and ends with (-1, empty)) while live batches wait in a buffer; when the replay
+ * cannot cover the gap (its buffer moved on), has no socket, or does not end in time, the view is dropped and rebuilt
+ * from what follows (a resync). A sequence number lower than expected means the publisher restarted: its engine's
+ * cache started empty, so the view is dropped at once. The first batch seen after subscribing asks for a replay from
+ * 0, so a view that starts while the replay buffer still holds the publisher's beginning is complete.
+ * <p>
+ * Owned by the subscriber thread: its sockets are touched by no other.
+ */
+final class KvEventStream {
+
+    private static final Logger LOG = Logger.getLogger(KvEventStream.class.getName());
+    private static final long END_OF_REPLAY = -1;
+    private static final int MAX_MESSAGES_PER_POLL = 1_000;
+
+    private final KvEventEndpoint endpoint;
+    private final ReplicaCacheView view;
+    private final KvEventsSettings settings;
+    private final KvEventDecoder decoder;
+    private final ZMQ.Socket sub;
+    private final ZMQ.Socket monitor;
+    private final ZMQ.Socket replay;
+
+    private int subIndex = -1;
+    private int monitorIndex = -1;
+    private int replayIndex = -1;
+
+    private long expected = -1; // the next sequence number; -1 before the first batch
+    private boolean replaying;
+    private boolean catchingUpFromStart;
+    private long replayDeadlineNanos;
+    private final ArrayDeque<Frame> heldBack = new ArrayDeque<>();
+
+    private record Frame(long seq, byte[] payload) {
+    }
+
+    KvEventStream(ZContext ctx, KvEventEndpoint endpoint, ReplicaCacheView view, KvEventsSettings settings,
+                  KvEventDecoder decoder, String monitorAddress) {
+        this.endpoint = endpoint;
+        this.view = view;
+        this.settings = settings;
+        this.decoder = decoder;
+        int heartbeat = (int) settings.heartbeat().toMillis();
+        sub = ctx.createSocket(SocketType.SUB);
+        sub.setLinger(0);
+        sub.setRcvHWM(100_000);
+        sub.setReconnectIVL(100);
+        sub.setReconnectIVLMax(5_000);
+        sub.setHeartbeatIvl(heartbeat);
+        sub.setHeartbeatTimeout(heartbeat * 3);
+        // The monitor goes on before connecting, so that the first connection is seen.
+        sub.monitor(monitorAddress, ZMQ.EVENT_CONNECTED | ZMQ.EVENT_DISCONNECTED);
+        monitor = ctx.createSocket(SocketType.PAIR);
+        monitor.setLinger(0);
+        monitor.connect(monitorAddress);
+        sub.subscribe(endpoint.topic().getBytes(StandardCharsets.UTF_8));
+        sub.connect("tcp://" + endpoint.host() + ":" + endpoint.eventsPort());
+        if (endpoint.hasReplay()) {
+            replay = ctx.createSocket(SocketType.DEALER);
+            replay.setLinger(0);
+            replay.setReconnectIVL(100);
+            replay.setReconnectIVLMax(5_000);
+            replay.setHeartbeatIvl(heartbeat);
+            replay.setHeartbeatTimeout(heartbeat * 3);
+            replay.connect("tcp://" + endpoint.host() + ":" + endpoint.replayPort());
+        } else {
+            replay = null;
+        }
+    }
+
+    ReplicaCacheView view() {
+        return view;
+    }
+
+    void register(ZMQ.Poller poller) {
+        subIndex = poller.register(sub, ZMQ.Poller.POLLIN);
+        monitorIndex = poller.register(monitor, ZMQ.Poller.POLLIN);
+        replayIndex = replay == null ? -1 : poller.register(replay, ZMQ.Poller.POLLIN);
+    }
+
+    /** Reads what is waiting on this stream's sockets and runs its timers. */
+    void service(ZMQ.Poller poller) {
+        if (poller.pollin(monitorIndex)) {
+            readMonitor();
+        }
+        if (replayIndex >= 0 && poller.pollin(replayIndex)) {
+            readReplay();
+        }
+        if (poller.pollin(subIndex)) {
+            readLive();
+        }
+        if (replaying && System.nanoTime() - replayDeadlineNanos > 0) {
+            LOG.warning(() -> "KV-event replay from " + endpoint.host() + ":" + endpoint.replayPort()
+                    + " did not end within " + settings.replayTimeout() + "; resynchronising view " + view.id());
+            endReplay();
+        }
+    }
+
+    void close() {
+        sub.monitor(null, 0);
+        sub.close();
+        monitor.close();
+        if (replay != null) {
+            replay.close();
+        }
+    }
+
+    private void readMonitor() {
+        ZMQ.Event event;
+        while ((event = ZMQ.Event.recv(monitor, ZMQ.DONTWAIT)) != null) {
+            if (event.getEvent() == ZMQ.EVENT_CONNECTED) {
+                view.connected(true);
+            } else if (event.getEvent() == ZMQ.EVENT_DISCONNECTED) {
+                view.connected(false);
+            }
+        }
+    }
+
+    private void readLive() {
+        for (int n = 0; n < MAX_MESSAGES_PER_POLL; n++) {
+            List<byte[]> parts = receive(sub);
+            if (parts == null) {
+                return;
+            }
+            view.batchArrived();
+            // [topic, seq, payload]
+            if (parts.size() != 3 || parts.get(1).length != 8) {
+                view.apply(KvEventBatch.unreadable(), System.currentTimeMillis());
+                continue;
+            }
+            onLive(ByteBuffer.wrap(parts.get(1)).getLong(), parts.get(2));
+        }
+    }
+
+    private void onLive(long seq, byte[] payload) {
+        if (replaying) {
+            heldBack.add(new Frame(seq, payload));
+            if (heldBack.size() >= settings.maxBufferedDuringReplay()) {
+                endReplay();
+            }
+            return;
+        }
+        if (expected < 0) {
+            firstBatch(seq, payload);
+        } else if (seq == expected) {
+            apply(seq, payload);
+        } else if (seq < expected) {
+            // Sequence numbers only go back when the publisher starts over, and a new engine's cache is empty.
+            view.countRestart();
+            view.reset(false, System.currentTimeMillis());
+            firstBatch(seq, payload);
+        } else {
+            view.countGap();
+            if (replay != null) {
+                startReplay(expected, seq, payload);
+            } else {
+                resync();
+                apply(seq, payload);
+            }
+        }
+    }
+
+    private void firstBatch(long seq, byte[] payload) {
+        if (seq == 0) {
+            view.markComplete();
+            apply(seq, payload);
+        } else if (replay != null) {
+            catchingUpFromStart = true;
+            startReplay(0, seq, payload);
+        } else {
+            apply(seq, payload);
+        }
+    }
+
+    private void startReplay(long from, long seq, byte[] payload) {
+        heldBack.clear();
+        heldBack.add(new Frame(seq, payload));
+        expected = from;
+        replay.sendMore(new byte[0]);
+        replay.send(ByteBuffer.allocate(8).putLong(from).array());
+        replaying = true;
+        replayDeadlineNanos = System.nanoTime() + settings.replayTimeout().toNanos();
+        view.syncing(true);
+        view.countReplay();
+    }
+
+    private void readReplay() {
+        for (int n = 0; n < MAX_MESSAGES_PER_POLL; n++) {
+            List<byte[]> parts = receive(replay);
+            if (parts == null) {
+                return;
+            }
+            // [empty delimiter, seq, payload]
+            int at = parts.size() == 3 && parts.get(0).length == 0 ? 1 : 0;
+            if (parts.size() - at != 2 || parts.get(at).length != 8 || !replaying) {
+                continue; // a malformed frame, or the tail of a replay already given up
+            }
+            long seq = ByteBuffer.wrap(parts.get(at)).getLong();
+            if (seq == END_OF_REPLAY) {
+                endReplay();
+                continue;
+            }
+            view.batchArrived();
+            if (seq < expected) {
+                continue;
+            }
+            if (catchingUpFromStart) {
+                catchingUpFromStart = false;
+                if (seq == 0) {
+                    view.markComplete();
+                }
+            } else if (seq > expected) {
+                resync(); // the publisher's replay buffer no longer reaches back to the gap
+            }
+            apply(seq, parts.get(at + 1));
+        }
+    }
+
+    /** Back to live: the batches held back follow what the replay brought, or the view starts over at a gap. */
+    private void endReplay() {
+        boolean nothingFromStart = catchingUpFromStart; // no frame came: the view simply starts partial
+        replaying = false;
+        catchingUpFromStart = false;
+        view.syncing(false);
+        for (Frame f : heldBack) {
+            if (f.seq() < expected) {
+                continue;
+            }
+            if (f.seq() > expected && !nothingFromStart) {
+                resync();
+            }
+            nothingFromStart = false;
+            apply(f.seq(), f.payload());
+        }
+        heldBack.clear();
+    }
+
+    private void resync() {
+        view.countResync();
+        view.reset(false, System.currentTimeMillis());
+    }
+
+    private void apply(long seq, byte[] payload) {
+        view.apply(decoder.decode(payload), System.currentTimeMillis());
+        expected = seq + 1;
+    }
+
+    private static List<byte[]> receive(ZMQ.Socket socket) {
+        byte[] first = socket.recv(ZMQ.DONTWAIT);
+        if (first == null) {
+            return null;
+        }
+        List<byte[]> parts = new ArrayList<>(3);
+        parts.add(first);
+        while (socket.hasReceiveMore()) {
+            parts.add(socket.recv());
+        }
+        return parts;
+    }
+}
