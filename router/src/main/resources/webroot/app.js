@@ -863,11 +863,15 @@
       ttfbCell,
       streamCell);
     if (!pb) return [row];
+    var where = isNum(pb.charInSegment) ? ' (char ' + fmtInt(pb.charInSegment) + ' of it)' : '';
     var note = 'Prefix break at token ' + fmtInt(pb.atToken) + ' (char ' + fmtInt(pb.atChar) + ') in '
-      + orDash(pb.segment) + '; the previous prompt had ' + fmtInt(pb.previousTokens)
+      + orDash(pb.segment) + where + '; the previous prompt had ' + fmtInt(pb.previousTokens)
       + ' tokens, everything after the break is computed again.';
+    // The 64 characters from the block where the prompts part: what changed is in there.
+    var changed = pb.text ? el('div', { 'class': 'break-text' }, 'now reads: ',
+      el('code', { 'class': 'mono', 'data-break-text': i, text: '\u2026' + pb.text + '\u2026' })) : null;
     return [row, el('tr', { 'class': 'break-note', 'data-break-for': i },
-      el('td', null), el('td', { colspan: 10, text: '\u26a0 ' + note }))];
+      el('td', null), el('td', { colspan: 10 }, '\u26a0 ' + note, changed))];
   }
 
   /* ---------- start ---------- */

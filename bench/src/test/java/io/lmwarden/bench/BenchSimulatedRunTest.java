@@ -22,7 +22,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 class BenchSimulatedRunTest {
 
     /** Small prompts so that a stage of 40 workload seconds holds dozens of steps; 2 s wall per variant at K=20. */
-    private static final List<String> SMALL_WORKLOAD = List.of("--profile", "a4000-qwen3-4b", "--time-scale", "20",
+    static final List<String> SMALL_WORKLOAD = List.of("--profile", "a4000-qwen3-4b", "--time-scale", "20",
             "--stage", "40s", "--system-tokens", "300", "--first-tokens", "500", "--steps", "3", "--step-tokens", "60",
             "--max-tokens", "32", "--think-time", "0.5s", "--warmup", "1s", "--seed", "7");
 

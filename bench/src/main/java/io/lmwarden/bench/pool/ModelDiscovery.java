@@ -9,13 +9,39 @@ import io.vertx.core.http.RequestOptions;
 import java.io.IOException;
 import java.time.Duration;
 
-/** Asks the target which model it serves ({@code GET /v1/models}), so that {@code --model} is optional. */
+/**
+ * Asks the target which model it serves and its context window ({@code GET /v1/models}: {@code id} and vLLM's
+ * {@code max_model_len}), so that {@code --model} and {@code --context-window} are optional.
+ */
 public final class ModelDiscovery {
 
     private ModelDiscovery() {
     }
 
-    public static String firstModel(HttpClient http, String baseUrl) {
+    /** The first model listed; {@code name} and {@code contextWindow}, when given (non-null, > 0), win over the answer. */
+    public static ServedModel discover(HttpClient http, String baseUrl, String name, int contextWindow) {
+        if (name != null && contextWindow > 0) {
+            return new ServedModel(name, contextWindow);
+        }
+        JsonNode first = firstEntry(http, baseUrl, name == null);
+        String model = name != null ? name : first.path("id").asText();
+        int window = contextWindow > 0 ? contextWindow : first.path("max_model_len").asInt(0);
+        return new ServedModel(model, window);
+    }
+
+    /** The first entry of /v1/models; when {@code required} is false an unreadable answer gives an empty node. */
+    private static JsonNode firstEntry(HttpClient http, String baseUrl, boolean required) {
+        try {
+            return firstEntry(http, baseUrl);
+        } catch (IllegalStateException e) {
+            if (required) {
+                throw e;
+            }
+            return com.fasterxml.jackson.databind.node.MissingNode.getInstance();
+        }
+    }
+
+    private static JsonNode firstEntry(HttpClient http, String baseUrl) {
         String body = Await.result(http.request(new RequestOptions().setMethod(HttpMethod.GET)
                         .setAbsoluteURI(baseUrl + "/v1/models").setIdleTimeout(30_000))
                 .compose(req -> req.send())
@@ -28,7 +54,7 @@ public final class ModelDiscovery {
         try {
             JsonNode data = new ObjectMapper().readTree(body.substring(nl + 1)).path("data");
             if (data.isArray() && !data.isEmpty()) {
-                return data.get(0).path("id").asText();
+                return data.get(0);
             }
         } catch (IOException e) {
             throw new IllegalStateException("unreadable /v1/models answer from " + baseUrl + "; pass --model", e);

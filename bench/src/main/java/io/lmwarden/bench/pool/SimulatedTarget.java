@@ -1,5 +1,8 @@
 package io.lmwarden.bench.pool;
 
+import io.lmwarden.bench.PoolSettings;
+import io.lmwarden.bench.RunPlan;
+import io.lmwarden.bench.workload.Workload;
 import io.lmwarden.bench.metrics.ReplicaMetricsProbe;
 import io.lmwarden.bench.metrics.ReplicaProbe;
 import io.lmwarden.bench.metrics.SimulatedEnginesProbe;
@@ -22,77 +25,66 @@ import java.util.Map;
  */
 public final class SimulatedTarget implements BenchTarget {
 
-    private final int replicas;
-    private final int engines;
-    private final BalancerEra defaultEra;
+    private final PoolSettings pool;
     private final SimProfile profile;
     private final Map<Integer, String> replicaOverrides;
     private final double timeScale;
     private final long seed;
-    private final String spillThreshold;
-    private final Duration scrapeInterval;
-    private final java.util.Map<String, String> routerSettings;
-    private final int defaultRouters;
+    private final long ceilingKvTokens;
     private final boolean separateProcesses;
 
     /**
-     * @param scrapeInterval how often the router reads the engines' load, in workload time; it is divided by
-     *                       the time scale here so that load information is as stale at every scale
+     * @param pool            replicas, engines, profile, routers and router settings ({@code --simulate} and friends); its
+     *                        scrape interval is workload time, divided by the time scale here so that load information is
+     *                        as stale at every scale
+     * @param plan            the workload: per-replica profile overrides (a heterogeneous pool) and its seed
+     * @param ceilingKvTokens KV tokens per replica of the ceiling variant: enough that nothing it will ask for again is
+     *                        evicted ({@link #ceilingKvTokens(Workload, int, SimProfile)}, or a trace's)
      */
-    public SimulatedTarget(int replicas, SimProfile profile, double timeScale, long seed, String spillThreshold,
-                           Duration scrapeInterval) {
-        this(replicas, 1, BalancerEra.CURRENT, profile, Map.of(), timeScale, seed, spillThreshold, scrapeInterval, Map.of());
+    public SimulatedTarget(PoolSettings pool, Workload plan, RunPlan run, long ceilingKvTokens) {
+        this(pool, plan.replicaOverrides(), run.timeScale(), plan.classes().get(0).shape().seed(), ceilingKvTokens, false);
     }
 
-    /**
-     * @param engines          engines behind each replica's port: more than one makes each a {@code vllm serve
-     *                         --data-parallel-size N} server (the router then sees its engine ranks as replicas)
-     * @param defaultEra       its internal balancer, unless a variant says {@code policy@era}
-     * @param replicaOverrides profile overrides for single replicas (a heterogeneous pool)
-     * @param routerSettings   router YAML keys and values (--router-set) for every variant's router
-     */
-    public SimulatedTarget(int replicas, int engines, BalancerEra defaultEra, SimProfile profile,
-                           Map<Integer, String> replicaOverrides, double timeScale, long seed,
-                           String spillThreshold, Duration scrapeInterval, Map<String, String> routerSettings) {
-        this(replicas, engines, defaultEra, profile, replicaOverrides, timeScale, seed, spillThreshold, scrapeInterval,
-                routerSettings, 1);
+    /** The profile every replica runs, before per-replica overrides and the ceiling. */
+    public static SimProfile profileOf(PoolSettings pool) {
+        return ProfileOverrides.apply(SimProfile.named(pool.profile()), pool.profileOverrides());
     }
 
-    /**
-     * @param defaultRouters routers in front of the replicas (--routers), unless a variant says {@code policy*K};
-     *                       more than one are clustered over loopback and agents' steps go to them in turn
-     */
-    public SimulatedTarget(int replicas, int engines, BalancerEra defaultEra, SimProfile profile,
-                           Map<Integer, String> replicaOverrides, double timeScale, long seed,
-                           String spillThreshold, Duration scrapeInterval, Map<String, String> routerSettings, int defaultRouters) {
-        this(replicas, engines, defaultEra, profile, replicaOverrides, timeScale, seed, spillThreshold, scrapeInterval,
-                routerSettings, defaultRouters, false);
-    }
-
-    private SimulatedTarget(int replicas, int engines, BalancerEra defaultEra, SimProfile profile,
-                            Map<Integer, String> replicaOverrides, double timeScale, long seed,
-                            String spillThreshold, Duration scrapeInterval, Map<String, String> routerSettings,
-                            int defaultRouters, boolean separateProcesses) {
-        if (defaultRouters < 1) {
-            throw new IllegalArgumentException("--routers must be >= 1, got " + defaultRouters);
-        }
-        this.defaultRouters = defaultRouters;
-        this.separateProcesses = separateProcesses;
-        this.routerSettings = Map.copyOf(routerSettings);
-        this.replicas = replicas;
-        this.engines = engines;
-        this.defaultEra = defaultEra;
-        this.profile = profile;
+    private SimulatedTarget(PoolSettings pool, Map<Integer, String> replicaOverrides, double timeScale, long seed,
+                            long ceilingKvTokens, boolean separateProcesses) {
+        this.pool = pool;
+        this.profile = profileOf(pool);
         this.replicaOverrides = Map.copyOf(replicaOverrides);
         replicaOverrides.keySet().forEach(i -> {
-            if (i < 0 || i >= replicas) {
-                throw new IllegalArgumentException("--sim-replica-set names replica " + i + "; the pool has replicas 0.." + (replicas - 1));
+            if (i < 0 || i >= pool.simulate()) {
+                throw new IllegalArgumentException("--sim-replica-set names replica " + i + "; the pool has replicas 0.."
+                        + (pool.simulate() - 1));
             }
         });
         this.timeScale = timeScale;
         this.seed = seed;
-        this.spillThreshold = spillThreshold;
-        this.scrapeInterval = scrapeInterval;
+        this.ceilingKvTokens = ceilingKvTokens;
+        this.separateProcesses = separateProcesses;
+    }
+
+    /**
+     * KV tokens per replica for the ceiling variant: every session of the largest stage at its largest context (the
+     * model's window when the workload's sizes have no bound) on one replica, so affinity's placement can never make a
+     * replica evict a block some session will ask for again.
+     */
+    public static long ceilingKvTokens(Workload plan, int maxSessions, SimProfile profile) {
+        long perSession = plan.classes().stream().mapToLong(c -> Math.min(profile.maxModelLen(), c.shape().maxContextTokens()))
+                .max().orElse(profile.maxModelLen());
+        return (long) maxSessions * perSession;
+    }
+
+    /** The profile a variant's replica runs: the ceiling's with a KV cache of {@link #ceilingKvTokens}. */
+    private SimProfile forVariant(SimProfile base, SimulatedVariant variant) {
+        if (!VariantSpec.parse(variant.policy()).ceiling()) {
+            return base;
+        }
+        long blocks = Math.max(base.kvBlocks(), (ceilingKvTokens + base.blockSize() - 1) / base.blockSize() + 1024);
+        return base.withKvBlocks((int) Math.min(Integer.MAX_VALUE, blocks));
     }
 
     /**
@@ -100,26 +92,25 @@ public final class SimulatedTarget implements BenchTarget {
      * real SIGKILL of that process, and engine counters come from each replica's {@code /metrics}.
      */
     public SimulatedTarget inSeparateProcesses() {
-        return new SimulatedTarget(replicas, engines, defaultEra, profile, replicaOverrides, timeScale, seed, spillThreshold,
-                scrapeInterval, routerSettings, defaultRouters, true);
+        return new SimulatedTarget(pool, replicaOverrides, timeScale, seed, ceilingKvTokens, true);
     }
 
     /** The router's scrape interval on the wall clock: workload interval / K, at least 5 ms. */
     Duration wallScrapeInterval() {
-        return Duration.ofNanos(Math.max(5_000_000L, (long) (scrapeInterval.toNanos() / timeScale)));
+        return Duration.ofNanos(Math.max(5_000_000L, (long) (pool.scrapeInterval().toNanos() / timeScale)));
     }
 
     @Override
     public VariantTarget open(String variantSpec) {
-        SimulatedVariant variant = SimulatedVariant.parse(variantSpec, defaultEra, defaultRouters);
+        SimulatedVariant variant = SimulatedVariant.parse(variantSpec, BalancerEra.named(pool.dpBalancer()), pool.routers());
         return separateProcesses ? openProcesses(variant) : openInProcess(variant);
     }
 
     private VariantTarget openInProcess(SimulatedVariant variant) {
-        SimOptions options = SimOptions.defaults().withReplicas(replicas).withProfile(profile).withTimeScale(timeScale).withSeed(seed)
-                .withEngines(engines).withDpBalancer(variant.era());
+        SimOptions options = SimOptions.defaults().withReplicas(pool.simulate()).withProfile(forVariant(profile, variant))
+                .withTimeScale(timeScale).withSeed(seed).withEngines(pool.engines()).withDpBalancer(variant.era());
         for (Map.Entry<Integer, String> e : replicaOverrides.entrySet()) {
-            options = options.withReplicaProfile(e.getKey(), ProfileOverrides.apply(profile, e.getValue()));
+            options = options.withReplicaProfile(e.getKey(), forVariant(ProfileOverrides.apply(profile, e.getValue()), variant));
         }
         SimCluster cluster = SimCluster.start(options);
         LoopbackRouters routers;
@@ -144,18 +135,19 @@ public final class SimulatedTarget implements BenchTarget {
 
     private VariantTarget openProcesses(SimulatedVariant variant) {
         List<SimProfile> profiles = new java.util.ArrayList<>();
-        for (int i = 0; i < replicas; i++) {
-            profiles.add(replicaOverrides.containsKey(i) ? ProfileOverrides.apply(profile, replicaOverrides.get(i)) : profile);
+        for (int i = 0; i < pool.simulate(); i++) {
+            profiles.add(forVariant(replicaOverrides.containsKey(i) ? ProfileOverrides.apply(profile, replicaOverrides.get(i)) : profile,
+                    variant));
         }
-        SimProcessPool pool = SimProcessPool.start(profiles, timeScale, seed, engines, variant.era());
+        SimProcessPool processes = SimProcessPool.start(profiles, timeScale, seed, pool.engines(), variant.era());
         LoopbackRouters routers;
         try {
-            routers = startRouters(variant, pool.ids(), pool.urls());
+            routers = startRouters(variant, processes.ids(), processes.urls());
         } catch (RuntimeException e) {
-            pool.close();
+            processes.close();
             throw e;
         }
-        return new RoutedPool(routers, new ReplicaMetricsProbe(pool.ids(), pool.urls()), pool::inject, pool::close);
+        return new RoutedPool(routers, new ReplicaMetricsProbe(processes.ids(), processes.urls()), processes::inject, processes::close);
     }
 
     /** A variant's routers in front of its replicas; closing it stops the routers, then the replicas. */
@@ -192,15 +184,15 @@ public final class SimulatedTarget implements BenchTarget {
     private LoopbackRouters startRouters(SimulatedVariant variant, List<String> ids, List<String> urls) {
         List<String> entries = new java.util.ArrayList<>();
         for (int i = 0; i < ids.size(); i++) {
-            entries.add(ids.get(i) + "=" + urls.get(i) + (engines == 1 ? "" : "#ranks=" + engines));
+            entries.add(ids.get(i) + "=" + urls.get(i) + (pool.engines() == 1 ? "" : "#ranks=" + pool.engines()));
         }
         // Defaults (plus --router-set), then what the variant asks for: "default" changes nothing.
-        RouterConfig base = io.lmwarden.router.config.ConfigResolver.resolve(Map.of(), Map.of(), routerSettings)
+        RouterConfig base = io.lmwarden.router.config.ConfigResolver.resolve(Map.of(), Map.of(), pool.routerSettings())
                 .withPort(0).withReplicas(entries);
         RouterConfig config = VariantSpec.parse(variant.policy()).apply(base).withTimeScale(timeScale)
                 .withScrapeInterval(wallScrapeInterval()).withPrefillMsPerToken(profile.prefillMsPerToken());
-        if (spillThreshold != null) {
-            config = config.withSpillThreshold(SpillThreshold.parse(spillThreshold));
+        if (pool.spillThreshold() != null) {
+            config = config.withSpillThreshold(SpillThreshold.parse(pool.spillThreshold()));
         }
         // A cluster name of this variant's own: no other bench or test on the machine can join it.
         return LoopbackRouters.start(config, variant.routers(), "lmw-bench-" + ProcessHandle.current().pid() + "-" + System.nanoTime());
@@ -211,15 +203,18 @@ public final class SimulatedTarget implements BenchTarget {
         StringBuilder overrides = new StringBuilder();
         replicaOverrides.forEach((i, o) -> overrides.append("; replica ").append(i).append(": ")
                 .append(ProfileOverrides.describe(ProfileOverrides.apply(profile, o))));
-        String servers = engines == 1 ? replicas + " simulated replicas"
-                : replicas + " simulated data-parallel server" + (replicas == 1 ? "" : "s") + " of " + engines
-                + " engines each (internal balancer " + defaultEra.flag() + " unless the variant names one)";
+        int replicas = pool.simulate();
+        String servers = pool.engines() == 1 ? replicas + " simulated replicas"
+                : replicas + " simulated data-parallel server" + (replicas == 1 ? "" : "s") + " of " + pool.engines()
+                + " engines each (internal balancer " + BalancerEra.named(pool.dpBalancer()).flag() + " unless the variant names one)";
         return servers + (separateProcesses ? ", each in a JVM of its own (lmw-sim; kills are SIGKILL)" : "")
                 + " (profile " + ProfileOverrides.describe(profile) + overrides
-                + "; fresh for every variant) behind " + (defaultRouters == 1 ? "an in-process router"
-                : defaultRouters + " in-process routers clustered over loopback (steps sent to them in turn)")
+                + "; fresh for every variant) behind " + (pool.routers() == 1 ? "an in-process router"
+                : pool.routers() + " in-process routers clustered over loopback (steps sent to them in turn)")
                 + " (a variant policy*K: K clustered routers)"
-                + " scraping engine load every " + scrapeInterval.toMillis() + " ms of workload time"
-                + (routerSettings.isEmpty() ? "" : "; router settings " + new java.util.TreeMap<>(routerSettings));
+                + " scraping engine load every " + pool.scrapeInterval().toMillis() + " ms of workload time"
+                + (pool.routerSettings().isEmpty() ? "" : "; router settings " + new java.util.TreeMap<>(pool.routerSettings()))
+                + "; the ceiling variant's replicas hold " + String.format(java.util.Locale.ROOT, "%,d", forVariant(profile,
+                new SimulatedVariant(VariantSpec.CEILING, BalancerEra.CURRENT, 1)).kvCapacityTokens()) + " KV tokens each";
     }
 }

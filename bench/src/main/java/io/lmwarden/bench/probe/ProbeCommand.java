@@ -6,9 +6,12 @@ import com.fasterxml.jackson.databind.SerializationFeature;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.lmwarden.bench.BenchMain;
+import io.lmwarden.bench.BenchOptions;
+import io.lmwarden.bench.BenchSettings;
+import io.lmwarden.bench.report.JsonReport;
+import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
-import picocli.CommandLine.Parameters;
 import picocli.CommandLine.ParentCommand;
 
 import java.io.PrintStream;
@@ -24,62 +27,61 @@ import java.util.concurrent.Callable;
  * {@code lmw-bench probe --target URL}: how a user checks the gain on their own pool without trusting us. First
  * one prompt twice on one replica (a hit) and once on another (a miss), from the engines' own usage; then every
  * policy cold (prompts the pool has not seen) and warm (the same prompts again) on the same stream, the policy
- * order alternated between repeats, each run's raw results kept.
+ * order alternated between repeats, each run's raw results kept. It takes every lmw-bench option; each run is one
+ * policy, one repeat, its own seed.
  */
-@Command(name = "probe", mixinStandardHelpOptions = true, sortOptions = false,
+@Command(name = "probe", mixinStandardHelpOptions = true, sortOptions = false, defaultValueProvider = ProbeCommand.Defaults.class,
         description = {"Checks a running router's pool: a prefix-cache hit on the same replica and a miss on another,",
                 "then each policy cold and warm on the same stream, order alternated, repeated; raw results kept.",
-                "Arguments after -- go to every bench run (e.g. -- --system-tokens 3500 --steps 5)."})
+                "Takes lmw-bench's options; --repeat counts the probe's repeats (default 2), --sessions one stage (default 4),",
+                "--stage its length (default 2m)."})
 public final class ProbeCommand implements Callable<Integer> {
     private static final ObjectMapper JSON = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
+
+    /** The probe's own defaults where they differ from a bench run's: a short check, one stage, two repeats. */
+    static final class Defaults implements CommandLine.IDefaultValueProvider {
+        @Override
+        public String defaultValue(CommandLine.Model.ArgSpec arg) {
+            if (!arg.isOption()) {
+                return null;
+            }
+            return switch (((CommandLine.Model.OptionSpec) arg).longestName()) {
+                case "--repeat" -> "2";
+                case "--sessions" -> "4";
+                case "--stage" -> "2m";
+                default -> null;
+            };
+        }
+    }
 
     @ParentCommand
     BenchMain parent;
 
-    @Option(names = "--target", required = true, paramLabel = "URL", description = "The running LM Warden router.")
-    String target;
-
-    @Option(names = "--admin-token", defaultValue = "${env:LMW_ADMIN_TOKEN}", description = "Bearer token for its admin API.")
-    String adminToken;
-
-    @Option(names = "--model", description = "Model to request (default: the first of /v1/models).")
-    String model;
+    @CommandLine.Mixin
+    BenchOptions options;
 
     @Option(names = "--prompt-tokens", defaultValue = "2000", description = "Size of the hit/miss prompt (default ${DEFAULT-VALUE}).")
     int promptTokens;
 
-    @Option(names = "--policies", split = ",", defaultValue = "least-loaded,affinity",
-            description = "Policies to compare (default ${DEFAULT-VALUE}).")
-    List<String> policies;
-
-    @Option(names = "--repeat", defaultValue = "2", description = "Repeats, policy order alternated (default ${DEFAULT-VALUE}).")
-    int repeat;
-
-    @Option(names = "--sessions", defaultValue = "4", description = "Concurrent sessions of every run (default ${DEFAULT-VALUE}).")
-    int sessions;
-
-    @Option(names = "--stage", defaultValue = "2m", description = "Length of every run (default ${DEFAULT-VALUE}).")
-    String stage;
-
-    @Option(names = "--seed", defaultValue = "42", description = "Base seed; every (repeat, policy) gets its own prompts.")
-    long seed;
-
-    @Option(names = "--out", required = true, paramLabel = "DIR", description = "Where probe.json and every run's files go.")
-    Path out;
-
-    @Parameters(paramLabel = "BENCH_ARGS", description = "More lmw-bench options for every run, after --.")
-    List<String> benchArgs = new ArrayList<>();
-
     @Override
     public Integer call() throws Exception {
         PrintStream progress = parent.progress();
+        BenchSettings base = options.settings(parent.commandLine());
+        if (base.pool().target() == null || base.pool().targets().size() != 1) {
+            throw new IllegalArgumentException("probe checks one running router: give --target URL");
+        }
+        if (base.out() == null) {
+            throw new IllegalArgumentException("probe keeps every run's files: give --out DIR");
+        }
+        String target = base.pool().target();
+        Path out = base.out();
         String router = target.endsWith("/") ? target.substring(0, target.length() - 1) : target;
         Files.createDirectories(out);
         ObjectNode report = JSON.createObjectNode();
         report.put("target", router);
 
-        CacheCheck check = new CacheCheck(router, adminToken);
-        String m = model != null ? model : check.firstModel();
+        CacheCheck check = new CacheCheck(router, base.pool().adminToken());
+        String m = base.pool().model() != null ? base.pool().model() : check.firstModel();
         CacheCheck.Outcome o = check.run(m, promptTokens, System.nanoTime());
         progress.println(line("cold", o.cold()));
         progress.println(line("same replica again", o.same()) + (o.hit() ? " — a hit, as expected" : " — NOT a hit"));
@@ -92,7 +94,9 @@ public final class ProbeCommand implements Callable<Integer> {
 
         ArrayNode runs = report.putArray("runs");
         boolean runsOk = true;
-        for (int r = 1; r <= repeat; r++) {
+        List<String> policies = base.run().policies();
+        long seed = base.workload().seed();
+        for (int r = 1; r <= base.run().repeat(); r++) {
             List<String> order = new ArrayList<>(policies);
             if (r % 2 == 0) {
                 Collections.reverse(order);
@@ -101,26 +105,29 @@ public final class ProbeCommand implements Callable<Integer> {
                 long runSeed = seed + 1000L * r + policies.indexOf(policy);
                 for (String phase : List.of("cold", "warm")) {
                     Path dir = out.resolve("r" + r + "-" + policy + "-" + phase);
-                    List<String> args = new ArrayList<>(List.of("--target", router, "--policies", policy, "--sessions",
-                            Integer.toString(sessions), "--stage", stage, "--seed", Long.toString(runSeed), "--warmup", "0",
-                            "--model", m, "--out", dir.toString()));
-                    if (adminToken != null) {
-                        args.addAll(List.of("--admin-token", adminToken));
-                    }
-                    args.addAll(benchArgs);
+                    BenchSettings one = base.withPool(base.pool().withModel(m))
+                            .withRun(base.run().withPolicies(List.of(policy)).withRepeat(1).withWarmUp(java.time.Duration.ZERO))
+                            .withPlan(base.plan().withSeed(runSeed))
+                            .withOut(dir, parent.commandLine() + "  # probe run: repeat " + r + ", " + policy + ", " + phase
+                                    + ", seed " + runSeed);
                     progress.println("[probe] repeat " + r + ", " + policy + ", " + phase + " (seed " + runSeed + ")");
-                    int exit = BenchMain.run(args.toArray(String[]::new), progress);
                     ObjectNode run = runs.addObject();
                     run.put("repeat", r);
                     run.put("policy", policy);
                     run.put("phase", phase);
                     run.put("seed", runSeed);
-                    run.put("exit", exit);
-                    if (exit != 0) {
+                    JsonNode results;
+                    try {
+                        results = JSON.readTree(JsonReport.render(BenchMain.measure(one, progress)));
+                        run.put("exit", 0);
+                    } catch (IllegalArgumentException e) {
+                        throw e;
+                    } catch (Exception e) {
+                        progress.println("[probe] run failed: " + e);
+                        run.put("exit", 1);
                         runsOk = false;
                         continue;
                     }
-                    JsonNode results = JSON.readTree(dir.resolve("results.json").toFile());
                     run.set("results", results.path("results"));
                     JsonNode row = results.path("results").path(0);
                     progress.println(String.format(Locale.ROOT, "[probe] repeat %d, %s, %s: TTFB p50 %.2f s, p95 %.2f s, prefix hits %.1f%%",

@@ -33,22 +33,22 @@ public final class Charts {
         XYChart ttfb = chart("Time to first token (client side, workload time)", "TTFB (s, log scale)");
         ttfb.getStyler().setYAxisLogarithmic(true);
         for (String policy : Medians.policies(rows)) {
-            addSeries(ttfb, rows, policy, policy + " p50", StageResult::ttfbP50, SeriesLines.SOLID, true, colour(rows, policy));
-            addSeries(ttfb, rows, policy, policy + " p95", StageResult::ttfbP95, SeriesLines.DASH_DASH, true, colour(rows, policy));
+            addSeries(ttfb, rows, policy, policy + " p50", r -> r.latency().ttfbP50(), SeriesLines.SOLID, true, colour(rows, policy));
+            addSeries(ttfb, rows, policy, policy + " p95", r -> r.latency().ttfbP95(), SeriesLines.DASH_DASH, true, colour(rows, policy));
         }
         written.add(save(ttfb, dir.resolve("ttfb.png")));
 
         XYChart hits = chart("Prefix cache hits (token-weighted)", "prefix hits %");
         for (String policy : Medians.policies(rows)) {
-            addSeries(hits, rows, policy, policy, StageResult::prefixHitPct, SeriesLines.SOLID, false, colour(rows, policy));
+            addSeries(hits, rows, policy, policy, r -> r.cache().prefixHitPct(), SeriesLines.SOLID, false, colour(rows, policy));
         }
-        addSeries(hits, rows, Medians.policies(rows).get(0), "oracle bound", StageResult::oracleHitPct, SeriesLines.DOT_DOT,
+        addSeries(hits, rows, Medians.policies(rows).get(0), "oracle bound", r -> r.cache().oracleHitPct(), SeriesLines.DOT_DOT,
                 false, ORACLE);
         written.add(save(hits, dir.resolve("prefix_hits.png")));
 
         XYChart tokens = chart("Output tokens per minute (workload time)", "output tokens / min");
         for (String policy : Medians.policies(rows)) {
-            addSeries(tokens, rows, policy, policy, StageResult::outputTokensPerMin, SeriesLines.SOLID, false,
+            addSeries(tokens, rows, policy, policy, r -> r.throughput().outputTokensPerMin(), SeriesLines.SOLID, false,
                     colour(rows, policy));
         }
         written.add(save(tokens, dir.resolve("output_tokens.png")));

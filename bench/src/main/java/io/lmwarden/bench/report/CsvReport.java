@@ -17,11 +17,12 @@ public final class CsvReport {
         StringBuilder csv = new StringBuilder(HEADER).append('\n');
         for (StageResult r : rows) {
             csv.append(String.format(Locale.ROOT, "%s,%d,%s,%s,%s,%s,%s,%s,%s,%s,%d,%s,%s,%s,%s,%s,%d,%d,%d%n",
-                    quote(r.policy()), r.sessions(), num(r.sessionsPerHour(), 1), num(r.outputTokensPerMin(), 1),
-                    num(r.ttfbP50(), 3), num(r.ttfbP95(), 3), num(r.replicasBusy(), 2), num(r.prefixHitPct(), 1),
-                    num(r.stayedPct(), 1), num(r.oracleHitPct(), 1), r.errors(), num(r.sessionTimeP50(), 1),
-                    num(r.sessionTimeP95(), 1), num(r.queueWaitP50(), 2), num(r.queueWaitP95(), 2), num(r.queueWaitMax(), 2),
-                    r.admitted(), r.queued(), r.rejected()));
+                    quote(r.policy()), r.sessions(), num(r.throughput().sessionsPerHour(), 1),
+                    num(r.throughput().outputTokensPerMin(), 1), num(r.latency().ttfbP50(), 3), num(r.latency().ttfbP95(), 3),
+                    num(r.replicasBusy(), 2), num(r.cache().prefixHitPct(), 1), num(r.cache().stayedPct(), 1),
+                    num(r.cache().oracleHitPct(), 1), r.errors().count(), num(r.sessionTimes().p50(), 1),
+                    num(r.sessionTimes().p95(), 1), num(r.queue().waitP50(), 2), num(r.queue().waitP95(), 2),
+                    num(r.queue().waitMax(), 2), r.queue().admitted(), r.queue().queued(), r.queue().rejected()));
         }
         return csv.toString();
     }

@@ -27,22 +27,22 @@ public final class JsonReport {
         root.put("model", results.model());
         root.put("machine", results.machine());
         ObjectNode settings = root.putObject("settings");
-        settings.put("simulate", s.simulate());
-        settings.put("engines", s.engines());
-        settings.put("dpBalancer", s.dpBalancer());
-        settings.put("targetUrl", s.target());
-        settings.put("simProcesses", s.simProcesses());
-        settings.putPOJO("replicaAdmin", s.replicaAdmin());
-        settings.put("profile", s.profile());
-        settings.put("profileOverrides", s.profileOverrides());
+        settings.put("simulate", s.pool().simulate());
+        settings.put("engines", s.pool().engines());
+        settings.put("dpBalancer", s.pool().dpBalancer());
+        settings.put("targetUrl", s.pool().target());
+        settings.put("simProcesses", s.pool().simProcesses());
+        settings.putPOJO("replicaAdmin", s.pool().replicaAdmin());
+        settings.put("profile", s.pool().profile());
+        settings.put("profileOverrides", s.pool().profileOverrides());
         settings.put("sharedFirstMessage", s.plan().classes().stream().allMatch(c -> c.sharedFirstMessage()));
         settings.put("keyless", s.plan().classes().stream().allMatch(c -> c.keying() == io.lmwarden.bench.workload.SessionKeying.NONE));
-        settings.put("timeScale", s.timeScale());
-        settings.putPOJO("policies", s.policies());
-        settings.put("repeat", s.repeat());
-        settings.putPOJO("sessions", s.sessions());
-        settings.put("stageSeconds", s.stage().toMillis() / 1000.0);
-        settings.put("settleSeconds", s.settle().toMillis() / 1000.0);
+        settings.put("timeScale", s.run().timeScale());
+        settings.putPOJO("policies", s.run().policies());
+        settings.put("repeat", s.run().repeat());
+        settings.putPOJO("sessions", s.run().sessions());
+        settings.put("stageSeconds", s.run().stage().toMillis() / 1000.0);
+        settings.put("settleSeconds", s.run().settle().toMillis() / 1000.0);
         settings.put("api", s.api().name().toLowerCase(java.util.Locale.ROOT));
         settings.put("systemTokens", s.workload().systemTokens());
         settings.put("firstTokens", s.workload().firstTokens());
@@ -59,13 +59,29 @@ public final class JsonReport {
         s.plan().classes().forEach(c -> classes.add(c.describe()));
         var faults = settings.putArray("faults");
         s.plan().faults().forEach(f -> faults.add(f.describe()));
-        settings.put("spillThreshold", s.spillThreshold());
-        settings.put("sampleIntervalSeconds", s.sampleInterval().toMillis() / 1000.0);
-        settings.put("scrapeIntervalSeconds", s.scrapeInterval().toMillis() / 1000.0);
-        settings.put("warmUpWallSeconds", s.warmUp().toMillis() / 1000.0);
-        settings.putPOJO("routerSettings", s.routerSettings());
+        settings.put("spillThreshold", s.pool().spillThreshold());
+        settings.put("sampleIntervalSeconds", s.run().sampleInterval().toMillis() / 1000.0);
+        settings.put("scrapeIntervalSeconds", s.pool().scrapeInterval().toMillis() / 1000.0);
+        settings.put("warmUpWallSeconds", s.run().warmUp().toMillis() / 1000.0);
+        settings.putPOJO("routerSettings", s.pool().routerSettings());
+        settings.put("sessionStart", s.plan().start().name().toLowerCase(java.util.Locale.ROOT));
+        if (s.trace() != null) {
+            ObjectNode trace = settings.putObject("trace");
+            trace.put("file", s.trace().file().toString());
+            trace.put("blockSize", s.trace().blockSize());
+            trace.put("speed", s.trace().speed());
+            if (s.trace().duration() != null) {
+                trace.put("durationSeconds", s.trace().duration().toMillis() / 1000.0);
+            }
+        }
+        if (s.pool().contextWindow() > 0) {
+            settings.put("contextWindow", s.pool().contextWindow());
+        }
         rows(root.putArray("results"), results.medians());
         rows(root.putArray("perRepeat"), results.perRepeat());
+        if (GoalVerdict.applies(results.medians())) {
+            goal(root.putObject("goal"), GoalVerdict.of(results.medians()));
+        }
         try {
             return MAPPER.writeValueAsString(root);
         } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
@@ -82,30 +98,46 @@ public final class JsonReport {
                 o.put("repeat", r.repeat());
             }
             put(o, "stage_seconds", r.stageSeconds());
-            put(o, "sessions_per_hour", r.sessionsPerHour());
-            put(o, "output_tokens_per_min", r.outputTokensPerMin());
-            put(o, "ttfb_p50_s", r.ttfbP50());
-            put(o, "ttfb_p95_s", r.ttfbP95());
+            put(o, "sessions_per_hour", r.throughput().sessionsPerHour());
+            put(o, "output_tokens_per_min", r.throughput().outputTokensPerMin());
+            put(o, "ttfb_p50_s", r.latency().ttfbP50());
+            put(o, "ttfb_p95_s", r.latency().ttfbP95());
             put(o, "replicas_busy", r.replicasBusy());
-            put(o, "prefix_hit_pct", r.prefixHitPct());
-            put(o, "stayed_pct", r.stayedPct());
-            put(o, "oracle_hit_pct", r.oracleHitPct());
-            o.put("errors", r.errors());
+            put(o, "prefix_hit_pct", r.cache().prefixHitPct());
+            put(o, "stayed_pct", r.cache().stayedPct());
+            put(o, "oracle_hit_pct", r.cache().oracleHitPct());
+            o.put("errors", r.errors().count());
             ObjectNode causes = o.putObject("errors_by_cause");
-            r.errorCauses().forEach(causes::put);
-            o.put("steps", r.steps());
-            o.put("sessions_completed", r.sessionsCompleted());
-            put(o, "client_cached_pct", r.clientCachedPct());
-            put(o, "engine_output_tokens_per_min", r.engineOutputTokensPerMin());
+            r.errors().causes().forEach(causes::put);
+            o.put("steps", r.throughput().steps());
+            o.put("sessions_completed", r.throughput().sessionsCompleted());
+            put(o, "client_cached_pct", r.cache().clientCachedPct());
+            put(o, "engine_output_tokens_per_min", r.throughput().engineOutputTokensPerMin());
             put(o, "bench_cpu_cores", r.benchCpuCores());
-            put(o, "session_time_p50_s", r.sessionTimeP50());
-            put(o, "session_time_p95_s", r.sessionTimeP95());
-            put(o, "queue_wait_p50_s", r.queueWaitP50());
-            put(o, "queue_wait_p95_s", r.queueWaitP95());
-            put(o, "queue_wait_max_s", r.queueWaitMax());
-            o.put("admitted", r.admitted());
-            o.put("queued", r.queued());
-            o.put("rejected", r.rejected());
+            StageResult.SessionTimes t = r.sessionTimes();
+            put(o, "session_time_p50_s", t.p50());
+            put(o, "session_time_p95_s", t.p95());
+            put(o, "queue_wait_p50_s", r.queue().waitP50());
+            put(o, "queue_wait_p95_s", r.queue().waitP95());
+            put(o, "queue_wait_max_s", r.queue().waitMax());
+            o.put("admitted", r.queue().admitted());
+            o.put("queued", r.queue().queued());
+            o.put("rejected", r.queue().rejected());
+            o.put("rejected_first_steps", r.queue().rejectedFirstSteps());
+            o.put("rejected_in_progress", r.queue().rejectedInProgress());
+            o.put("session_time_p50_at_least", t.p50AtLeast());
+            o.put("session_time_p95_at_least", t.p95AtLeast());
+            put(o, "session_time_littles_law_s", t.littlesLaw());
+            o.put("session_time_littles_law_at_least", t.littlesLawAtLeast());
+            o.put("sessions_unfinished", t.unfinished());
+            put(o, "unfinished_age_p50_s", t.unfinishedAgeP50());
+            put(o, "unfinished_age_max_s", t.unfinishedAgeMax());
+            put(o, "sessions_per_hour_from_calls", r.throughput().sessionsPerHourFromCalls());
+            put(o, "session_time_littles_law_from_calls_s", t.littlesLawFromCalls());
+            if (CeilingRatio.present(rows)) {
+                put(o, "ceiling_ratio_output_tokens", CeilingRatio.outputTokens(r, rows));
+                put(o, "ceiling_ratio_sessions_per_hour", CeilingRatio.sessionsPerHour(r, rows));
+            }
             if (r.routerSpread().routers() > 0) {
                 ObjectNode spread = o.putObject("routers");
                 spread.putPOJO("steps_per_router", r.routerSpread().stepsPerRouter());
@@ -137,6 +169,38 @@ public final class JsonReport {
                     put(x, "client_cached_pct", c.cachedPct());
                     put(x, "stayed_pct", c.stayedPct());
                 }
+            }
+        }
+    }
+
+    /** Issue 23's verdict per stage: the rules, and for each stage every criterion with its figures. */
+    private static void goal(ObjectNode goal, List<GoalVerdict.Cell> cells) {
+        goal.put("rules", "default >= best other - " + Math.round(GoalVerdict.THROUGHPUT_TOLERANCE * 100) + " % on output tokens/min and"
+                + " sessions/h; <= best other + " + Math.round(GoalVerdict.LATENCY_TOLERANCE * 100) + " % on TTFB p50 and the"
+                + " Little's-law session time; no rejected step of a session in progress (medians; rejections summed over repeats;"
+                + " the ceiling is not an other)");
+        goal.put("met", cells.stream().allMatch(GoalVerdict.Cell::met));
+        ArrayNode array = goal.putArray("cells");
+        for (GoalVerdict.Cell c : cells) {
+            ObjectNode cell = array.addObject();
+            cell.put("sessions", c.sessions());
+            cell.put("met", c.met());
+            cell.putPOJO("misses", c.misses());
+            cell.put("rejected_in_progress", c.rejectedInProgress());
+            cell.put("rejected_first_steps", c.rejectedFirstSteps());
+            put(cell, "ceiling_ratio_output_tokens", c.ceilingRatio());
+            ArrayNode criteria = cell.putArray("criteria");
+            for (GoalVerdict.Criterion k : c.criteria()) {
+                ObjectNode x = criteria.addObject();
+                x.put("figure", k.figure());
+                x.put("best_other", k.bestPolicy());
+                put(x, "best", k.best());
+                put(x, "default", k.value());
+                put(x, "delta_pct", k.deltaPct());
+                put(x, "limit", k.limit());
+                x.put("higher_is_better", k.higherIsBetter());
+                x.put("default_censored", k.censored());
+                x.put("met", k.met());
             }
         }
     }

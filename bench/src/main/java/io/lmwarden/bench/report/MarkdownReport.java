@@ -5,6 +5,7 @@ import io.lmwarden.bench.BenchSettings;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.function.Predicate;
 import java.util.function.ToDoubleFunction;
 
 /**
@@ -13,27 +14,45 @@ import java.util.function.ToDoubleFunction;
  */
 public final class MarkdownReport {
 
-    private record Column(String title, ToDoubleFunction<StageResult> figure, int decimals) {
+    /** One column: a figure, its decimals, and when it is a lower bound (written "≥"). */
+    private record Column(String title, ToDoubleFunction<StageResult> figure, int decimals, Predicate<StageResult> atLeast) {
+        Column(String title, ToDoubleFunction<StageResult> figure, int decimals) {
+            this(title, figure, decimals, r -> false);
+        }
     }
 
     private static final List<Column> COLUMNS = List.of(
-            new Column("Sessions/h", StageResult::sessionsPerHour, 0),
-            new Column("Output tok/min", StageResult::outputTokensPerMin, 0),
-            new Column("TTFB p50 (s)", StageResult::ttfbP50, 2),
-            new Column("TTFB p95 (s)", StageResult::ttfbP95, 2),
+            new Column("Sessions/h", r -> r.throughput().sessionsPerHour(), 0),
+            new Column("Output tok/min", r -> r.throughput().outputTokensPerMin(), 0),
+            new Column("TTFB p50 (s)", r -> r.latency().ttfbP50(), 2),
+            new Column("TTFB p95 (s)", r -> r.latency().ttfbP95(), 2),
             new Column("Replicas busy", StageResult::replicasBusy, 2),
-            new Column("Prefix hits %", StageResult::prefixHitPct, 1),
-            new Column("Stayed %", StageResult::stayedPct, 1),
-            new Column("Oracle hits %", StageResult::oracleHitPct, 1),
-            new Column("Errors", r -> r.errors(), 0),
-            new Column("Session time p50 (s)", StageResult::sessionTimeP50, 0),
-            new Column("Session time p95 (s)", StageResult::sessionTimeP95, 0),
-            new Column("Queue wait p50 (s)", StageResult::queueWaitP50, 1),
-            new Column("Queue wait p95 (s)", StageResult::queueWaitP95, 1),
-            new Column("Queue wait max (s)", StageResult::queueWaitMax, 1),
-            new Column("Admitted", r -> r.admitted(), 0),
-            new Column("Queued", r -> r.queued(), 0),
-            new Column("Rejected", r -> r.rejected(), 0));
+            new Column("Prefix hits %", r -> r.cache().prefixHitPct(), 1),
+            new Column("Stayed %", r -> r.cache().stayedPct(), 1),
+            new Column("Oracle hits %", r -> r.cache().oracleHitPct(), 1),
+            new Column("Errors", r -> r.errors().count(), 0),
+            new Column("Session time p50 (s)", r -> r.sessionTimes().p50(), 0, r -> r.sessionTimes().p50AtLeast()),
+            new Column("Session time p95 (s)", r -> r.sessionTimes().p95(), 0, r -> r.sessionTimes().p95AtLeast()),
+            new Column("Queue wait p50 (s)", r -> r.queue().waitP50(), 1),
+            new Column("Queue wait p95 (s)", r -> r.queue().waitP95(), 1),
+            new Column("Queue wait max (s)", r -> r.queue().waitMax(), 1),
+            new Column("Admitted", r -> r.queue().admitted(), 0),
+            new Column("Queued", r -> r.queue().queued(), 0),
+            new Column("Rejected", r -> r.queue().rejected(), 0),
+            new Column("Rejected in progress", r -> r.queue().rejectedInProgress(), 0),
+            new Column("Session time, Little's law (s)", r -> r.sessionTimes().littlesLaw(), 0, r -> r.sessionTimes().littlesLawAtLeast()),
+            new Column("Unfinished sessions", r -> r.sessionTimes().unfinished(), 0),
+            new Column("Oldest unfinished (s)", r -> r.sessionTimes().unfinishedAgeMax(), 0));
+
+    /** The columns, and each policy's output tokens/min as a share of the ceiling's when the run has one. */
+    private static List<Column> columns(List<StageResult> rows) {
+        if (!CeilingRatio.present(rows)) {
+            return COLUMNS;
+        }
+        List<Column> all = new ArrayList<>(COLUMNS);
+        all.add(2, new Column("Tok/min ÷ ceiling", r -> CeilingRatio.outputTokens(r, rows), 2));
+        return all;
+    }
 
     private MarkdownReport() {
     }
@@ -50,18 +69,20 @@ public final class MarkdownReport {
         if (!extra.isEmpty()) {
             md.append("; extra column groups for ").append(String.join(", ", extra));
         }
-        md.append(s.repeat() > 1 ? "; medians of " + s.repeat() + " repeats (errors: total over repeats)" : "");
-        md.append(". Times are workload time (wall time × ").append(fmt(s.timeScale(), 0)).append(").\n\n");
+        md.append(s.run().repeat() > 1 ? "; medians of " + s.run().repeat() + " repeats (errors: total over repeats)" : "");
+        md.append(". Times are workload time (wall time × ").append(fmt(s.run().timeScale(), 0)).append(").\n\n");
 
-        List<String> header = new ArrayList<>(List.of("Sessions"));
-        COLUMNS.forEach(c -> header.add(c.title()));
+        List<Column> columns = columns(rows);
+        String stageTitle = s.trace() != null ? "Window" : "Sessions";
+        List<String> header = new ArrayList<>(List.of(stageTitle));
+        columns.forEach(c -> header.add(c.title()));
         for (String p : extra) {
-            COLUMNS.forEach(c -> header.add(p + ": " + c.title()));
+            columns.forEach(c -> header.add(p + ": " + c.title()));
         }
         md.append(row(header)).append(row(header.stream().map(h -> "---").toList()));
         for (int sessions : Medians.stages(rows)) {
             List<String> cells = new ArrayList<>(List.of(String.valueOf(sessions)));
-            for (Column c : COLUMNS) {
+            for (Column c : columns) {
                 List<String> values = new ArrayList<>();
                 for (String p : paired) {
                     values.add(value(Medians.find(rows, p, sessions), c));
@@ -69,12 +90,13 @@ public final class MarkdownReport {
                 cells.add(String.join(" → ", values));
             }
             for (String p : extra) {
-                for (Column c : COLUMNS) {
+                for (Column c : columns) {
                     cells.add(value(Medians.find(rows, p, sessions), c));
                 }
             }
             md.append(row(cells));
         }
+        md.append(GoalTable.render(rows, s.trace() != null));
 
         if (rows.stream().anyMatch(r -> r.routerSpread().routers() > 1)) {
             md.append(RouterSpreadTable.render(rows));
@@ -87,12 +109,20 @@ public final class MarkdownReport {
         md.append("- Model: ").append(results.model()).append("; API: ").append(s.api().name().toLowerCase(Locale.ROOT))
                 .append(" (").append(s.api().path()).append(sessionKeying(s))
                 .append(")\n");
-        md.append("- Stages: ").append(s.sessions()).append(" concurrent sessions, ").append(seconds(s.stage().toMillis()))
+        if (s.trace() != null) {
+            md.append("- Trace replay: `").append(s.trace().file()).append("`, ").append(s.trace().blockSize())
+                    .append(" tokens per hash id, speed ").append(fmt(s.trace().speed(), 2))
+                    .append(s.trace().duration() == null ? ", the whole trace" : ", sessions that begin within "
+                            + seconds(s.trace().duration().toMillis())).append("; the rows are windows of the replay\n");
+        }
+        md.append("- Stages: ").append(s.trace() != null ? "windows of the replay" : s.run().sessions() + " concurrent sessions")
+                .append(", ").append(seconds(s.run().stage().toMillis()))
                 .append(" each (workload time)")
-                .append(s.settle().isZero() ? "" : ", each measured after " + seconds(s.settle().toMillis()) + " unmeasured at its concurrency")
-                .append("; time scale ").append(fmt(s.timeScale(), 1)).append('\n');
-        if (!s.routerSettings().isEmpty()) {
-            md.append("- Router settings (--router-set): ").append(new java.util.TreeMap<>(s.routerSettings())).append('\n');
+                .append(s.run().settle().isZero() ? "" : s.trace() != null ? ", the first after " + seconds(s.run().settle().toMillis())
+                        + " unmeasured" : ", each measured after " + seconds(s.run().settle().toMillis()) + " unmeasured at its concurrency")
+                .append("; time scale ").append(fmt(s.run().timeScale(), 1)).append('\n');
+        if (!s.pool().routerSettings().isEmpty()) {
+            md.append("- Router settings (--router-set): ").append(new java.util.TreeMap<>(s.pool().routerSettings())).append('\n');
         }
         if (s.workloadFile() != null) {
             md.append("- Workload file: `").append(s.workloadFile()).append("`, seed ").append(s.workload().seed()).append('\n');
@@ -106,10 +136,10 @@ public final class MarkdownReport {
                     .append(seconds(s.workload().thinkTime().toMillis())).append(" mean (±")
                     .append(fmt(s.workload().thinkJitter() * 100, 0)).append("%), seed ").append(s.workload().seed()).append('\n');
         }
-        md.append("- Policies: ").append(s.policies()).append(", repeats ").append(s.repeat())
-                .append(s.repeat() > 1 ? " (order alternated)" : "")
-                .append(s.spillThreshold() != null ? ", spill threshold " + s.spillThreshold() : "").append('\n');
-        md.append("- JVM warm-up before measuring: ").append(seconds(s.warmUp().toMillis())).append(" wall on a throwaway pool\n");
+        md.append("- Policies: ").append(s.run().policies()).append(", repeats ").append(s.run().repeat())
+                .append(s.run().repeat() > 1 ? " (order alternated)" : "")
+                .append(s.pool().spillThreshold() != null ? ", spill threshold " + s.pool().spillThreshold() : "").append('\n');
+        md.append("- JVM warm-up before measuring: ").append(seconds(s.run().warmUp().toMillis())).append(" wall on a throwaway pool\n");
         java.util.DoubleSummaryStatistics cpu = results.perRepeat().stream().mapToDouble(StageResult::benchCpuCores)
                 .filter(v -> !Double.isNaN(v)).summaryStatistics();
         if (cpu.getCount() > 0) {
@@ -124,17 +154,22 @@ public final class MarkdownReport {
         md.append("- A step belongs to the stage in which it ended; sessions carry over from one stage to the next.\n");
         md.append("- TTFB: client-side, from sending the request to the first streamed text (HdrHistogram), × time scale.\n");
         md.append("- Replicas busy: replicas with at least one running request, sampled every ")
-                .append(seconds(s.sampleInterval().toMillis())).append(" and averaged.\n");
+                .append(seconds(s.run().sampleInterval().toMillis())).append(" and averaged.\n");
         md.append("- Prefix hits: Σ Δ prefix_cache_hits_total / Σ Δ prefix_cache_queries_total over all replicas in the stage.\n");
         md.append("- Stayed: follow-up steps served by the replica that served the session's previous step (from X-LMW-Replica).\n");
         md.append("- Oracle hits: the hit rate perfect placement without eviction would reach on this workload (previous prompt and ")
                 .append("reply for follow-ups, the shared system prompt for first steps, whole 16-token blocks).\n");
+        if (CeilingRatio.present(rows)) {
+            md.append("- Ceiling: the same workload on affinity (admission off) with every replica's KV cache large enough that ")
+                    .append("nothing is evicted (see Target for its size): the upper bound of what placement can reach on this ")
+                    .append("compute. *Tok/min ÷ ceiling*: each variant's output tokens/min as a share of it, same stage and repeat.\n");
+        }
         md.append("- Errors: failed steps (HTTP errors, stream errors, streams cut before their completion marker).\n");
         for (StageResult r : rows) {
-            if (!r.errorCauses().isEmpty()) {
+            if (!r.errors().causes().isEmpty()) {
                 md.append("  - ").append(r.policy()).append(", ").append(r.sessions()).append(" sessions: ");
                 List<String> parts = new ArrayList<>();
-                r.errorCauses().forEach((cause, n) -> parts.add(n + " × " + cause));
+                r.errors().causes().forEach((cause, n) -> parts.add(n + " × " + cause));
                 md.append(String.join(", ", parts)).append('\n');
             }
         }
@@ -143,22 +178,33 @@ public final class MarkdownReport {
             md.append(String.join("; ", s.plan().faults().stream().map(io.lmwarden.bench.workload.ScheduledFault::describe).toList()))
                     .append(" (workload time from the variant's start).\n");
         }
-        md.append("- Session time: first step sent → last step ended, router queue included, for sessions whose last step ended in ")
-                .append("the stage (a session that began in an earlier stage counts where it ends; sessions still running when the ")
-                .append("last stage ends are drained and not counted).\n");
+        md.append("- Session time p50 / p95: first step sent → last step ended, router queue included, for sessions whose last step ")
+                .append("ended in the stage (a session that began in an earlier stage counts where it ends; one that joined mid-life, ")
+                .append("with a steady start, does not). **These are censored**: a session too slow to end inside the window is ")
+                .append("missing from them, so at saturation they understate; a percentile is written \"≥\" when some session still ")
+                .append("running at the window's end was already older than it. *Unfinished sessions* counts those (totals over ")
+                .append("repeats) and *oldest unfinished* gives the oldest's age.\n");
+        md.append("- Session time, Little's law: the mean time a session spends in the system, concurrency ÷ completion rate (")
+                .append(s.trace() != null ? "the window's mean number of sessions in flight" : "the stage's sessions")
+                .append(" ÷ sessions completed per second in the window). It counts every session, slow ones included, so it ")
+                .append("is not censored; with no session completed in a window it is the lower bound concurrency × window, ")
+                .append("written \"≥\".\n");
+        md.append("- Rejected in progress: rejected steps of sessions the router already knew (not their first step in the run); ")
+                .append("the other rejections are of newcomers.\n");
         md.append("- Queue wait: among the steps the router's admission queue held, how long (X-LMW-Queue-Wait-Ms, or the ")
                 .append("`: lmw … queue-wait-ms=` comment of a kept-alive stream). Admitted / queued / rejected: steps let through, ")
                 .append("steps that waited first, steps turned away as overloaded (429 / 529, also counted as errors).\n");
 
-        if (s.repeat() > 1) {
+        if (s.run().repeat() > 1) {
             md.append("\n## Every repeat\n\n");
-            List<String> repeatHeader = new ArrayList<>(List.of("Policy", "Repeat", "Sessions"));
-            COLUMNS.forEach(c -> repeatHeader.add(c.title()));
+            List<Column> repeatColumns = columns(results.perRepeat());
+            List<String> repeatHeader = new ArrayList<>(List.of("Policy", "Repeat", stageTitle));
+            repeatColumns.forEach(c -> repeatHeader.add(c.title()));
             md.append(row(repeatHeader));
             md.append(row(java.util.Collections.nCopies(repeatHeader.size(), "---")));
             for (StageResult r : results.perRepeat()) {
                 List<String> cells = new ArrayList<>(List.of(r.policy(), String.valueOf(r.repeat()), String.valueOf(r.sessions())));
-                COLUMNS.forEach(c -> cells.add(value(r, c)));
+                repeatColumns.forEach(c -> cells.add(value(r, c)));
                 md.append(row(cells));
             }
         }
@@ -191,7 +237,11 @@ public final class MarkdownReport {
     }
 
     private static String value(StageResult r, Column c) {
-        return r == null ? "–" : fmt(c.figure().applyAsDouble(r), c.decimals());
+        if (r == null) {
+            return "–";
+        }
+        String v = fmt(c.figure().applyAsDouble(r), c.decimals());
+        return c.atLeast().test(r) && !v.equals("n/a") ? "≥ " + v : v;
     }
 
     static String fmt(double v, int decimals) {

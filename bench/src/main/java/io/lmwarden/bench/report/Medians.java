@@ -7,8 +7,8 @@ import java.util.Map;
 import java.util.function.ToDoubleFunction;
 
 /**
- * The median over repeats of every figure, per policy and stage. Errors are summed instead: a failure
- * in one repeat must not vanish in a median.
+ * The median over repeats of every figure, per policy and stage. Errors, rejections and unfinished sessions are summed
+ * instead: a failure in one repeat must not vanish in a median.
  */
 public final class Medians {
 
@@ -25,33 +25,54 @@ public final class Medians {
             StageResult first = g.get(0);
             out.add(new StageResult(first.policy(), first.sessions(), 0,
                     median(g, StageResult::stageSeconds),
-                    median(g, StageResult::sessionsPerHour),
-                    median(g, StageResult::outputTokensPerMin),
-                    median(g, StageResult::ttfbP50),
-                    median(g, StageResult::ttfbP95),
+                    new StageResult.Throughput(
+                            median(g, r -> r.throughput().sessionsPerHour()),
+                            median(g, r -> r.throughput().outputTokensPerMin()),
+                            median(g, r -> r.throughput().engineOutputTokensPerMin()),
+                            (int) Math.round(median(g, r -> r.throughput().steps())),
+                            (int) Math.round(median(g, r -> r.throughput().sessionsCompleted())),
+                            median(g, r -> r.throughput().sessionsPerHourFromCalls())),
+                    new StageResult.Latency(median(g, r -> r.latency().ttfbP50()), median(g, r -> r.latency().ttfbP95())),
+                    sessionTimeMedians(g),
+                    new StageResult.CacheFigures(
+                            median(g, r -> r.cache().prefixHitPct()),
+                            median(g, r -> r.cache().stayedPct()),
+                            median(g, r -> r.cache().oracleHitPct()),
+                            median(g, r -> r.cache().clientCachedPct())),
+                    new StageResult.QueueFigures(
+                            median(g, r -> r.queue().waitP50()),
+                            median(g, r -> r.queue().waitP95()),
+                            median(g, r -> r.queue().waitMax()),
+                            (int) Math.round(median(g, r -> r.queue().admitted())),
+                            (int) Math.round(median(g, r -> r.queue().queued())),
+                            g.stream().mapToInt(r -> r.queue().rejected()).sum(),
+                            g.stream().mapToInt(r -> r.queue().rejectedInProgress()).sum()),
+                    new StageResult.ErrorFigures(g.stream().mapToInt(r -> r.errors().count()).sum(), summedCauses(g)),
                     median(g, StageResult::replicasBusy),
-                    median(g, StageResult::prefixHitPct),
-                    median(g, StageResult::stayedPct),
-                    median(g, StageResult::oracleHitPct),
-                    g.stream().mapToInt(StageResult::errors).sum(),
-                    (int) Math.round(median(g, StageResult::steps)),
-                    (int) Math.round(median(g, StageResult::sessionsCompleted)),
-                    median(g, StageResult::clientCachedPct),
-                    median(g, StageResult::engineOutputTokensPerMin),
                     median(g, StageResult::benchCpuCores),
-                    median(g, StageResult::sessionTimeP50),
-                    median(g, StageResult::sessionTimeP95),
-                    median(g, StageResult::queueWaitP50),
-                    median(g, StageResult::queueWaitP95),
-                    median(g, StageResult::queueWaitMax),
-                    (int) Math.round(median(g, StageResult::admitted)),
-                    (int) Math.round(median(g, StageResult::queued)),
-                    g.stream().mapToInt(StageResult::rejected).sum(),
-                    summedCauses(g),
                     List.of(),
-                    classMedians(g)).withRouterSpread(RouterSpread.sum(g.stream().map(StageResult::routerSpread).toList())));
+                    classMedians(g),
+                    RouterSpread.sum(g.stream().map(StageResult::routerSpread).toList())));
         }
         return out;
+    }
+
+    /**
+     * Medians of the session-time figures; a median is a lower bound ("at least") when any repeat's figure was one, and
+     * unfinished sessions are summed (like errors, they must not vanish in a median).
+     */
+    private static StageResult.SessionTimes sessionTimeMedians(List<StageResult> g) {
+        return new StageResult.SessionTimes(
+                median(g, r -> r.sessionTimes().p50()),
+                median(g, r -> r.sessionTimes().p95()),
+                g.stream().anyMatch(r -> r.sessionTimes().p50AtLeast()),
+                g.stream().anyMatch(r -> r.sessionTimes().p95AtLeast()),
+                median(g, r -> r.sessionTimes().littlesLaw()),
+                g.stream().anyMatch(r -> r.sessionTimes().littlesLawAtLeast()),
+                g.stream().mapToInt(r -> r.sessionTimes().unfinished()).sum(),
+                median(g, r -> r.sessionTimes().unfinishedAgeP50()),
+                g.stream().mapToDouble(r -> r.sessionTimes().unfinishedAgeMax()).filter(v -> !Double.isNaN(v)).max().orElse(Double.NaN),
+                median(g, r -> r.sessionTimes().littlesLawFromCalls()));
     }
 
     /** Per class: each figure's median over the repeats that had the class; errors summed, as for the whole stage. */
@@ -69,7 +90,7 @@ public final class Medians {
 
     private static java.util.Map<String, Integer> summedCauses(List<StageResult> group) {
         java.util.Map<String, Integer> sum = new java.util.TreeMap<>();
-        group.forEach(r -> r.errorCauses().forEach((cause, n) -> sum.merge(cause, n, Integer::sum)));
+        group.forEach(r -> r.errors().causes().forEach((cause, n) -> sum.merge(cause, n, Integer::sum)));
         return sum;
     }
 

@@ -1,92 +1,131 @@
 package io.lmwarden.bench.report;
 
+import java.util.List;
+import java.util.Objects;
+
 /**
- * The published columns for one policy at one concurrency (one repeat, or the median of repeats),
- * all times in workload time.
+ * The figures of one policy at one concurrency (one repeat, or the median of repeats), all times in workload time,
+ * grouped by what they measure.
  *
- * @param repeat              1-based repeat number; 0 for a median over repeats
- * @param replicasBusy        mean number of replicas with at least one running request, sampled
- * @param prefixHitPct        Σ Δ prefix_cache_hits / Σ Δ prefix_cache_queries over all replicas, percent
- * @param stayedPct           follow-up steps that went to the replica of their previous step, percent (NaN if unknown)
- * @param oracleHitPct        the workload's hit-rate bound under perfect placement without eviction
- * @param errors              failed steps (HTTP errors, stream errors, cut-off streams)
- * @param steps               steps that ended in the stage
- * @param sessionsCompleted   sessions whose last step ended in the stage
- * @param clientCachedPct     cached share of prompt tokens from the engines' per-request usage, percent (NaN if not reported)
- * @param engineOutputTokensPerMin Δ generation_tokens_total per minute, the engines' own count
- * @param benchCpuCores       CPU the whole bench process (load, router and simulator in-process) used in the stage,
- *                            in cores; near the machine's core count the compressed clock is no longer honest
- * @param sessionTimeP50      sessions that completed in the stage: first step sent → last step ended (router queue
- *                            included), workload seconds; a session that began in an earlier stage counts here too
- * @param queueWaitP50        among the stage's steps that waited in the router's admission queue, the wait in workload seconds
- * @param queueWaitMax        the longest of those waits
- * @param admitted            steps the router let through (every step not rejected as overloaded)
- * @param queued              steps that waited in the router's queue before they were admitted
- * @param rejected            steps the router turned away as overloaded (429 / 529)
- * @param errorCauses         failed steps by cause ("HTTP 503", "connection refused", "stream cut", …); summed over repeats in medians
- * @param replicas            per-replica figures of this repeat; empty in medians
- * @param classes             per-session-class figures when the workload has several classes, else empty; in medians
- *                            each figure's median over repeats (errors summed)
- * @param routerSpread        steps per router and sessions that left their replica; totals over repeats in medians
+ * @param repeat        1-based repeat number; 0 for a median over repeats
+ * @param stageSeconds  length of the measurement window, workload seconds
+ * @param replicasBusy  mean number of replicas with at least one running request, sampled
+ * @param benchCpuCores CPU the whole bench process (load, router and simulator in-process) used in the stage, in
+ *                      cores; near the machine's core count the compressed clock is no longer honest
+ * @param replicas      per-replica figures of this repeat; empty in medians
+ * @param classes       per-session-class figures when the workload has several classes, else empty; in medians each
+ *                      figure's median over repeats (errors summed)
+ * @param routerSpread  steps per router and sessions that left their replica; totals over repeats in medians
  */
 public record StageResult(
         String policy,
         int sessions,
         int repeat,
         double stageSeconds,
-        double sessionsPerHour,
-        double outputTokensPerMin,
-        double ttfbP50,
-        double ttfbP95,
+        Throughput throughput,
+        Latency latency,
+        SessionTimes sessionTimes,
+        CacheFigures cache,
+        QueueFigures queue,
+        ErrorFigures errors,
         double replicasBusy,
-        double prefixHitPct,
-        double stayedPct,
-        double oracleHitPct,
-        int errors,
-        int steps,
-        int sessionsCompleted,
-        double clientCachedPct,
-        double engineOutputTokensPerMin,
         double benchCpuCores,
-        double sessionTimeP50,
-        double sessionTimeP95,
-        double queueWaitP50,
-        double queueWaitP95,
-        double queueWaitMax,
-        int admitted,
-        int queued,
-        int rejected,
-        java.util.Map<String, Integer> errorCauses,
-        java.util.List<ReplicaFigures> replicas,
-        java.util.List<ClassFigures> classes,
+        List<ReplicaFigures> replicas,
+        List<ClassFigures> classes,
         RouterSpread routerSpread) {
 
     public StageResult {
-        errorCauses = java.util.Map.copyOf(errorCauses);
-        replicas = java.util.List.copyOf(replicas);
-        classes = java.util.List.copyOf(classes);
-        java.util.Objects.requireNonNull(routerSpread, "routerSpread");
+        Objects.requireNonNull(throughput, "throughput");
+        Objects.requireNonNull(latency, "latency");
+        Objects.requireNonNull(sessionTimes, "sessionTimes");
+        Objects.requireNonNull(cache, "cache");
+        Objects.requireNonNull(queue, "queue");
+        Objects.requireNonNull(errors, "errors");
+        replicas = List.copyOf(replicas);
+        classes = List.copyOf(classes);
+        Objects.requireNonNull(routerSpread, "routerSpread");
     }
 
-    /** A stage without router figures ({@link RouterSpread#NONE}); {@link #withRouterSpread} adds them. */
-    public StageResult(String policy, int sessions, int repeat, double stageSeconds, double sessionsPerHour,
-                       double outputTokensPerMin, double ttfbP50, double ttfbP95, double replicasBusy, double prefixHitPct,
-                       double stayedPct, double oracleHitPct, int errors, int steps, int sessionsCompleted,
-                       double clientCachedPct, double engineOutputTokensPerMin, double benchCpuCores,
-                       double sessionTimeP50, double sessionTimeP95, double queueWaitP50, double queueWaitP95,
-                       double queueWaitMax, int admitted, int queued, int rejected,
-                       java.util.Map<String, Integer> errorCauses, java.util.List<ReplicaFigures> replicas,
-                       java.util.List<ClassFigures> classes) {
-        this(policy, sessions, repeat, stageSeconds, sessionsPerHour, outputTokensPerMin, ttfbP50, ttfbP95, replicasBusy,
-                prefixHitPct, stayedPct, oracleHitPct, errors, steps, sessionsCompleted, clientCachedPct,
-                engineOutputTokensPerMin, benchCpuCores, sessionTimeP50, sessionTimeP95, queueWaitP50, queueWaitP95,
-                queueWaitMax, admitted, queued, rejected, errorCauses, replicas, classes, RouterSpread.NONE);
+    /**
+     * Output and completions.
+     *
+     * @param sessionsPerHour          sessions whose last step ended in the stage, per hour
+     * @param outputTokensPerMin       output tokens (engine-reported usage) of steps that ended in the stage, per minute
+     * @param engineOutputTokensPerMin Δ generation_tokens_total per minute, the engines' own count
+     * @param steps                    steps that ended in the stage
+     * @param sessionsCompleted        sessions whose last step ended in the stage
+     * @param sessionsPerHourFromCalls the completion rate from the calls instead: successful steps per hour ÷ the
+     *                                 workload's mean calls per session. In a steady state it is the same rate (every
+     *                                 session makes that many calls on average), with far less noise when few sessions
+     *                                 end in a window (agents whose sessions last hours); NaN when unknown
+     */
+    public record Throughput(double sessionsPerHour, double outputTokensPerMin, double engineOutputTokensPerMin, int steps,
+                             int sessionsCompleted, double sessionsPerHourFromCalls) {
     }
 
-    public StageResult withRouterSpread(RouterSpread spread) {
-        return new StageResult(policy, sessions, repeat, stageSeconds, sessionsPerHour, outputTokensPerMin, ttfbP50, ttfbP95,
-                replicasBusy, prefixHitPct, stayedPct, oracleHitPct, errors, steps, sessionsCompleted, clientCachedPct,
-                engineOutputTokensPerMin, benchCpuCores, sessionTimeP50, sessionTimeP95, queueWaitP50, queueWaitP95,
-                queueWaitMax, admitted, queued, rejected, errorCauses, replicas, classes, spread);
+    /** Client-side time to the first streamed token, p50 and p95, workload seconds. */
+    public record Latency(double ttfbP50, double ttfbP95) {
+    }
+
+    /**
+     * How long sessions take. Percentiles count the sessions that completed in the stage from their first step (router
+     * queue included); a session that began in an earlier stage counts where it ends, one that joined mid-life (steady
+     * start) does not. They are censored when slow sessions are still running: a percentile is marked {@code atLeast}
+     * when some session still running at the window's end is already older than it.
+     *
+     * @param littlesLaw        the mean by Little's law, concurrency ÷ completion rate (completions of every session,
+     *                          joined ones included), workload seconds; with no completion, concurrency × window (a lower
+     *                          bound, {@code littlesLawAtLeast})
+     * @param unfinished        sessions still running at the window's end
+     * @param unfinishedAgeP50  their age (since their first request in the run) at the window's end, median
+     * @param unfinishedAgeMax  and the oldest
+     * @param littlesLawFromCalls Little's law with the completion rate from the calls ({@link Throughput#sessionsPerHourFromCalls})
+     */
+    public record SessionTimes(double p50, double p95, boolean p50AtLeast, boolean p95AtLeast, double littlesLaw,
+                               boolean littlesLawAtLeast, int unfinished, double unfinishedAgeP50, double unfinishedAgeMax,
+                               double littlesLawFromCalls) {
+    }
+
+    /**
+     * Prefix cache and placement.
+     *
+     * @param prefixHitPct    Σ Δ prefix_cache_hits / Σ Δ prefix_cache_queries over all replicas, percent
+     * @param stayedPct       follow-up steps that went to the replica of their previous step, percent (NaN if unknown)
+     * @param oracleHitPct    the workload's hit-rate bound under perfect placement without eviction
+     * @param clientCachedPct cached share of prompt tokens from the engines' per-request usage, percent (NaN if not reported)
+     */
+    public record CacheFigures(double prefixHitPct, double stayedPct, double oracleHitPct, double clientCachedPct) {
+    }
+
+    /**
+     * The router's admission queue.
+     *
+     * @param waitP50            among the stage's steps that waited in the queue, the wait, workload seconds
+     * @param waitMax            the longest of those waits
+     * @param admitted           steps the router let through (every step not rejected as overloaded)
+     * @param queued             steps that waited in the router's queue before they were admitted
+     * @param rejected           steps the router turned away as overloaded (429 / 529)
+     * @param rejectedInProgress of those, steps of sessions the router already knew (not the session's first step in
+     *                           the run): what an agent in the middle of its work was told; the rest are newcomers
+     */
+    public record QueueFigures(double waitP50, double waitP95, double waitMax, int admitted, int queued, int rejected,
+                               int rejectedInProgress) {
+
+        /** Rejected first steps: newcomers turned away. */
+        public int rejectedFirstSteps() {
+            return rejected - rejectedInProgress;
+        }
+    }
+
+    /**
+     * Failed steps.
+     *
+     * @param count  HTTP errors, stream errors, cut-off streams
+     * @param causes failed steps by cause ("HTTP 503", "connection refused", "stream cut", …); summed over repeats in medians
+     */
+    public record ErrorFigures(int count, java.util.Map<String, Integer> causes) {
+        public ErrorFigures {
+            causes = java.util.Map.copyOf(causes);
+        }
     }
 }

@@ -3,20 +3,22 @@ package io.lmwarden.bench.run;
 import io.lmwarden.bench.client.StepOutcome;
 import io.lmwarden.bench.client.StreamingClient;
 import io.lmwarden.bench.workload.ClassSchedule;
-import io.lmwarden.bench.workload.Conversation;
 import io.lmwarden.bench.workload.SessionClass;
+import io.lmwarden.bench.workload.SessionContext;
 import io.lmwarden.bench.workload.SessionKeying;
 import io.lmwarden.bench.workload.SessionScript;
+import io.lmwarden.bench.workload.SessionStart;
 import io.lmwarden.bench.workload.SharedPrompt;
 import io.lmwarden.bench.workload.Workload;
 import io.lmwarden.bench.workload.WorkloadSpec;
 import io.vertx.core.Context;
-import io.vertx.core.Promise;
 import io.vertx.core.Future;
+import io.vertx.core.Promise;
 
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
 
@@ -33,55 +35,47 @@ public final class SessionDriver {
 
     private final Context context;
     private final StreamingClient client;
-    private final List<String> routerUrls;
-    private final String model;
+    private final RequestTarget target;
     private final Workload workload;
-    private final ClassSchedule schedule;
+    private final ClassSchedule freshSchedule;
+    private final ClassSchedule steadySchedule;
     private final TimeScale clock;
     private final long runNonce;
     private final List<String> systemPrompts = new ArrayList<>();
     private final StepLog log;
+    private final Set<SessionState> live = new LinkedHashSet<>();
 
-    private int target;
+    private int wanted;
     private int active;
     private int nextSession;
+    private int nextSteady;
     /** Prompt starts some session has sent already: system labels, and system + first template for templated classes. */
     private final Set<String> startsSent = new HashSet<>();
     private Promise<Void> drained;
 
-    public SessionDriver(Context context, StreamingClient client, String baseUrl, String model,
-                         Workload workload, TimeScale clock, long runNonce, StepLog log) {
-        this(context, client, List.of(baseUrl), model, workload, clock, runNonce, log);
-    }
-
-    /**
-     * {@code routerUrls}: the routers of one cluster (or one router). Step k of session n goes to router
-     * (n + k) mod their number, so consecutive steps of a session always reach different routers and
-     * first steps are spread over all of them.
-     */
-    public SessionDriver(Context context, StreamingClient client, List<String> routerUrls, String model,
-                         Workload workload, TimeScale clock, long runNonce, StepLog log) {
-        if (routerUrls.isEmpty()) {
-            throw new IllegalArgumentException("no router to send steps to");
-        }
+    public SessionDriver(Context context, StreamingClient client, RequestTarget target, Workload workload, TimeScale clock,
+                         long runNonce, StepLog log) {
         this.context = context;
         this.client = client;
-        this.routerUrls = List.copyOf(routerUrls);
-        this.model = model;
+        this.target = target;
         this.workload = workload;
-        this.schedule = new ClassSchedule(workload.classes());
+        this.freshSchedule = new ClassSchedule(workload.classes());
+        this.steadySchedule = new ClassSchedule(workload.classes());
         this.clock = clock;
         this.runNonce = runNonce;
         workload.classes().forEach(c -> systemPrompts.add(SharedPrompt.of(c)));
         this.log = log;
     }
 
-    /** Runs {@code sessions} concurrent sessions from now on (new ones start at once). */
+    /**
+     * Runs {@code sessions} concurrent sessions from now on. The sessions this adds start at once, or, with a steady
+     * start, somewhere in their life; replacements of finished sessions always start fresh.
+     */
     public void setConcurrency(int sessions) {
         context.runOnContext(v -> {
-            target = sessions;
-            while (active < target) {
-                startSession();
+            wanted = sessions;
+            while (active < wanted) {
+                startAdded();
             }
         });
     }
@@ -90,7 +84,7 @@ public final class SessionDriver {
     public Future<Void> drain() {
         Promise<Void> promise = Promise.promise();
         context.runOnContext(v -> {
-            target = 0;
+            wanted = 0;
             drained = promise;
             if (active == 0) {
                 promise.tryComplete();
@@ -99,50 +93,95 @@ public final class SessionDriver {
         return promise.future();
     }
 
-    private void startSession() {
+    /** The sessions running now (their first request sent, their last not ended): censored session times. */
+    public Future<List<LiveSession>> liveSessions() {
+        Promise<List<LiveSession>> promise = Promise.promise();
+        context.runOnContext(v -> {
+            List<LiveSession> out = new ArrayList<>();
+            for (SessionState s : live) {
+                if (s.startedNanos != 0) {
+                    out.add(new LiveSession(s.script.index(), s.startedNanos, s.script.joinStep() > 1));
+                }
+            }
+            promise.complete(out);
+        });
+        return promise.future();
+    }
+
+    /** A session still running at some moment: since when (its first request, wall clock), and whether it joined mid-life. */
+    public record LiveSession(int session, long startedNanos, boolean joined) {
+    }
+
+    private void startAdded() {
+        if (workload.start() == SessionStart.STEADY) {
+            int c = steadySchedule.next();
+            active++;
+            SessionState s = newSession(SessionScript.steady(workload.classes().get(c), nextSteady++, runNonce), c);
+            s.context.buildHistory();
+            s.step = s.script.joinStep() - 1;
+            Duration delay = s.script.joinDelay();
+            if (delay.isZero()) {
+                sendStep(s);
+            } else {
+                context.owner().setTimer(clock.wallMillis(delay), t -> sendStep(s));
+            }
+            return;
+        }
+        startFresh();
+    }
+
+    private void startFresh() {
         active++;
-        int c = schedule.next();
-        SessionState s = new SessionState(new SessionScript(workload.classes().get(c), nextSession++, runNonce),
-                new Conversation(systemPrompts.get(c)));
-        sendStep(s);
+        int c = freshSchedule.next();
+        sendStep(newSession(new SessionScript(workload.classes().get(c), nextSession++, runNonce), c));
+    }
+
+    private SessionState newSession(SessionScript script, int classIndex) {
+        SessionState s = new SessionState(script, new SessionContext(script, systemPrompts.get(classIndex), target.contextWindow()));
+        live.add(s);
+        return s;
     }
 
     private void sendStep(SessionState s) {
-        if (target == 0) {
-            endSession(Duration.ZERO);
+        if (wanted == 0) {
+            endSession(s, Duration.ZERO);
             return;
         }
         s.step++;
-        if (s.step == 1) {
+        if (s.startedNanos == 0) {
             s.startedNanos = System.nanoTime();
         }
-        s.conversation.addUser(s.script.userText(s.step));
+        SessionContext.Call call = s.context.next(s.step);
         SessionClass cls = s.script.sessionClass();
         SessionKeying keying = cls.keying();
-        byte[] body = cls.api().requestBody(model, cls.shape().maxOutputTokens(), s.conversation,
+        byte[] body = cls.api().requestBody(target.model(), call.maxTokens(), s.context.conversation(),
                 keying == SessionKeying.METADATA_USER_ID ? s.script.sessionId() : null);
-        int promptEstimate = (int) (s.conversation.promptChars() / WorkloadSpec.CHARS_PER_TOKEN);
-        // What of a first step's prompt an earlier session may have left in some cache: the system prompt, and
-        // the first message too when the class starts from a template.
-        int seenTokens = 0;
-        if (s.step == 1) {
-            String templateKey = cls.systemLabel() + "+" + cls.name() + "-first-template";
-            if (cls.sharedFirstMessage() && startsSent.contains(templateKey)) {
-                seenTokens = cls.shape().systemTokens() + cls.shape().firstTokens();
-            } else if (startsSent.contains(cls.systemLabel())) {
-                seenTokens = cls.shape().systemTokens();
-            }
-            startsSent.add(cls.systemLabel());
-            if (cls.sharedFirstMessage()) {
-                startsSent.add(templateKey);
-            }
-        }
-        int cacheableStart = seenTokens;
+        int promptEstimate = (int) (s.context.conversation().promptChars() / WorkloadSpec.CHARS_PER_TOKEN);
+        int cacheableStart = call.restart() ? cacheableStart(s, cls) : -1;
         Duration idle = Duration.ofNanos(clock.wallNanos(REQUEST_IDLE_TIMEOUT));
-        int router = routerFor(s.script.index(), s.step, routerUrls.size());
-        client.send(routerUrls.get(router), cls.api(), keying.header(), s.script.sessionId(), body,
+        int router = routerFor(s.script.index(), s.step, target.routerUrls().size());
+        client.send(target.routerUrls().get(router), cls.api(), keying.header(), s.script.sessionId(), body,
                         idle.compareTo(Duration.ofSeconds(5)) < 0 ? Duration.ofSeconds(5) : idle)
-                .onComplete(done -> onStepEnded(s, done.result(), promptEstimate, cacheableStart, router));
+                .onComplete(done -> onStepEnded(s, call, done.result(), promptEstimate, cacheableStart, router));
+    }
+
+    /**
+     * What of a restarting prompt an earlier session may have left in some cache: the system prompt, and the first
+     * message too when the class starts from a template (and the session is at its first step).
+     */
+    private int cacheableStart(SessionState s, SessionClass cls) {
+        int seenTokens = 0;
+        String templateKey = cls.systemLabel() + "+" + cls.name() + "-first-template";
+        if (s.step == 1 && cls.sharedFirstMessage() && startsSent.contains(templateKey)) {
+            seenTokens = cls.shape().systemTokens() + s.script.userTokens(1);
+        } else if (startsSent.contains(cls.systemLabel())) {
+            seenTokens = cls.shape().systemTokens();
+        }
+        startsSent.add(cls.systemLabel());
+        if (s.step == 1 && cls.sharedFirstMessage()) {
+            startsSent.add(templateKey);
+        }
+        return seenTokens;
     }
 
     /** The client-side round robin: the router of step {@code step} (1-based) of session {@code session}. */
@@ -150,32 +189,34 @@ public final class SessionDriver {
         return Math.floorMod(session + step - 1, routers);
     }
 
-    private void onStepEnded(SessionState s, StepOutcome outcome, int promptEstimate, int cacheableStart, int router) {
+    private void onStepEnded(SessionState s, SessionContext.Call call, StepOutcome outcome, int promptEstimate, int cacheableStart,
+                             int router) {
         int prompt = outcome.promptTokens() > 0 ? outcome.promptTokens() : promptEstimate;
-        int oracle = s.step == 1
+        int oracle = cacheableStart >= 0
                 ? OracleBound.firstStep(prompt, cacheableStart, cacheableStart > 0)
                 : OracleBound.followUp(prompt, s.previousPrompt, s.previousOutput);
-        Boolean stayed = s.step == 1 || outcome.replica() == null || s.previousReplica == null
+        Boolean stayed = s.step == s.script.joinStep() || outcome.replica() == null || s.previousReplica == null
                 ? null
                 : outcome.replica().equals(s.previousReplica);
         boolean last = outcome.ok() && s.step == s.script.steps();
         log.add(new StepRecord(s.script.index(), s.step, outcome.sentNanos(), outcome.firstTokenNanos(), outcome.endNanos(),
                 outcome.replica(), outcome.decision(), outcome.outputTokens(), prompt, outcome.cachedTokens(), oracle,
                 stayed, last, outcome.error(), s.startedNanos, outcome.queueWaitNanos(), outcome.rejected(), router,
-                s.script.sessionClass().name()));
+                s.script.sessionClass().name(), s.script.joinStep()));
         if (!outcome.ok()) {
-            endSession(ERROR_BACKOFF);
+            endSession(s, ERROR_BACKOFF);
             return;
         }
         if (last) {
-            endSession(Duration.ZERO);
+            endSession(s, Duration.ZERO);
             return;
         }
-        s.conversation.addAssistant(outcome.replyText());
+        s.context.replied(call, outcome.replyText());
         s.previousPrompt = prompt;
         s.previousOutput = outcome.outputTokens();
         s.previousReplica = outcome.replica();
-        Duration think = s.script.thinkTimeAfter(s.step);
+        // A compaction is followed at once by the call it made room for; other calls by a tool run's pause.
+        Duration think = call.compaction() ? Duration.ZERO : s.script.thinkTimeAfter(s.step);
         if (think.isZero()) {
             sendStep(s);
         } else {
@@ -183,13 +224,14 @@ public final class SessionDriver {
         }
     }
 
-    private void endSession(Duration delayBeforeReplacement) {
+    private void endSession(SessionState s, Duration delayBeforeReplacement) {
+        live.remove(s);
         active--;
-        if (active == 0 && target == 0 && drained != null) {
+        if (active == 0 && wanted == 0 && drained != null) {
             drained.tryComplete();
             return;
         }
-        if (active < target) {
+        if (active < wanted) {
             if (delayBeforeReplacement.isZero()) {
                 replaceIfStillNeeded();
             } else {
@@ -203,8 +245,8 @@ public final class SessionDriver {
     }
 
     private void replaceIfStillNeeded() {
-        if (active < target) {
-            startSession();
+        if (active < wanted) {
+            startFresh();
         } else if (active == 0 && drained != null) {
             drained.tryComplete();
         }
@@ -212,35 +254,16 @@ public final class SessionDriver {
 
     private static final class SessionState {
         final SessionScript script;
-        final Conversation conversation;
+        final SessionContext context;
         int step;
         int previousPrompt;
         int previousOutput;
         String previousReplica;
         long startedNanos;
 
-        SessionState(SessionScript script, Conversation conversation) {
+        SessionState(SessionScript script, SessionContext context) {
             this.script = script;
-            this.conversation = conversation;
-        }
-    }
-
-    /** Where finished steps go; written on the driver's context, read by the stage runner. */
-    public static final class StepLog {
-        private final List<StepRecord> records = new ArrayList<>();
-
-        synchronized void add(StepRecord r) {
-            records.add(r);
-        }
-
-        public synchronized List<StepRecord> endedWithin(long fromNanos, long toNanos) {
-            List<StepRecord> out = new ArrayList<>();
-            for (StepRecord r : records) {
-                if (r.endNanos() >= fromNanos && r.endNanos() < toNanos) {
-                    out.add(r);
-                }
-            }
-            return out;
+            this.context = context;
         }
     }
 }

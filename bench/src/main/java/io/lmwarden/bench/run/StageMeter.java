@@ -17,29 +17,15 @@ public final class StageMeter {
     private StageMeter() {
     }
 
-    /**
-     * @param steps         the steps that ended within the stage window
-     * @param stageSeconds  window length in workload seconds
-     * @param before        counters at the window's start
-     * @param after         counters at the window's end
-     * @param busySamples   number of busy replicas at each sample
-     */
-    public static StageResult measure(String policy, int sessions, int repeat, double stageSeconds, TimeScale clock,
-                                      List<StepRecord> steps, List<ReplicaReading> before, List<ReplicaReading> after,
-                                      List<Integer> busySamples, double benchCpuCores) {
-        return measure(policy, sessions, repeat, stageSeconds, clock, steps, before, after, busySamples, Map.of(), benchCpuCores);
-    }
-
-    /** @param busyShare per replica id, the share of busy samples in which it had a running request (0..1) */
-    public static StageResult measure(String policy, int sessions, int repeat, double stageSeconds, TimeScale clock,
-                                      List<StepRecord> steps, List<ReplicaReading> before, List<ReplicaReading> after,
-                                      List<Integer> busySamples, Map<String, Double> busyShare, double benchCpuCores) {
+    /** The stage's figures from what its window collected. */
+    public static StageResult measure(StageWindow w, TimeScale clock) {
         Histogram ttfb = new Histogram(3_600_000_000L, 3);
         Histogram sessionTime = new Histogram(36_000_000_000L, 3);
         Histogram queueWait = new Histogram(36_000_000_000L, 3);
         int admitted = 0;
         int queued = 0;
         int rejected = 0;
+        int rejectedInProgress = 0;
         long outputTokens = 0;
         int completedSessions = 0;
         int errors = 0;
@@ -49,9 +35,11 @@ public final class StageMeter {
         long promptTokens = 0;
         long cachedTokens = 0;
         long promptTokensWithUsage = 0;
-        for (StepRecord r : steps) {
+        int okSteps = 0;
+        for (StepRecord r : w.steps()) {
             if (r.rejected()) {
                 rejected++;
+                rejectedInProgress += r.inProgress() ? 1 : 0;
             } else {
                 admitted++;
             }
@@ -63,12 +51,16 @@ public final class StageMeter {
                 errors++;
                 continue;
             }
+            okSteps++;
             long micros = Math.round(clock.workloadSeconds(r.firstTokenNanos() - r.sentNanos()) * 1e6);
             ttfb.recordValue(Math.max(1, Math.min(micros, ttfb.getHighestTrackableValue())));
             outputTokens += r.outputTokens();
             if (r.lastOfSession()) {
                 completedSessions++;
-                sessionTime.recordValue(clamp(Math.round(clock.workloadSeconds(r.endNanos() - r.sessionStartNanos()) * 1e6), sessionTime));
+                if (!r.joined()) {
+                    sessionTime.recordValue(clamp(Math.round(clock.workloadSeconds(r.endNanos() - r.sessionStartNanos()) * 1e6),
+                            sessionTime));
+                }
             }
             if (r.stayed() != null) {
                 followUps++;
@@ -83,34 +75,45 @@ public final class StageMeter {
                 promptTokensWithUsage += r.promptTokens();
             }
         }
+        double stageSeconds = w.stageSeconds();
         double minutes = stageSeconds / 60.0;
         boolean anyOk = ttfb.getTotalCount() > 0;
-        return new StageResult(policy, sessions, repeat, stageSeconds,
-                completedSessions / (stageSeconds / 3600.0),
-                outputTokens / minutes,
-                anyOk ? ttfb.getValueAtPercentile(50) / 1e6 : Double.NaN,
-                anyOk ? ttfb.getValueAtPercentile(95) / 1e6 : Double.NaN,
-                busySamples.isEmpty() ? Double.NaN : busySamples.stream().mapToInt(Integer::intValue).average().orElse(Double.NaN),
-                hitPct(before, after),
-                followUps == 0 || enginePickedOutOfSight(policy) ? Double.NaN : 100.0 * stayed / followUps,
-                promptTokens == 0 ? Double.NaN : 100.0 * oracleTokens / promptTokens,
-                errors,
-                steps.size(),
-                completedSessions,
-                promptTokensWithUsage == 0 ? Double.NaN : 100.0 * cachedTokens / promptTokensWithUsage,
-                delta(before, after, ReplicaReading::generationTokens) / minutes,
-                benchCpuCores,
-                percentileSeconds(sessionTime, 50),
-                percentileSeconds(sessionTime, 95),
-                percentileSeconds(queueWait, 50),
-                percentileSeconds(queueWait, 95),
-                sessionTime.getTotalCount() >= 0 && queueWait.getTotalCount() > 0 ? queueWait.getMaxValue() / 1e6 : Double.NaN,
-                admitted,
-                queued,
-                rejected,
-                ErrorCause.count(steps),
-                perReplica(clock, steps, before, after, busyShare),
-                perClass(policy, clock, steps));
+        double fromCalls = okSteps / w.callsPerSession() / (stageSeconds / 3600.0);
+        return new StageResult(w.policy(), w.sessions(), w.repeat(), stageSeconds,
+                new StageResult.Throughput(completedSessions / (stageSeconds / 3600.0), outputTokens / minutes,
+                        delta(w.before(), w.after(), ReplicaReading::generationTokens) / minutes, w.steps().size(), completedSessions,
+                        fromCalls),
+                new StageResult.Latency(anyOk ? ttfb.getValueAtPercentile(50) / 1e6 : Double.NaN,
+                        anyOk ? ttfb.getValueAtPercentile(95) / 1e6 : Double.NaN),
+                sessionTimes(sessionTime, completedSessions, fromCalls, w),
+                new StageResult.CacheFigures(hitPct(w.before(), w.after()),
+                        followUps == 0 || enginePickedOutOfSight(w.policy()) ? Double.NaN : 100.0 * stayed / followUps,
+                        promptTokens == 0 ? Double.NaN : 100.0 * oracleTokens / promptTokens,
+                        promptTokensWithUsage == 0 ? Double.NaN : 100.0 * cachedTokens / promptTokensWithUsage),
+                new StageResult.QueueFigures(percentileSeconds(queueWait, 50), percentileSeconds(queueWait, 95),
+                        queueWait.getTotalCount() > 0 ? queueWait.getMaxValue() / 1e6 : Double.NaN, admitted, queued, rejected,
+                        rejectedInProgress),
+                new StageResult.ErrorFigures(errors, ErrorCause.count(w.steps())),
+                w.busySamples().isEmpty() ? Double.NaN : w.busySamples().stream().mapToInt(Integer::intValue).average().orElse(Double.NaN),
+                w.benchCpuCores(),
+                perReplica(clock, w.steps(), w.before(), w.after(), w.busyShare()),
+                perClass(w.policy(), clock, w.steps()),
+                RouterSpreadMeter.measure(w.steps(), w.routers()));
+    }
+
+    /**
+     * Percentiles of the sessions that completed from their first step, each marked when a session still running is
+     * older than it; Little's law's mean from the concurrency and the completions.
+     */
+    static StageResult.SessionTimes sessionTimes(Histogram completed, int completions, double perHourFromCalls, StageWindow w) {
+        double p50 = percentileSeconds(completed, 50);
+        double p95 = percentileSeconds(completed, 95);
+        double oldest = w.unfinishedAges().stream().mapToDouble(Double::doubleValue).max().orElse(Double.NaN);
+        double[] ages = w.unfinishedAges().stream().mapToDouble(Double::doubleValue).sorted().toArray();
+        double ageP50 = ages.length == 0 ? Double.NaN : ages[(ages.length - 1) / 2];
+        double littlesLaw = w.concurrency() * w.stageSeconds() / Math.max(1, completions);
+        return new StageResult.SessionTimes(p50, p95, oldest > p50, oldest > p95, littlesLaw, completions == 0,
+                ages.length, ageP50, oldest, perHourFromCalls > 0 ? w.concurrency() * 3600 / perHourFromCalls : Double.NaN);
     }
 
     /** Per session class, in first-seen order; empty when every step belongs to one class. */

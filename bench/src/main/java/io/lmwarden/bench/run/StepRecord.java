@@ -14,6 +14,8 @@ package io.lmwarden.bench.run;
  * @param rejected        the router turned the step away as overloaded (429 / 529)
  * @param router          which of the target's routers the step was sent to (0-based; 0 with one router)
  * @param sessionClass    name of the session's class in the workload ("" for the flag shorthand)
+ * @param firstStep       the session's first step in the run: 1, or the step a steady-start session joined at (the
+ *                        router first hears of the session there; a step after it is one of a session in progress)
  */
 public record StepRecord(
         int session,
@@ -34,25 +36,20 @@ public record StepRecord(
         long queueWaitNanos,
         boolean rejected,
         int router,
-        String sessionClass) {
-
-    /** A step of the flag shorthand's one class, sent to the target's only (or first) router. */
-    public StepRecord(int session, int step, long sentNanos, long firstTokenNanos, long endNanos, String replica, String decision,
-                      int outputTokens, int promptTokens, int cachedTokens, int oracleTokens, Boolean stayed, boolean lastOfSession,
-                      String error, long sessionStartNanos, long queueWaitNanos, boolean rejected) {
-        this(session, step, sentNanos, firstTokenNanos, endNanos, replica, decision, outputTokens, promptTokens, cachedTokens,
-                oracleTokens, stayed, lastOfSession, error, sessionStartNanos, queueWaitNanos, rejected, 0, "");
-    }
-
-    /** A step of a workload class, sent to the target's only (or first) router. */
-    public StepRecord(int session, int step, long sentNanos, long firstTokenNanos, long endNanos, String replica, String decision,
-                      int outputTokens, int promptTokens, int cachedTokens, int oracleTokens, Boolean stayed, boolean lastOfSession,
-                      String error, long sessionStartNanos, long queueWaitNanos, boolean rejected, String sessionClass) {
-        this(session, step, sentNanos, firstTokenNanos, endNanos, replica, decision, outputTokens, promptTokens, cachedTokens,
-                oracleTokens, stayed, lastOfSession, error, sessionStartNanos, queueWaitNanos, rejected, 0, sessionClass);
-    }
+        String sessionClass,
+        int firstStep) {
 
     public boolean ok() {
         return error == null;
+    }
+
+    /** A step after the session's first in the run: the router knows the session already. */
+    public boolean inProgress() {
+        return step > firstStep;
+    }
+
+    /** The session joined the run mid-life (steady start): its measured duration is a lower bound. */
+    public boolean joined() {
+        return firstStep > 1;
     }
 }

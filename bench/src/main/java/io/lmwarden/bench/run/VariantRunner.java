@@ -1,10 +1,12 @@
 package io.lmwarden.bench.run;
 
 import io.lmwarden.bench.BenchSettings;
+import io.lmwarden.bench.RunPlan;
 import io.lmwarden.bench.client.StreamingClient;
 import io.lmwarden.bench.metrics.ReplicaReading;
 import io.lmwarden.bench.report.StageResult;
 import io.lmwarden.bench.pool.Await;
+import io.lmwarden.bench.pool.ServedModel;
 import io.lmwarden.bench.pool.VariantTarget;
 import io.vertx.core.Context;
 import io.vertx.core.Vertx;
@@ -17,15 +19,15 @@ import java.util.concurrent.TimeUnit;
 import java.util.logging.Logger;
 
 /**
- * Runs every stage of one variant (one policy, one repeat) on an opened target: sessions carry over from
- * one stage to the next (4 → 8 adds four sessions), each stage is measured over its own window, and at
+ * Runs every stage of one variant (one policy, one repeat) on an opened target with closed-loop sessions: sessions carry
+ * over from one stage to the next (4 → 8 adds four sessions), each stage is measured over its own window, and at
  * the end in-flight steps are drained (and not counted).
  */
-public final class VariantRunner {
+public final class VariantRunner implements LoadRun {
 
     private static final Logger LOG = Logger.getLogger(VariantRunner.class.getName());
-    private static final Duration PROBE_TIMEOUT = Duration.ofSeconds(30);
-    private static final int PROBE_ATTEMPTS = 3;
+    /** How long a simulated pool's last steps may finish before it is closed under them (wall time). */
+    static final Duration SIMULATED_DRAIN = Duration.ofSeconds(10);
 
     private final BenchSettings settings;
     private final Vertx vertx;
@@ -39,49 +41,55 @@ public final class VariantRunner {
         this.progress = progress;
     }
 
-    public List<StageResult> run(VariantTarget target, String policy, String model, int repeat, long runNonce) {
-        TimeScale clock = new TimeScale(settings.timeScale());
+    @Override
+    public List<StageResult> run(VariantTarget target, String policy, ServedModel model, int repeat, long runNonce) {
+        RunPlan plan = settings.run();
+        TimeScale clock = new TimeScale(plan.timeScale());
         Context context = vertx.getOrCreateContext();
-        SessionDriver.StepLog log = new SessionDriver.StepLog();
-        SessionDriver driver = new SessionDriver(context, client, target.urls(), model, settings.plan(), clock, runNonce, log);
+        StepLog log = new StepLog();
+        SessionDriver driver = new SessionDriver(context, client, new RequestTarget(target.urls(), model.name(), model.contextWindow()),
+                settings.plan(), clock, runNonce, log);
         FaultScheduler faults = new FaultScheduler(target, settings.plan().faults(), clock, progress);
-        long stageWall = clock.wallNanos(settings.stage());
-        long sampleMillis = Math.max(10, clock.wallMillis(settings.sampleInterval()));
+        WindowRecorder recorder = new WindowRecorder(vertx, target, clock, plan.sampleInterval());
         List<StageResult> results = new ArrayList<>();
         try {
             faults.start();
-            for (int sessions : settings.sessions()) {
+            for (int sessions : plan.sessions()) {
                 driver.setConcurrency(sessions);
-                if (!settings.settle().isZero()) {
+                if (!plan.settle().isZero()) {
                     // Unmeasured: the new sessions' burst of first steps passes, so the stage measures the steady state.
-                    sleepUntil(System.nanoTime() + clock.wallNanos(settings.settle()));
+                    WindowRecorder.sleepUntil(System.nanoTime() + clock.wallNanos(plan.settle()));
                 }
-                List<ReplicaReading> before = readWithRetry(target);
-                long start = System.nanoTime();
-                long cpuStart = ProcessCpu.nanos();
-                BusySampler sampler = new BusySampler(vertx, target.probe(), sampleMillis);
-                sleepUntil(start + stageWall);
-                long end = System.nanoTime();
-                double cpuCores = (ProcessCpu.nanos() - cpuStart) / (double) (end - start);
-                List<Integer> busy = sampler.stop();
-                List<ReplicaReading> after = readWithRetry(target);
-                List<StepRecord> steps = log.endedWithin(start, end);
-                StageResult r = StageMeter.measure(policy, sessions, repeat, clock.workloadSeconds(end - start), clock,
-                        steps, before, after, busy, sampler.busyShare(), cpuCores)
-                        .withRouterSpread(RouterSpreadMeter.measure(steps, target.urls().size()));
+                WindowRecorder.Window w = recorder.record(clock.wallNanos(plan.stage()));
+                List<Double> unfinished = Await.result(driver.liveSessions(), WindowRecorder.PROBE_TIMEOUT).stream()
+                        .map(l -> clock.workloadSeconds(w.endNanos() - l.startedNanos())).toList();
+                StageResult r = StageMeter.measure(new StageWindow(policy, sessions, repeat, sessions,
+                        clock.workloadSeconds(w.endNanos() - w.startNanos()), log.endedWithin(w.startNanos(), w.endNanos()), w.before(),
+                        w.after(), w.busy(), w.busyShare(), w.cpuCores(), unfinished, target.urls().size(),
+                        settings.plan().meanCallsPerSession()), clock);
                 results.add(r);
-                progress.println(ProgressLine.of(r, (end - start) / 1e9));
+                progress.println(ProgressLine.of(r, (w.endNanos() - w.startNanos()) / 1e9));
             }
         } finally {
             faults.cancel();
-            Duration drainLimit = Duration.ofNanos(clock.wallNanos(Duration.ofMinutes(15))).plusSeconds(30);
-            try {
-                Await.result(driver.drain(), drainLimit);
-            } catch (IllegalStateException e) {
-                LOG.warning("steps still in flight after " + drainLimit.toSeconds() + " s of draining; closing anyway");
-            }
+            drain(driver.drain(), clock, settings.pool().simulated());
         }
         return results;
+    }
+
+    /**
+     * Waits for the steps still in flight (not counted): on a running pool at most 15 minutes of workload time plus 30 s,
+     * so that the next variant does not start beside the last one's load; on a simulated pool, which is closed after the
+     * variant, at most {@link #SIMULATED_DRAIN} (long agent calls would otherwise cost minutes per variant).
+     */
+    static void drain(io.vertx.core.Future<Void> drained, TimeScale clock, boolean simulated) {
+        Duration drainLimit = simulated ? SIMULATED_DRAIN : Duration.ofNanos(clock.wallNanos(Duration.ofMinutes(15))).plusSeconds(30);
+        try {
+            Await.result(drained, drainLimit);
+        } catch (IllegalStateException e) {
+            LOG.log(simulated ? java.util.logging.Level.FINE : java.util.logging.Level.WARNING,
+                    "steps still in flight after " + drainLimit.toSeconds() + " s of draining; closing anyway");
+        }
     }
 
     /**
@@ -89,45 +97,18 @@ public final class VariantRunner {
      * the router, simulator and client before anything is measured: with a compressed clock, every wall
      * millisecond of a cold JVM is K milliseconds of made-up latency.
      */
-    public void warmUp(VariantTarget target, String model, Duration wall, int sessions) {
-        TimeScale clock = new TimeScale(settings.timeScale());
-        SessionDriver driver = new SessionDriver(vertx.getOrCreateContext(), client, target.urls(), model,
-                settings.plan().reseeded(7919), clock, -1, new SessionDriver.StepLog());
+    public void warmUp(VariantTarget target, ServedModel model, Duration wall, int sessions) {
+        TimeScale clock = new TimeScale(settings.run().timeScale());
+        SessionDriver driver = new SessionDriver(vertx.getOrCreateContext(), client,
+                new RequestTarget(target.urls(), model.name(), model.contextWindow()), settings.plan().reseeded(7919), clock, -1,
+                new StepLog());
         driver.setConcurrency(sessions);
-        sleepUntil(System.nanoTime() + wall.toNanos());
+        WindowRecorder.sleepUntil(System.nanoTime() + wall.toNanos());
+        // The warm-up pool is thrown away: its last steps need not finish.
         try {
-            Await.result(driver.drain(), Duration.ofSeconds(60));
+            Await.result(driver.drain(), SIMULATED_DRAIN);
         } catch (IllegalStateException e) {
-            LOG.warning("warm-up steps still in flight after 60 s; going on");
-        }
-    }
-
-    /**
-     * The replicas' counters; a target that does not answer within 30 s (a pod restarting, a slow scrape) is
-     * asked again, twice, before the run fails.
-     */
-    private static List<ReplicaReading> readWithRetry(VariantTarget target) {
-        IllegalStateException last = null;
-        for (int attempt = 0; attempt < PROBE_ATTEMPTS; attempt++) {
-            try {
-                return Await.result(target.probe().read(), PROBE_TIMEOUT);
-            } catch (IllegalStateException e) {
-                last = e;
-                LOG.warning("reading replica counters failed (attempt " + (attempt + 1) + " of " + PROBE_ATTEMPTS + "): " + e.getMessage());
-            }
-        }
-        throw last;
-    }
-
-    private static void sleepUntil(long deadlineNanos) {
-        long left;
-        while ((left = deadlineNanos - System.nanoTime()) > 0) {
-            try {
-                TimeUnit.NANOSECONDS.sleep(left);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new IllegalStateException("interrupted during a stage", e);
-            }
+            LOG.fine("warm-up steps still in flight after " + SIMULATED_DRAIN.toSeconds() + " s; going on");
         }
     }
 }

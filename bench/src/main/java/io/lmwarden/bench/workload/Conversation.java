@@ -32,6 +32,18 @@ public final class Conversation {
         turns.add(new Turn("assistant", text));
     }
 
+    /** Appends {@code text} to the last turn (a session that went on from a summary adds its next message to it). */
+    public void appendToLastTurn(String text) {
+        Turn last = turns.remove(turns.size() - 1);
+        turns.add(new Turn(last.role(), last.text() + text));
+    }
+
+    /** Replaces the whole history by one user turn (compaction: the summary is all that is left). */
+    public void reset(String firstUserText) {
+        turns.clear();
+        addUser(firstUserText);
+    }
+
     /** Characters of all prompt text, the basis of the 4-chars-per-token estimate. */
     public long promptChars() {
         long chars = system.length();

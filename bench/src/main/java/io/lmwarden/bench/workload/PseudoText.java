@@ -35,7 +35,8 @@ public final class PseudoText {
         return text.toString();
     }
 
-    static long mix(long seed, String label) {
+    /** A 64-bit hash of a seed and a label: independent random streams per label. */
+    public static long mix(long seed, String label) {
         long h = seed * 0x9E3779B97F4A7C15L;
         for (int i = 0; i < label.length(); i++) {
             h = (h ^ label.charAt(i)) * 0x100000001B3L;

@@ -10,8 +10,10 @@ import java.util.Map;
  * (a slower card), and faults on a schedule.
  *
  * @param replicaOverrides replica index → {@code name=value,...} profile constants (with --simulate)
+ * @param start            how the sessions a stage adds begin (replacements of finished sessions always start fresh)
  */
-public record Workload(List<SessionClass> classes, Map<Integer, String> replicaOverrides, List<ScheduledFault> faults) {
+public record Workload(List<SessionClass> classes, Map<Integer, String> replicaOverrides, List<ScheduledFault> faults,
+                       SessionStart start) {
 
     public Workload {
         classes = List.copyOf(classes);
@@ -26,7 +28,7 @@ public record Workload(List<SessionClass> classes, Map<Integer, String> replicaO
     }
 
     public static Workload single(WorkloadSpec shape, ApiFlavour api) {
-        return new Workload(List.of(SessionClass.single(shape, api)), Map.of(), List.of());
+        return new Workload(List.of(SessionClass.single(shape, api)), Map.of(), List.of(), SessionStart.FRESH);
     }
 
     /**
@@ -34,27 +36,42 @@ public record Workload(List<SessionClass> classes, Map<Integer, String> replicaO
      * first message, and/or sends no session key.
      */
     public Workload withIdentity(boolean sharedFirstMessage, boolean keyless) {
-        List<SessionClass> changed = classes.stream().map(c -> new SessionClass(c.name(), c.share(), c.shape(), c.systemScope(),
-                c.sharedFirstMessage() || sharedFirstMessage, c.maxFollowUpSteps(), c.api(),
+        List<SessionClass> changed = classes.stream().map(c -> c.withIdentity(c.sharedFirstMessage() || sharedFirstMessage,
                 keyless ? SessionKeying.NONE : c.keying())).toList();
-        return new Workload(changed, replicaOverrides, faults);
+        return new Workload(changed, replicaOverrides, faults, start);
     }
 
     public Workload withReplicaOverrides(Map<Integer, String> more) {
         Map<Integer, String> m = new java.util.TreeMap<>(replicaOverrides);
         m.putAll(more);
-        return new Workload(classes, m, faults);
+        return new Workload(classes, m, faults, start);
     }
 
     public Workload withFaults(List<ScheduledFault> more) {
         List<ScheduledFault> all = new java.util.ArrayList<>(faults);
         all.addAll(more);
-        return new Workload(classes, replicaOverrides, all);
+        return new Workload(classes, replicaOverrides, all, start);
     }
 
-    /** Same classes, other prompts: for unmeasured warm-up load. */
+    /** Calls per fresh session on average, over the classes as their shares mix them. */
+    public double meanCallsPerSession() {
+        double shares = classes.stream().mapToDouble(SessionClass::share).sum();
+        return classes.stream().mapToDouble(c -> c.share() * c.shape().calls().mean()).sum() / shares;
+    }
+
+    /** Same classes, other prompts, no faults: for unmeasured warm-up load. */
     public Workload reseeded(long delta) {
-        return new Workload(classes.stream().map(c -> new SessionClass(c.name(), c.share(), c.shape().withSeed(c.shape().seed() + delta),
-                c.systemScope(), c.sharedFirstMessage(), c.maxFollowUpSteps(), c.api(), c.keying())).toList(), replicaOverrides, List.of());
+        return new Workload(classes.stream().map(c -> c.withShape(c.shape().withSeed(c.shape().seed() + delta))).toList(),
+                replicaOverrides, List.of(), start);
+    }
+
+    /** Every class drawn from {@code seed} (the probe gives each run prompts the pool has not seen). */
+    public Workload withSeed(long seed) {
+        return new Workload(classes.stream().map(c -> c.withShape(c.shape().withSeed(seed))).toList(), replicaOverrides, faults, start);
+    }
+
+    /** The sessions a stage adds start as {@code s} says ({@code --start}). */
+    public Workload withStart(SessionStart s) {
+        return new Workload(classes, replicaOverrides, faults, s);
     }
 }

@@ -12,9 +12,26 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 class ReportTest {
 
     private static StageResult row(String policy, int sessions, int repeat, double p50, int errors) {
-        return new StageResult(policy, sessions, repeat, 180, 200, 6000, p50, p50 * 3, 2.7, 56, 100, 90, errors, 40, 9, 55, 6000, 0.8,
-                60, 90, 1.5, 4.0, 5.0, 40, 3, 0,
-                errors == 0 ? java.util.Map.of() : java.util.Map.of("HTTP 503", errors), List.of(), List.of());
+        return row(policy, sessions, repeat, p50, errors, List.of());
+    }
+
+    static StageResult row(String policy, int sessions, int repeat, double p50, int errors, List<ClassFigures> classes) {
+        return new StageResult(policy, sessions, repeat, 180, new StageResult.Throughput(200, 6000, 6000, 40, 9, 210),
+                new StageResult.Latency(p50, p50 * 3), new StageResult.SessionTimes(60, 90, false, false, 48, false, 4, 30, 50, 46),
+                new StageResult.CacheFigures(56, 100, 90, 55), new StageResult.QueueFigures(1.5, 4.0, 5.0, 40, 3, 0, 0),
+                new StageResult.ErrorFigures(errors, errors == 0 ? java.util.Map.of() : java.util.Map.of("HTTP 503", errors)),
+                2.7, 0.8, List.of(), classes, RouterSpread.NONE);
+    }
+
+    /** A simulated run's settings for report rendering: --simulate 4, the reference workload. */
+    static io.lmwarden.bench.BenchSettings settings(List<String> policies, int repeat, List<Integer> sessions) {
+        return new io.lmwarden.bench.BenchSettings(
+                new io.lmwarden.bench.PoolSettings(4, null, "a4000-qwen3-4b", null, 1, "current", 1, false, List.of(), java.util.Map.of(),
+                        Duration.ofMillis(100), null, null, null, 0),
+                new io.lmwarden.bench.RunPlan(policies, repeat, sessions, Duration.ofMinutes(3), Duration.ZERO, 10, Duration.ofSeconds(1),
+                        Duration.ofSeconds(5)),
+                io.lmwarden.bench.workload.Workload.single(io.lmwarden.bench.workload.WorkloadSpec.reference(),
+                        io.lmwarden.bench.client.ApiFlavour.ANTHROPIC), null, null, null, "java -jar lmw-bench.jar --simulate 4");
     }
 
     @Test
@@ -22,10 +39,10 @@ class ReportTest {
         List<StageResult> m = Medians.of(List.of(row("a", 4, 1, 1.0, 0), row("a", 4, 2, 3.0, 2), row("a", 4, 3, 2.0, 1),
                 row("b", 4, 1, 0.5, 0), row("b", 4, 2, 0.7, 0)));
         assertThat(m).hasSize(2);
-        assertThat(m.get(0).ttfbP50()).isEqualTo(2.0);
-        assertThat(m.get(0).errors()).isEqualTo(3);
-        assertThat(m.get(0).errorCauses()).containsExactly(java.util.Map.entry("HTTP 503", 3));
-        assertThat(m.get(1).ttfbP50()).isEqualTo(0.6);
+        assertThat(m.get(0).latency().ttfbP50()).isEqualTo(2.0);
+        assertThat(m.get(0).errors().count()).isEqualTo(3);
+        assertThat(m.get(0).errors().causes()).containsExactly(java.util.Map.entry("HTTP 503", 3));
+        assertThat(m.get(1).latency().ttfbP50()).isEqualTo(0.6);
     }
 
     @Test
@@ -40,14 +57,7 @@ class ReportTest {
 
     @Test
     void markdownPairsTheFirstTwoPoliciesAndAddsAColumnGroupPerExtraPolicy() {
-        io.lmwarden.bench.BenchSettings settings = new io.lmwarden.bench.BenchSettings(4, null, "a4000-qwen3-4b", null, 10,
-                List.of("least-loaded", "affinity", "round-robin"), 1, List.of(4), Duration.ofMinutes(3), Duration.ZERO,
-                io.lmwarden.bench.workload.WorkloadSpec.reference(), io.lmwarden.bench.client.ApiFlavour.ANTHROPIC, null, null,
-                null, Duration.ofSeconds(1), Duration.ofSeconds(5), Duration.ofMillis(100), java.util.Map.of(), null,
-                "java -jar lmw-bench.jar --simulate 4",
-                io.lmwarden.bench.workload.Workload.single(io.lmwarden.bench.workload.WorkloadSpec.reference(),
-                        io.lmwarden.bench.client.ApiFlavour.ANTHROPIC), null,
-                1, "current", false, List.of());
+        io.lmwarden.bench.BenchSettings settings = settings(List.of("least-loaded", "affinity", "round-robin"), 1, List.of(4));
         List<StageResult> rows = List.of(row("least-loaded", 4, 1, 2.05, 0), row("affinity", 4, 1, 0.38, 0),
                 row("round-robin", 4, 1, 1.5, 1));
         String md = MarkdownReport.render(new BenchResults(settings, "sim", "in-process", "m", java.time.Instant.EPOCH,
@@ -70,9 +80,7 @@ class ReportTest {
 
     @Test
     void classFiguresAreMedianedOverRepeatsAndGetTheirOwnTableAndJson() {
-        java.util.function.BiFunction<Integer, Double, StageResult> withClasses = (repeat, p50) -> new StageResult("affinity", 8,
-                repeat, 180, 200, 6000, 1, 3, 2.7, 56, 100, 90, 1, 40, 9, 55, 6000, 0.8, 60, 90, 1.5, 4.0, 5.0, 40, 3, 0,
-                java.util.Map.of("stream cut", 1), List.of(),
+        java.util.function.BiFunction<Integer, Double, StageResult> withClasses = (repeat, p50) -> row("affinity", 8, repeat, 1, 0,
                 List.of(new ClassFigures("short", 10, 1, p50, p50 * 2, 40.0, 50.0), new ClassFigures("long", 30, 0, 0.2, 0.4, 90.0, 100.0)));
         List<StageResult> perRepeat = List.of(withClasses.apply(1, 1.0), withClasses.apply(2, 3.0), withClasses.apply(3, 2.0));
         StageResult median = Medians.of(perRepeat).get(0);
@@ -81,14 +89,7 @@ class ReportTest {
         assertThat(median.classes().get(0).errors()).isEqualTo(3);
         assertThat(median.classes().get(0).steps()).isEqualTo(10);
 
-        io.lmwarden.bench.BenchSettings settings = new io.lmwarden.bench.BenchSettings(4, null, "a4000-qwen3-4b", null, 10,
-                List.of("affinity"), 3, List.of(8), Duration.ofMinutes(3), Duration.ZERO,
-                io.lmwarden.bench.workload.WorkloadSpec.reference(), io.lmwarden.bench.client.ApiFlavour.ANTHROPIC, null, null,
-                null, Duration.ofSeconds(1), Duration.ofSeconds(5), Duration.ofMillis(100), java.util.Map.of(), null,
-                "java -jar lmw-bench.jar --simulate 4",
-                io.lmwarden.bench.workload.Workload.single(io.lmwarden.bench.workload.WorkloadSpec.reference(),
-                        io.lmwarden.bench.client.ApiFlavour.ANTHROPIC), null,
-                1, "current", false, List.of());
+        io.lmwarden.bench.BenchSettings settings = settings(List.of("affinity"), 3, List.of(8));
         BenchResults results = new BenchResults(settings, "sim", "in-process", "m", java.time.Instant.EPOCH,
                 java.time.Instant.EPOCH, "2 cores", perRepeat, Medians.of(perRepeat));
         assertThat(MarkdownReport.render(results)).contains("## Per session class")

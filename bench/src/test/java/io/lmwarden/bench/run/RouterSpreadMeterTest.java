@@ -11,7 +11,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 class RouterSpreadMeterTest {
 
     private static StepRecord step(int session, int step, String replica, String decision, Boolean stayed, int router) {
-        return new StepRecord(session, step, 0, 1, 2, replica, decision, 10, 1000, 500, 800, stayed, false, null, 0, 0, false, router, "");
+        return new StepRecord(session, step, 0, 1, 2, replica, decision, 10, 1000, 500, 800, stayed, false, null, 0, 0, false, router, "", 1);
     }
 
     @Test
@@ -38,7 +38,7 @@ class RouterSpreadMeterTest {
                 step(1, 1, "r1", "NEW", null, 1), step(1, 2, "r0", "SPILL", false, 2), step(1, 3, "r1", "STICKY", false, 0),
                 // session 2 has one step in the stage and a failed one
                 step(2, 1, "r1", "NEW", null, 2),
-                new StepRecord(2, 2, 0, 0, 2, null, null, 0, 1000, -1, 0, null, false, "HTTP 503", 0, 0, false, 0, "")), 3);
+                new StepRecord(2, 2, 0, 0, 2, null, null, 0, 1000, -1, 0, null, false, "HTTP 503", 0, 0, false, 0, "", 1)), 3);
         assertThat(s.stepsPerRouter()).containsExactly(3, 2, 3);
         assertThat(s.sessions()).isEqualTo(2);
         assertThat(s.onSeveralReplicas()).isEqualTo(1);

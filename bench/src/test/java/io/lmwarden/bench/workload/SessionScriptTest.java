@@ -49,4 +49,31 @@ class SessionScriptTest {
         WorkloadSpec none = new WorkloadSpec(10, 10, 1, 10, 8, Duration.ZERO, 0.5, 1);
         assertThat(new SessionScript(none, 0, 1).thinkTimeAfter(1)).isZero();
     }
+
+    @Test
+    void aSteadyStartWaitsTheRestOfAPauseFoundInProgress() {
+        SessionClass agents = WorkloadFile.read(java.nio.file.Path.of("claude-code-tools")).classes().get(0);
+        Distribution pause = agents.shape().pause();
+        // the mean residual of a renewal process: E[P^2] / (2 E[P])
+        int n = 20_000;
+        double m1 = 0;
+        double m2 = 0;
+        for (int i = 0; i < n; i++) {
+            double p = pause.quantile((i + 0.5) / n);
+            m1 += p / n;
+            m2 += p * p / n;
+        }
+        double expected = m2 / (2 * m1);
+        double sum = 0;
+        int joined = 0;
+        for (int j = 0; j < 3000; j++) {
+            SessionScript s = SessionScript.steady(agents, j, 1);
+            if (s.joinStep() > 1) {
+                sum += s.joinDelay().toNanos();
+                joined++;
+            }
+        }
+        assertThat(sum / joined).isBetween(expected * 0.85, expected * 1.15);
+        assertThat(new SessionScript(agents, 0, 1).joinDelay()).isZero();
+    }
 }

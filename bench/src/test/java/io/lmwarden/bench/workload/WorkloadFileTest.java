@@ -23,8 +23,7 @@ class WorkloadFileTest {
         assertThat(w.classes()).extracting(SessionClass::name).containsExactly("claude-code", "codex", "script");
         SessionClass cc = w.classes().get(0);
         assertThat(cc.share()).isEqualTo(2);
-        assertThat(cc.shape().followUpSteps()).isEqualTo(3);
-        assertThat(cc.maxFollowUpSteps()).isEqualTo(8);
+        assertThat(cc.shape().calls()).isEqualTo(new Distribution.IntRange(4, 9));
         assertThat(cc.keying()).isEqualTo(SessionKeying.METADATA_USER_ID);
         SessionClass codex = w.classes().get(1);
         assertThat(codex.api()).isEqualTo(ApiFlavour.RESPONSES);
@@ -72,7 +71,7 @@ class WorkloadFileTest {
     @Test
     void equalSharesAlternateAndUnequalOnesKeepTheirRatio() {
         SessionClass a = SessionClass.single(WorkloadSpec.reference(), ApiFlavour.ANTHROPIC);
-        SessionClass b = new SessionClass("b", 1, WorkloadSpec.reference(), SessionClass.SystemScope.SHARED, false, 5,
+        SessionClass b = new SessionClass("b", 1, SessionShape.of(WorkloadSpec.reference()), SessionClass.SystemScope.SHARED, false,
                 ApiFlavour.ANTHROPIC, SessionKeying.NONE);
         ClassSchedule half = new ClassSchedule(List.of(a, b));
         List<Integer> seq = new ArrayList<>();
@@ -80,7 +79,7 @@ class WorkloadFileTest {
             seq.add(half.next());
         }
         assertThat(seq).containsExactly(0, 1, 0, 1, 0, 1);
-        SessionClass c = new SessionClass("c", 3, WorkloadSpec.reference(), SessionClass.SystemScope.SHARED, false, 5,
+        SessionClass c = new SessionClass("c", 3, SessionShape.of(WorkloadSpec.reference()), SessionClass.SystemScope.SHARED, false,
                 ApiFlavour.ANTHROPIC, SessionKeying.NONE);
         ClassSchedule third = new ClassSchedule(List.of(a, c));
         int ones = 0;

@@ -33,10 +33,11 @@ final class ReplicaActivity {
     private final Map<String, List<SessionStep>> spilledOff = new HashMap<>();
 
     /**
+     * @param modelKey the key a model name's sessions are pinned under (aliases share one)
      * @param shownKey a raw key as this caller may see it: itself for an admin, else its hash
      */
-    ReplicaActivity(SessionLog sessions, SessionPins pins, ReplicaHistory history, Map<String, Map<String, Long>> spillPairs,
-                    long nowMillis, long windowMillis, UnaryOperator<String> shownKey) {
+    ReplicaActivity(SessionLog sessions, SessionPins pins, UnaryOperator<String> modelKey, ReplicaHistory history,
+                    Map<String, Map<String, Long>> spillPairs, long nowMillis, long windowMillis, UnaryOperator<String> shownKey) {
         this.history = history;
         this.spillPairs = spillPairs;
         this.nowMillis = nowMillis;
@@ -47,7 +48,7 @@ final class ReplicaActivity {
         for (int i = arrivals.size() - 1; i >= 0; i--) {
             SessionLog.Summary s = arrivals.get(i);
             // Its home: the sticky entry when the affinity table keeps one, else where its latest step ran.
-            String pinnedTo = pins.peek(s.model(), s.sessionKey()).orElse(null);
+            String pinnedTo = pins.peek(modelKey.apply(s.model()), s.sessionKey()).orElse(null);
             String home = pinnedTo != null ? pinnedTo : s.lastReplica();
             sessionsByHome.computeIfAbsent(home, k -> new ArrayList<>()).add(s);
             sticky.put(s.sessionKey(), pinnedTo != null);

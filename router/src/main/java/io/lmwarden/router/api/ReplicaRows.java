@@ -40,7 +40,7 @@ public final class ReplicaRows {
     }
 
     List<Map<String, Object>> rows(PoolSnapshot snap, long windowMillis, UnaryOperator<String> shownKey) {
-        ReplicaActivity activity = new ReplicaActivity(sessions, pins, history, metrics.spillPairs(), System.currentTimeMillis(),
+        ReplicaActivity activity = new ReplicaActivity(sessions, pins, pool::modelKey, history, metrics.spillPairs(), System.currentTimeMillis(),
                 windowMillis, shownKey);
         List<Map<String, Object>> rows = new ArrayList<>();
         Map<String, ResidencyTable.ReplicaLoad> resident = admission.residentLoads();
@@ -72,6 +72,10 @@ public final class ReplicaRows {
             row.put("generationTokens", e == null ? null : e.generationTokens());
             row.put("kvCapacityTokens", e == null ? null : e.kvCapacityTokens());
             row.put("models", e == null ? List.of() : e.models());
+            // All the names its endpoint answers to (GET /v1/models); the metrics' label (the first name) until they are read.
+            row.put("servedModels", r.servedModels().known() ? r.servedModels().names()
+                    : r.metrics() == null ? List.of() : List.copyOf(r.metrics().models()));
+            row.put("servedModelsFrom", r.servedModels().known() ? "/v1/models" : r.metrics() == null ? null : "metrics");
             ResidencyTable.ReplicaLoad load = resident.get(r.id());
             row.put("residentSessions", load == null ? 0 : load.residentSessions());
             row.put("workingSetTokens", load == null ? 0 : load.usedBlocks() * PrefixIndexes.TOKENS_PER_BLOCK);

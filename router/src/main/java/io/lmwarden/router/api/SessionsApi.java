@@ -23,11 +23,14 @@ public final class SessionsApi {
 
     private final SessionLog sessions;
     private final SessionPins pins;
+    private final UnaryOperator<String> modelKey;
     private final AdminAuth auth;
 
-    public SessionsApi(SessionLog sessions, SessionPins pins, AdminAuth auth) {
+    /** @param modelKey the key a model name is pinned under (its aliases share one; the pool knows them) */
+    public SessionsApi(SessionLog sessions, SessionPins pins, UnaryOperator<String> modelKey, AdminAuth auth) {
         this.sessions = sessions;
         this.pins = pins;
+        this.modelKey = modelKey;
         this.auth = auth;
     }
 
@@ -43,8 +46,9 @@ public final class SessionsApi {
             m.put("firstMillis", s.firstMillis());
             m.put("lastMillis", s.lastMillis());
             m.put("steps", s.steps());
-            m.put("home", pins.peek(s.model(), s.sessionKey()).orElse(s.lastReplica()));
-            m.put("sticky", pins.peek(s.model(), s.sessionKey()).isPresent());
+            Optional<String> pinned = pins.peek(modelKey.apply(s.model()), s.sessionKey());
+            m.put("home", pinned.orElse(s.lastReplica()));
+            m.put("sticky", pinned.isPresent());
             m.put("lastDecision", s.lastDecision());
             m.put("spills", s.spills().stream().map(st -> Map.of("from", st.movedFrom(), "to", st.replica(),
                     "epochMillis", st.epochMillis())).toList());
@@ -79,7 +83,7 @@ public final class SessionsApi {
         m.put("hash", SessionKey.displayHash(key));
         m.put("source", list.get(list.size() - 1).sessionKeySource());
         m.put("model", model);
-        m.put("replica", pins.peek(model, key).orElse(list.get(list.size() - 1).replica()));
+        m.put("replica", pins.peek(modelKey.apply(model), key).orElse(list.get(list.size() - 1).replica()));
         m.put("prefixBreaks", list.stream().filter(st -> st.prefixBreak() != null).count());
         m.put("sideRequests", list.stream().filter(SessionStep::sideRequest).count());
         m.put("cacheMisses", list.stream().filter(SessionStep::cacheMiss).count());

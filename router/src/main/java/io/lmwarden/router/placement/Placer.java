@@ -1,5 +1,6 @@
 package io.lmwarden.router.placement;
 
+import io.lmwarden.common.logging.LogFields;
 import io.lmwarden.router.placement.filter.Candidates;
 import io.lmwarden.router.placement.filter.NoReplicaAvailableException;
 import io.lmwarden.router.placement.prefix.PrefixIndexes;
@@ -10,19 +11,27 @@ import io.lmwarden.router.session.RequestFacts;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
+import java.util.TreeSet;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Supplier;
+import java.util.logging.Logger;
 import java.util.stream.Collectors;
 
 /**
  * The placement pipeline: filters the pool ({@link Candidates}: ready, serves the model, not already tried),
  * honours client pinning, and hands the rest to the current policy. A retry after a failure is marked {@code FALLBACK}. A model that
- * no replica lists is sent, unpinned, to the least loaded, so that an engine answers with its own
- * 404 and no session is pinned to a model that does not exist.
+ * no replica serves is sent, unpinned, to the least loaded, so that an engine answers with its own
+ * 404 and no session is pinned to a model that does not exist; each such name is logged once.
  */
 public final class Placer {
 
+    private static final Logger LOG = Logger.getLogger(Placer.class.getName());
+    /** Names nobody serves that are logged (each once); a client sending ever new names is not logged past this. */
+    private static final int UNSERVED_NAMES_LOGGED = 1000;
+
     private final Supplier<PlacementPolicy> policy;
     private final PrefixIndexes prefixIndexes;
+    private final Set<String> unservedLogged = ConcurrentHashMap.newKeySet();
 
     public Placer(Supplier<PlacementPolicy> policy, PrefixIndexes prefixIndexes) {
         this.policy = policy;
@@ -39,8 +48,9 @@ public final class Placer {
             List<ReplicaView> ready = Candidates.ready(pool, alreadyTried);
             List<ReplicaView> serving = Candidates.serving(facts, ready);
             if (serving.isEmpty()) {
+                logUnserved(facts.model(), ready);
                 ReplicaView any = LoadOrder.least(ready, LoadOrder.QUEUE_SCORE);
-                return new Placement(any, Decision.NEW, "no replica lists model '" + facts.model() + "'; the engine answers (not pinned)");
+                return new Placement(any, Decision.NEW, "no replica serves model '" + facts.model() + "'; the engine answers (not pinned)");
             }
             p = policy.get().place(new PlacementRequest(facts, serving, pool, nowNanos));
             if (!alreadyTried.isEmpty()) {
@@ -49,6 +59,25 @@ public final class Placer {
         }
         // What the chosen replica should hold, for question 2 ("did it reach the replica with its prefix?").
         return p.expectedCachedTokens() > 0 ? p : p.withExpectedCachedTokens(prefixIndexes.heldTokens(p.replica(), facts.shape()));
+    }
+
+    private void logUnserved(String model, List<ReplicaView> ready) {
+        int logged = unservedLogged.size();
+        if (logged > UNSERVED_NAMES_LOGGED || unservedLogged.contains(model)) {
+            return;
+        }
+        if (logged == UNSERVED_NAMES_LOGGED) {
+            if (unservedLogged.add("")) {
+                LogFields.warn(LOG, "more model names that no replica serves; not logged any more", "logged", logged);
+            }
+            return;
+        }
+        if (unservedLogged.add(model)) {
+            Set<String> served = new TreeSet<>();
+            ready.forEach(r -> served.addAll(r.servedModels().modelOf().keySet()));
+            LogFields.warn(LOG, "no replica serves this model name; its requests go unpinned to the least-loaded replica, "
+                    + "whose engine answers (logged once per name)", "model", model, "served", String.join(",", served));
+        }
     }
 
     private static Optional<Placement> clientPinned(RequestFacts facts, PoolSnapshot pool, Set<String> alreadyTried)

@@ -15,6 +15,13 @@ final class EndpointState {
     private volatile int declaredRanks;
     /** Engine ranks seen in the last scrape when there were several; empty = a plain endpoint. */
     private volatile List<Integer> learnedRanks = List.of();
+    /** Its {@code /v1/models}, shared by all its engine ranks. */
+    private volatile ServedModels servedModels = ServedModels.UNKNOWN;
+    /** When {@code /v1/models} is to be asked next (System.nanoTime), unless stale first; failed asks in a row. */
+    private volatile long servedModelsNextNanos;
+    private volatile long servedModelsAskedNanos;
+    private volatile boolean servedModelsStale = true;
+    private volatile int servedModelsFailures;
 
     EndpointState(DiscoveredReplica d) {
         this.id = d.id();
@@ -22,6 +29,10 @@ final class EndpointState {
     }
 
     void update(DiscoveredReplica d) {
+        if (url != null && (!url.equals(d.url()) || !ready && d.ready())) {
+            // Another process, or the same one after a restart: it may serve other names now.
+            servedModelsStale = true;
+        }
         this.url = d.url();
         this.ready = d.ready();
         this.declaredRanks = d.ranks();
@@ -54,6 +65,57 @@ final class EndpointState {
             return java.util.stream.IntStream.range(0, declaredRanks).boxed().toList();
         }
         return declaredRanks == 1 ? List.of() : learnedRanks;
+    }
+
+    ServedModels servedModels() {
+        return servedModels;
+    }
+
+    void servedModels(ServedModels m) {
+        servedModels = m;
+    }
+
+    /** {@code /v1/models} is asked now: the next ask after {@code refreshNanos}, unless something changes first. */
+    void servedModelsAsked(long nowNanos, long refreshNanos) {
+        servedModelsAskedNanos = nowNanos;
+        servedModelsNextNanos = nowNanos + refreshNanos;
+        servedModelsStale = false;
+    }
+
+    /** It answered with a list. */
+    void servedModelsRead() {
+        servedModelsFailures = 0;
+    }
+
+    /**
+     * It did not answer usably: asked again after 1, 2, 4 … seconds, at most {@code refreshNanos} (a check that timed out
+     * on a busy machine is retried soon; an endpoint that never answers, as behind vLLM's {@code --api-key}, seldom).
+     */
+    void servedModelsFailed(long nowNanos, long refreshNanos) {
+        int failures = ++servedModelsFailures;
+        long backoff = java.util.concurrent.TimeUnit.SECONDS.toNanos(1L << Math.min(failures - 1, 5));
+        servedModelsNextNanos = nowNanos + Math.min(backoff, refreshNanos);
+    }
+
+    /** The names may have changed (a failed check, a restart): ask at the next good check. */
+    void servedModelsStale() {
+        servedModelsStale = true;
+    }
+
+    /**
+     * The metrics label names the endpoint's first served name: one its list lacks means the list is out of date
+     * (asked again, but not more often than every {@code minGapNanos}, should an engine label its metrics otherwise).
+     */
+    void metricsLabelled(java.util.Set<String> models, long nowNanos, long minGapNanos) {
+        ServedModels m = servedModels;
+        if (m.known() && nowNanos - servedModelsAskedNanos >= minGapNanos && !m.modelOf().keySet().containsAll(models)) {
+            servedModelsStale = true;
+        }
+    }
+
+    /** Whether {@code /v1/models} is to be asked at this check: stale (as at first), or its time has come. */
+    boolean servedModelsDue(long nowNanos) {
+        return servedModelsStale || nowNanos - servedModelsNextNanos >= 0;
     }
 
     /** The id of the replica for engine {@code rank} behind this endpoint. */

@@ -10,6 +10,7 @@ import io.vertx.core.http.RequestOptions;
 
 import java.time.Duration;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.logging.Logger;
@@ -23,6 +24,11 @@ public final class EngineMetricsScraper implements AutoCloseable {
 
     private static final Logger LOG = Logger.getLogger(EngineMetricsScraper.class.getName());
     private static final int FAILURES_BEFORE_UNHEALTHY = 3;
+    /**
+     * How often an endpoint's {@code /v1/models} is asked when nothing suggests a change; a failed check (a restart),
+     * a discovery change and a metrics label the list lacks have it asked at the next good check.
+     */
+    private static final long SERVED_MODELS_REFRESH_NANOS = TimeUnit.SECONDS.toNanos(30);
 
     private final Vertx vertx;
     private final HttpClient client;
@@ -34,6 +40,10 @@ public final class EngineMetricsScraper implements AutoCloseable {
     private final Map<String, Long> inProgress = new ConcurrentHashMap<>();
     /** When each replica last answered /health with 200, to tell a frozen replica from a stalled router. */
     private final Map<String, Long> lastHealthyNanos = new ConcurrentHashMap<>();
+    /** Endpoints whose {@code /v1/models} is being asked. */
+    private final Set<String> askingServedModels = ConcurrentHashMap.newKeySet();
+    /** Endpoints whose {@code /v1/models} did not answer usably last time: logged once until it does. */
+    private final Set<String> servedModelsUnread = ConcurrentHashMap.newKeySet();
     private long timerId = -1;
     private volatile boolean closed;
 
@@ -111,6 +121,7 @@ public final class EngineMetricsScraper implements AutoCloseable {
                     if (ar.succeeded()) {
                         pool.recordScrape(r.id(), EngineMetricsParser.parseEndpoint(ar.result().toString(), System.nanoTime()));
                         consecutiveFailures.remove(r.id());
+                        askServedModels(r);
                         return;
                     }
                     int n = consecutiveFailures.merge(r.id(), 1, Integer::sum);
@@ -144,6 +155,43 @@ public final class EngineMetricsScraper implements AutoCloseable {
             return lastHealthyNanos.entrySet().stream().anyMatch(e -> !e.getKey().equals(endpointId) && e.getValue() > checkStartedNanos);
         }
         return failuresInARow >= FAILURES_BEFORE_UNHEALTHY;
+    }
+
+    /**
+     * Asks the endpoint which names it serves when it is due ({@link EndpointState#servedModelsDue}): after its check,
+     * with the same timeout, never blocking the check. An endpoint that does not answer keeps what it last answered
+     * (or counts as serving every name).
+     */
+    private void askServedModels(EndpointState e) {
+        long now = System.nanoTime();
+        if (closed || !e.servedModelsDue(now) || !askingServedModels.add(e.id())) {
+            return;
+        }
+        e.servedModelsAsked(now, SERVED_MODELS_REFRESH_NANOS);
+        get(e.url() + "/v1/models", scrapeTimeoutMs())
+                .compose(resp -> resp.statusCode() == 200
+                        ? Future.succeededFuture(resp.body())
+                        : Future.failedFuture(new IllegalStateException("/v1/models answered " + resp.statusCode())))
+                .map(body -> ServedModels.parse(body.toString()))
+                .onComplete(ar -> {
+                    askingServedModels.remove(e.id());
+                    if (closed) {
+                        return;
+                    }
+                    if (ar.succeeded()) {
+                        e.servedModelsRead();
+                        servedModelsUnread.remove(e.id());
+                        pool.recordServedModels(e.id(), ar.result());
+                        return;
+                    }
+                    e.servedModelsFailed(System.nanoTime(), SERVED_MODELS_REFRESH_NANOS);
+                    if (servedModelsUnread.add(e.id())) {
+                        LogFields.warn(LOG, e.servedModels().known()
+                                        ? "endpoint's served model names unreadable; it keeps the names it listed before"
+                                        : "endpoint's served model names unreadable; until they are read it counts as serving every name",
+                                "endpoint", e.id(), "cause", ar.cause().getMessage());
+                    }
+                });
     }
 
     private record BufferedResponse(int statusCode, Buffer body) {

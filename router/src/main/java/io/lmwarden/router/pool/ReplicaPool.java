@@ -27,6 +27,9 @@ public final class ReplicaPool {
 
     private static final Logger LOG = Logger.getLogger(ReplicaPool.class.getName());
 
+    /** A metrics label the endpoint's names lack sends the router to {@code /v1/models} again, at most this often. */
+    private static final long SERVED_MODELS_LABEL_RECHECK_NANOS = java.util.concurrent.TimeUnit.SECONDS.toNanos(5);
+
     /** Endpoint order, then rank order: X-data-parallel-rank k of a client names the k-th replica. */
     private static final Comparator<ReplicaView> SNAPSHOT_ORDER = Comparator.comparing(ReplicaView::endpointId)
             .thenComparingInt(ReplicaView::rank);
@@ -36,6 +39,8 @@ public final class ReplicaPool {
     private final long staleAfterNanos;
     private final List<Consumer<String>> removalListeners = new CopyOnWriteArrayList<>();
     private final List<Consumer<String>> additionListeners = new CopyOnWriteArrayList<>();
+    /** Each served name's model key (see {@link ModelKeys}), rebuilt whenever an endpoint's list changes. */
+    private volatile Map<String, String> modelKeys = Map.of();
 
     public ReplicaPool(Duration metricsStaleAfter) {
         this.staleAfterNanos = metricsStaleAfter.toNanos();
@@ -76,13 +81,53 @@ public final class ReplicaPool {
         }
         for (String id : new ArrayList<>(endpoints.keySet())) {
             if (!seen.contains(id)) {
-                endpoints.remove(id);
+                EndpointState gone = endpoints.remove(id);
                 LogFields.info(LOG, "endpoint removed", "endpoint", id);
                 for (ReplicaState r : replicasOf(id)) {
                     remove(r.id());
                 }
+                if (gone.servedModels().known()) {
+                    rebuildModelKeys();
+                }
             }
         }
+    }
+
+    /**
+     * What an endpoint's {@code /v1/models} answered: the names all its engine ranks serve. Logged when it changes.
+     */
+    public synchronized void recordServedModels(String endpointId, ServedModels served) {
+        EndpointState e = endpoints.get(endpointId);
+        if (e == null) {
+            return;
+        }
+        ServedModels before = e.servedModels();
+        e.servedModels(served);
+        if (!before.equals(served)) {
+            LogFields.info(LOG, "endpoint serves models", "endpoint", endpointId, "names", String.join(",", served.names()));
+            rebuildModelKeys();
+        }
+    }
+
+    private void rebuildModelKeys() {
+        List<ServedModels> known = endpoints.values().stream().sorted(Comparator.comparing(EndpointState::id))
+                .map(EndpointState::servedModels).filter(ServedModels::known).toList();
+        modelKeys = ModelKeys.of(known);
+    }
+
+    /**
+     * The key of the model {@code name} serves, the same for all its aliases: what a session is pinned under, so that a
+     * session switching between two names of one model keeps its home. A name no endpoint lists is its own key.
+     */
+    public String modelKey(String name) {
+        String key = modelKeys.get(name);
+        return key == null ? name : key;
+    }
+
+    /** The endpoint's served names, or {@link ServedModels#UNKNOWN}. */
+    public ServedModels servedModels(String endpointId) {
+        EndpointState e = endpoints.get(endpointId);
+        return e == null ? ServedModels.UNKNOWN : e.servedModels();
     }
 
     /** Makes the endpoint's replicas match its ranks: itself, or one replica per rank. */
@@ -146,6 +191,7 @@ public final class ReplicaPool {
         if (e == null) {
             return;
         }
+        e.metricsLabelled(scrape.total().models(), scrape.total().scrapedAtNanos(), SERVED_MODELS_LABEL_RECHECK_NANOS);
         if (e.learnsRanks() && !e.ranks().equals(scrape.engines().size() > 1 ? scrape.engines() : List.of())) {
             e.learnRanks(scrape.engines());
             LogFields.info(LOG, "endpoint engine ranks learned from its /metrics", "endpoint", endpointId, "ranks", e.ranks());
@@ -173,6 +219,11 @@ public final class ReplicaPool {
     public void markUnhealthy(String id) {
         ReplicaState replica = replicas.get(id);
         String endpointId = replica != null ? replica.endpointId() : id;
+        EndpointState endpoint = endpoints.get(endpointId);
+        if (endpoint != null) {
+            // It may come back as another process (a restart) serving other names.
+            endpoint.servedModelsStale();
+        }
         for (ReplicaState s : replicasOf(endpointId)) {
             if (s.healthy()) {
                 s.markHealthy(false);
@@ -207,7 +258,7 @@ public final class ReplicaPool {
             boolean fresh = m != null && nowNanos - m.scrapedAtNanos() <= staleAfterNanos;
             views.add(new ReplicaView(s.id(), s.url(), s.discoveredReady() && s.healthy(), s.inFlight() + peerInFlight.applyAsInt(s.id()),
                     s.sentSinceScrape(), stickySessions.applyAsInt(s.id()), s.pendingPrefillTokens(), s.pendingRequests(),
-                    s.pendingAtScrape(), m, fresh, s.endpointId(), s.dataParallelRank().orElse(-1)));
+                    s.pendingAtScrape(), m, fresh, s.endpointId(), s.dataParallelRank().orElse(-1), servedModels(s.endpointId())));
         }
         views.sort(SNAPSHOT_ORDER);
         return new PoolSnapshot(views, nowNanos);

@@ -11,6 +11,7 @@ package io.lmwarden.router.pool;
  * @param pendingAtScrape the same count when {@code metrics} was scraped
  * @param endpointId     the endpoint (API server) this replica is, or is one engine rank of
  * @param rank           that engine's rank ({@code X-data-parallel-rank}), or -1 when the replica is the whole endpoint
+ * @param servedModels   the names its endpoint answers to ({@code /v1/models}), or {@link ServedModels#UNKNOWN}
  */
 public record ReplicaView(
         String id,
@@ -25,14 +26,15 @@ public record ReplicaView(
         ScrapedMetrics metrics,
         boolean metricsFresh,
         String endpointId,
-        int rank) {
+        int rank,
+        ServedModels servedModels) {
 
     /** A replica that is an endpoint of its own. */
     public ReplicaView(String id, String url, boolean ready, int inFlight, int sentSinceScrape, int stickySessions,
                        long pendingPrefillTokens, int pendingRequests, int pendingAtScrape, ScrapedMetrics metrics,
                        boolean metricsFresh) {
         this(id, url, ready, inFlight, sentSinceScrape, stickySessions, pendingPrefillTokens, pendingRequests,
-                pendingAtScrape, metrics, metricsFresh, id, -1);
+                pendingAtScrape, metrics, metricsFresh, id, -1, ServedModels.UNKNOWN);
     }
 
     /**
@@ -68,6 +70,7 @@ public record ReplicaView(
         private int pendingAtScrape;
         private ScrapedMetrics metrics;
         private boolean metricsFresh;
+        private ServedModels servedModels = ServedModels.UNKNOWN;
 
         private Builder(String id) {
             this.id = id;
@@ -126,9 +129,15 @@ public record ReplicaView(
             return this;
         }
 
+        /** The names its {@code /v1/models} listed. */
+        public Builder servedModels(ServedModels v) {
+            servedModels = v;
+            return this;
+        }
+
         public ReplicaView build() {
             return new ReplicaView(id, url, ready, inFlight, sentSinceScrape, stickySessions, pendingPrefillTokens, pendingRequests,
-                    pendingAtScrape, metrics, metricsFresh);
+                    pendingAtScrape, metrics, metricsFresh, id, -1, servedModels);
         }
     }
 }

@@ -44,6 +44,8 @@ public final class ProxyHandler {
             badRequest(rc, dialect, e.getMessage());
             return;
         }
+        // Pinned under the model the name serves: a session that switches between two aliases keeps its home.
+        facts = facts.withModelKey(ctx.pool().modelKey(facts.model()));
         Buffer upstreamBody = tenant.present() ? Buffer.buffer(CacheSaltWriter.apply(bytes, facts.cacheSaltSpans(), tenant.cacheSalt())) : body;
         ctx.metrics().sessionKeySource(facts.sessionKey().source().label());
         new ProxyExchange(ctx, rc.request(), facts, upstreamBody, received).start();

@@ -31,8 +31,9 @@ public final class CanonicalPrompt {
 
     /** Starts a named segment; its text follows with {@link #append}. */
     public CanonicalPrompt segment(String name, String role) {
-        segments.add(new PromptSegment(name, text.length()));
+        int start = text.length();
         text.append("<|").append(role).append("|>\n");
+        segments.add(new PromptSegment(name, start, text.length()));
         return this;
     }
 

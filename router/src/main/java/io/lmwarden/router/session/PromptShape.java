@@ -35,17 +35,39 @@ public record PromptShape(long[] blockHashes, int chars, int estimatedTokens, Li
         return i;
     }
 
-    /** The segment containing the given character position. */
+    /** The name of the segment containing the given character position. */
     public String segmentAt(int charPosition) {
-        String name = segments.isEmpty() ? "prompt" : segments.get(0).name();
+        PromptSegment s = segmentContaining(charPosition);
+        return s == null ? "prompt" : s.name();
+    }
+
+    /** The segment containing the given character position (the first one before it starts), null without segments. */
+    public PromptSegment segmentContaining(int charPosition) {
+        PromptSegment found = segments.isEmpty() ? null : segments.get(0);
         for (PromptSegment s : segments) {
             if (s.startChar() <= charPosition) {
-                name = s.name();
+                found = s;
             } else {
                 break;
             }
         }
-        return name;
+        return found;
+    }
+
+    /** The first user turn, or null: where the conversation itself starts, after system prompt and tools. */
+    public PromptSegment firstUserMessage() {
+        for (PromptSegment s : segments) {
+            if (s.userMessage()) {
+                return s;
+            }
+        }
+        return null;
+    }
+
+    /** Where the segment ends: the next one's start, or the prompt's end. */
+    public int endOf(PromptSegment segment) {
+        int i = segments.indexOf(segment);
+        return i >= 0 && i + 1 < segments.size() ? segments.get(i + 1).startChar() : chars;
     }
 
     public static int tokensForChars(long chars) {

@@ -77,8 +77,9 @@ public final class RequestFactsReader {
                 throw new MalformedRequestException("header X-data-parallel-rank must be >= 0, got " + rank.get());
             }
         }
-        return new RequestFacts(dialect, b.model == null ? "" : b.model, b.stream, key, shape,
-                b.maxTokens, pinned, rank, tenant, b.cacheSalt);
+        String model = b.model == null ? "" : b.model;
+        return new RequestFacts(dialect, model, b.stream, key, shape, b.maxTokens, pinned, rank, tenant, b.cacheSalt, model,
+                new PromptText(prompt.text()));
     }
 
     // ---- parsing -------------------------------------------------------------------------------

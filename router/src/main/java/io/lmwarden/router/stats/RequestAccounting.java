@@ -69,7 +69,9 @@ public final class RequestAccounting implements PlacementFeedback {
             // Compared in arrival order: concurrent steps end in any order, and a step continues the one it re-sends.
             long arrivedAt = System.currentTimeMillis() - (System.nanoTime() - r.receivedAtNanos()) / 1_000_000;
             String key = facts.sessionKey().value();
-            arrivals.put(facts, new Arrival(arrivedAt, breaks.compare(key, facts.shape())));
+            arrivals.put(facts, new Arrival(arrivedAt, breaks.compare(key, facts.shape(), facts.promptText())));
+            // The text served the comparison; a request that streams for minutes need not hold it.
+            facts.promptText().release();
             workingSets.record(key, facts.shape(), arrivedAt);
         }
         placed.increment();

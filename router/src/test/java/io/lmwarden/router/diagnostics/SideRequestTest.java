@@ -94,9 +94,47 @@ class SideRequestTest {
         }
     }
 
+    /**
+     * opencode sends its title request before the conversation's first turn: the title is the session's first step,
+     * the turn that follows (larger, its own system prompt and tools) starts the conversation, neither side request nor
+     * break, and its next turn grows from it. Three sessions at once.
+     */
+    @Test
+    void aTitleRequestThatArrivesFirstLeavesTheConversationItsOwnSteps() throws Exception {
+        try (RouterUnderTest router = RouterUnderTest.start(SimPool.start(2, SimProfile.defaultProfile(), 20), c -> c)) {
+            Http http = new Http();
+            List<CompletableFuture<Void>> sessions = new java.util.ArrayList<>();
+            for (int s = 0; s < 3; s++) {
+                String id = "title-first-" + s;
+                sessions.add(CompletableFuture.runAsync(() -> {
+                    Map<String, String> h = Map.of("X-Session-Id", id, "anthropic-version", "2023-06-01");
+                    String u1 = id + ": fix the failing test in router/src " + "frame ".repeat(200);
+                    Http.Reply title = post(http, router, uncheckedBody(TITLE_SYSTEM, false, List.of(new Msg("user", u1.substring(0, 120))), 4), h);
+                    Http.Reply first = post(http, router, uncheckedBody(MAIN_SYSTEM, true, List.of(new Msg("user", u1)), 16), h);
+                    Http.Reply second = post(http, router, uncheckedBody(MAIN_SYSTEM, true, List.of(new Msg("user", u1),
+                            new Msg("assistant", AgentSession.replyText(first.body())), new Msg("user", "now run the tests")), 8), h);
+                    assertThat(List.of(title.status(), first.status(), second.status())).containsOnly(200);
+                }));
+            }
+            CompletableFuture.allOf(sessions.toArray(new CompletableFuture[0])).get(60, java.util.concurrent.TimeUnit.SECONDS);
+            for (int s = 0; s < 3; s++) {
+                JsonNode session = JSON.readTree(http.get(router.url() + "/api/sessions/title-first-" + s).body());
+                JsonNode steps = session.get("steps");
+                assertThat(steps).hasSize(3);
+                assertThat(session.get("prefixBreaks").asInt()).as("breaks in %s", session).isZero();
+                assertThat(session.get("sideRequests").asInt()).as("the conversation's own turns are no side requests: %s", session).isZero();
+                assertThat(steps.get(2).get("sharedPrefixTokens").asInt()).isGreaterThan(steps.get(1).get("promptTokens").asInt() * 8 / 10);
+            }
+        }
+    }
+
     private static String uncheckedBody(String system, List<Msg> messages, int maxTokens) {
+        return uncheckedBody(system, true, messages, maxTokens);
+    }
+
+    private static String uncheckedBody(String system, boolean withTools, List<Msg> messages, int maxTokens) {
         try {
-            return body(system, true, messages, maxTokens);
+            return body(system, withTools, messages, maxTokens);
         } catch (Exception e) {
             throw new IllegalStateException(e);
         }

@@ -12,17 +12,21 @@ import io.lmwarden.router.config.SpillThreshold;
 import io.lmwarden.router.pool.ScrapedMetrics;
 import io.lmwarden.router.pool.PoolSnapshot;
 import io.lmwarden.router.pool.ReplicaView;
+import io.lmwarden.router.pool.ServedModels;
 import io.lmwarden.common.api.ApiDialect;
 import io.lmwarden.router.session.CanonicalPrompt;
 import io.lmwarden.router.session.PromptShape;
 import io.lmwarden.router.session.RequestFacts;
 import io.lmwarden.router.session.SessionKey;
 import io.lmwarden.router.session.SessionKeySource;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
 import java.time.Duration;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.stream.Stream;
@@ -47,13 +51,29 @@ class PlacementTablesTest {
 
     /** A replica: id, router in-flight, engine waiting, engine running, uncached prefill pending there. */
     private static ReplicaView replica(String id, int inFlight, double waiting, double running, long pendingPrefill) {
+        return building(id, inFlight, waiting, running, pendingPrefill, MODEL).build();
+    }
+
+    /** The same replica, its metrics labelled with {@code metricsModel}, to be refined. */
+    private static ReplicaView.Builder building(String id, int inFlight, double waiting, double running, long pendingPrefill,
+                                                String metricsModel) {
         return ReplicaView.builder(id).inFlight(inFlight).pending(pendingPrefill > 0 ? 1 : 0, pendingPrefill)
-                .metrics(ScrapedMetrics.builder().running(running).waiting(waiting).kvBlocks(2400, 16).models(MODEL).build())
-                .build();
+                .metrics(ScrapedMetrics.builder().running(running).waiting(waiting).kvBlocks(2400, 16).models(metricsModel).build());
     }
 
     private static ReplicaView idle(String id) {
         return replica(id, 0, 0, 0, 0);
+    }
+
+    private static final String ALIAS = "claude-opus-4-8";
+
+    /** An idle replica whose /v1/models was read: these names, all of one model (the first labels its metrics). */
+    private static ReplicaView serving(String id, int inFlight, String... names) {
+        Map<String, String> modelOf = new LinkedHashMap<>();
+        for (String n : names) {
+            modelOf.put(n, names[0]);
+        }
+        return building(id, inFlight, 0, inFlight, 0, names[0]).servedModels(new ServedModels(true, modelOf)).build();
     }
 
     private static RequestFacts facts(String model, Optional<String> pinnedReplica, Optional<Integer> rank) {
@@ -175,10 +195,36 @@ class PlacementTablesTest {
                         Set.of(), null, null, 0, 0, 503),
                 new PlacerRow("a retry: marked FALLBACK, never the replica that failed", three, facts(), Set.of("a"),
                         Decision.FALLBACK, "b", 1, HELD, 0),
-                new PlacerRow("a model nobody lists: the least loaded answers, nothing pinned or expected", List.of(replica("a", 1, 1, 1, 0),
-                        idle("b")), facts("no-such-model", Optional.empty(), Optional.empty()), Set.of(), Decision.NEW, "b", 0, 0, 0),
+                new PlacerRow("a model no list names: the least loaded answers, nothing pinned or expected",
+                        List.of(serving("a", 1, MODEL, ALIAS), serving("b", 0, MODEL, ALIAS)),
+                        facts("no-such-model", Optional.empty(), Optional.empty()), Set.of(), Decision.NEW, "b", 0, 0, 0),
+                new PlacerRow("an alias only /v1/models lists (the metrics carry the first name): the policy decides and pins",
+                        List.of(serving("a", 0, MODEL, ALIAS), serving("b", 0, MODEL, ALIAS)),
+                        facts(ALIAS, Optional.empty(), Optional.empty()), Set.of(), Decision.NEW, "a", 1, 0, 0),
+                new PlacerRow("lists not read yet: every replica may serve any name, the policy decides and pins", List.of(idle("a"), idle("b")),
+                        facts(ALIAS, Optional.empty(), Optional.empty()), Set.of(), Decision.NEW, "a", 1, 0, 0),
+                new PlacerRow("one list names it, another is not read yet: both may take it, the less busy does",
+                        List.of(idle("a"), serving("b", 2, MODEL, ALIAS)),
+                        facts(ALIAS, Optional.empty(), Optional.empty()), Set.of(), Decision.NEW, "a", 1, 0, 0),
+                new PlacerRow("one list lacks it, another is not read yet: the one that may serve it", List.of(serving("a", 0, MODEL), idle("b")),
+                        facts(ALIAS, Optional.empty(), Optional.empty()), Set.of(), Decision.NEW, "b", 1, HELD, 0),
                 new PlacerRow("nothing ready: 503", List.of(notReady), facts(), Set.of(), null, null, 0, 0, 503),
                 new PlacerRow("the only ready replicas already failed: 503", three, facts(), Set.of("a", "b"), null, null, 0, 0, 503));
+    }
+
+    /**
+     * A router reads the replicas' lists one after the other (at start, after restarts): a session whose home's list is
+     * not read yet while another's is must stay home, not move to the replica that is known to serve its name.
+     */
+    @Test
+    void aHomeWhoseListIsNotReadYetKeepsItsSession() throws Exception {
+        AffinityTable table = new AffinityTable(100, Duration.ofMinutes(30));
+        Placer placer = new Placer(() -> new AffinityPolicy(new SessionHomes(table), SpillThreshold.AUTO, 32), new PrefixIndexes(38_400));
+        table.pin(ALIAS, SESSION, "b", 0);
+        List<ReplicaView> pool = List.of(serving("a", 0, MODEL, ALIAS), replica("b", 1, 0, 1, 0));
+        Placement p = placer.place(facts(ALIAS, Optional.empty(), Optional.empty()), new PoolSnapshot(pool, 0), Set.of(), 1);
+        assertThat(p.decision()).as("reason: %s", p.reason()).isEqualTo(Decision.STICKY);
+        assertThat(p.replica().id()).isEqualTo("b");
     }
 
     @ParameterizedTest(name = "{0}")

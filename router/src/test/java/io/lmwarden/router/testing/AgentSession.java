@@ -30,6 +30,7 @@ public final class AgentSession {
     private final ArrayNode messages = JSON.createArrayNode();
     private final Random random;
     private int step;
+    private String model = MODEL;
 
     public AgentSession(String id, Identity identity, String sharedSystem, int firstTurnChars, long seed) {
         this.id = id;
@@ -55,10 +56,16 @@ public final class AgentSession {
         return step;
     }
 
+    /** Names the model by {@code name} from the next step on (a served alias, say). */
+    public AgentSession model(String name) {
+        this.model = name;
+        return this;
+    }
+
     /** The body of the next step (Anthropic Messages API). */
     public String nextBody(int maxTokens, boolean stream) {
         ObjectNode body = JSON.createObjectNode();
-        body.put("model", MODEL);
+        body.put("model", model);
         body.put("max_tokens", maxTokens);
         body.put("stream", stream);
         ArrayNode sys = body.putArray("system");

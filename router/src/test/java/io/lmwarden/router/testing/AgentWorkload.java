@@ -24,6 +24,8 @@ public final class AgentWorkload {
     private final int steps;
     private final AgentSession.Identity identity;
     private final int firstTurnChars;
+    /** Session s names the model by names[s % n]. */
+    private List<String> modelNames = List.of(AgentSession.MODEL);
 
     public AgentWorkload(int sessions, int steps, AgentSession.Identity identity) {
         this(sessions, steps, identity, 6000);
@@ -34,6 +36,12 @@ public final class AgentWorkload {
         this.steps = steps;
         this.identity = identity;
         this.firstTurnChars = firstTurnChars;
+    }
+
+    /** Session s names the model {@code names.get(s % names.size())} (served aliases of one model, say). */
+    public AgentWorkload withModelNames(List<String> names) {
+        this.modelNames = List.copyOf(names);
+        return this;
     }
 
     public Result run(RouterUnderTest router, String sessionPrefix) throws Exception {
@@ -47,7 +55,8 @@ public final class AgentWorkload {
         List<Future<?>> running = new ArrayList<>();
         for (int s = 0; s < sessions; s++) {
             String id = sessionPrefix + "-" + s + "-0a1b2c3d-4e5f";
-            AgentSession session = new AgentSession(id, identity, system, firstTurnChars, 100 + s);
+            AgentSession session = new AgentSession(id, identity, system, firstTurnChars, 100 + s)
+                    .model(modelNames.get(s % modelNames.size()));
             running.add(pool.submit(() -> {
                 List<String> where = new ArrayList<>();
                 List<String> why = new ArrayList<>();

@@ -17,6 +17,8 @@ public final class SimPool implements AutoCloseable {
 
     private final List<SimCluster> clusters = new ArrayList<>();
     private final List<Boolean> running = new ArrayList<>();
+    /** How replica i was started, so that it can be started again on its port. */
+    private final List<SimOptions> options = new ArrayList<>();
 
     private SimPool() {
     }
@@ -34,13 +36,34 @@ public final class SimPool implements AutoCloseable {
      * {@code vllm serve --data-parallel-size N} server whose internal balancer is {@code era}'s.
      */
     public static SimPool start(List<Integer> enginesPerReplica, SimProfile profile, double timeScale, BalancerEra era) {
+        return start(enginesPerReplica, profile, timeScale, era, List.of(SimOptions.DEFAULT_MODEL));
+    }
+
+    /** The same, every replica answering to {@code servedModelNames} ({@code --served-model-name}; the first labels the metrics). */
+    public static SimPool start(List<Integer> enginesPerReplica, SimProfile profile, double timeScale, BalancerEra era,
+                                List<String> servedModelNames) {
         SimPool pool = new SimPool();
         for (int i = 0; i < enginesPerReplica.size(); i++) {
-            pool.clusters.add(SimCluster.start(SimOptions.defaults().withReplicas(1).withProfile(profile)
-                    .withTimeScale(timeScale).withSeed(1000 + i).withEngines(enginesPerReplica.get(i)).withDpBalancer(era)));
+            SimOptions o = SimOptions.defaults().withReplicas(1).withProfile(profile).withTimeScale(timeScale).withSeed(1000 + i)
+                    .withEngines(enginesPerReplica.get(i)).withDpBalancer(era).withServedModelNames(servedModelNames);
+            pool.clusters.add(SimCluster.start(o));
+            pool.options.add(o);
             pool.running.add(true);
         }
         return pool;
+    }
+
+    /**
+     * Restarts replica i on its own port as a new process would come back: its cache empty, answering to
+     * {@code servedModelNames} from now on.
+     */
+    public void restart(int i, List<String> servedModelNames) {
+        int port = java.net.URI.create(url(i)).getPort();
+        kill(i);
+        SimOptions o = options.get(i).withServedModelNames(servedModelNames).withBasePort(port);
+        clusters.set(i, SimCluster.start(o));
+        options.set(i, o);
+        running.set(i, true);
     }
 
     /** Every engine's state of replica i, in rank order. */

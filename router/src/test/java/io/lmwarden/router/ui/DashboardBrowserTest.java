@@ -187,6 +187,7 @@ class DashboardBrowserTest {
                     .as("prefix the last step shares with the one before").isPositive();
 
             causeASpillAndFindItOnThePage(browser, http, router);
+            findABreakOnThePage(browser, http, router);
 
             // A burst of new sessions: more distinct context (~3,000 unique tokens each) than the pool's KV cache holds.
             new AgentWorkload(64, 1, AgentSession.Identity.CLAUDE_CODE_HEADER, 12_000).run(router, "burst");
@@ -387,6 +388,35 @@ class DashboardBrowserTest {
                 .contains("\u2192 " + dest + " \u00d71").contains(hash);
         assertThat(replicaRows(browser).get(dest).get("spilledIn")).isEqualTo("1");
         assertFitsTheWindow(browser, "replica table with a spill listed");
+    }
+
+    /**
+     * Issue 21: a prefix break early in the system prompt is shown under its step with its segment, its position in
+     * that segment and the text that now stands there, as {@code /api/sessions/{key}} gives them.
+     */
+    private static void findABreakOnThePage(ChromeDriver browser, Http http, RouterUnderTest router) throws Exception {
+        String key = "ui-break-6b6b";
+        String fixed = "You are a careful coding agent. ".repeat(20);
+        String user = "fix the failing test in router/src " + "detail ".repeat(60);
+        for (String system : List.of(fixed + "Model: opus (1M context). Follow the rules.", fixed + "Model: opus. Follow the rules.")) {
+            String body = "{\"model\":\"" + AgentSession.MODEL + "\",\"max_tokens\":8,\"system\":" + JSON.writeValueAsString(system)
+                    + ",\"messages\":[{\"role\":\"user\",\"content\":" + JSON.writeValueAsString(user) + "}]}";
+            assertThat(http.post(router.url() + "/v1/messages", body, Map.of("X-Claude-Code-Session-Id", key)).status()).isEqualTo(200);
+        }
+        JsonNode br = readJson(http.get(router.url() + "/api/sessions/" + key).body()).path("steps").get(1).path("prefixBreak");
+        assertThat(br.path("segment").asText()).isEqualTo("system");
+        WebElement input = browser.findElement(By.id("session-input"));
+        input.clear();
+        input.sendKeys(key);
+        browser.findElement(By.cssSelector("#session-form button")).click();
+        await(Duration.ofSeconds(5), "the break under step 2 of " + key,
+                () -> !browser.findElements(By.cssSelector("#steps-body tr.break-note[data-break-for='1']")).isEmpty(),
+                () -> browser.findElement(By.id("session-card")).getText());
+        String note = browser.findElement(By.cssSelector("#steps-body tr.break-note[data-break-for='1']")).getText();
+        assertThat(note).contains("in system (char " + String.format("%,d", br.path("charInSegment").asInt()) + " of it)");
+        assertThat(browser.findElement(By.cssSelector("code[data-break-text='1']")).getText())
+                .isEqualTo("\u2026" + br.path("text").asText().strip() + "\u2026")
+                .contains("Model: opus.");
     }
 
     private static JsonNode readJson(String body) {

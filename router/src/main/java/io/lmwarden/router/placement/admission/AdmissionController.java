@@ -1,8 +1,8 @@
 package io.lmwarden.router.placement.admission;
 
-import io.lmwarden.router.placement.filter.Candidates;
 import io.lmwarden.router.placement.Decision;
 import io.lmwarden.router.placement.LoadOrder;
+import io.lmwarden.router.placement.filter.Candidates;
 import io.lmwarden.router.placement.filter.NoReplicaAvailableException;
 import io.lmwarden.router.placement.Placement;
 import io.lmwarden.router.placement.PlacementPolicy;
@@ -161,21 +161,23 @@ public final class AdmissionController {
             long now = clock.getAsLong();
             AdmissionRules s = rules;
             boolean pinnedByClient = facts.pinnedReplica().isPresent() || facts.dataParallelRank().isPresent();
-            if (!s.enabled() || pinnedByClient) {
-                return Optional.of(new Admission(placer.place(facts, snapshot.apply(now), alreadyTried, now), Ticket.NONE, 0));
+            PoolSnapshot snap = snapshot.apply(now);
+            // A model nobody serves gets the engine's 404 at once: it holds no KV budget and never waits for any.
+            if (!s.enabled() || pinnedByClient || Candidates.unserved(facts, snap)) {
+                return Optional.of(new Admission(placer.place(facts, snap, alreadyTried, now), Ticket.NONE, 0));
             }
             String session = sessionOf(facts);
             WorkingSet ws = WorkingSet.of(facts);
             boolean again = admitted.containsKey(facts);
             if (again) {
                 // Its step is under way already: it moves within the budget, or waits for room ahead of newcomers.
-                Optional<Placement> p = placeWithinBudget(facts, session, ws, alreadyTried, true, now);
+                Optional<Placement> p = placeWithinBudget(facts, session, ws, alreadyTried, true, snap, now);
                 if (p.isPresent()) {
                     totals.admittedAtOnce.incrementAndGet();
                     return Optional.of(new Admission(p.get(), admitted.get(facts), 0));
                 }
             } else if (residencies.isResident(session) || peers.holds(session)) {
-                Placement p = placer.place(facts, snapshot.apply(now), alreadyTried, now);
+                Placement p = placer.place(facts, snap, alreadyTried, now);
                 residencies.stepStarted(session, p.replica().id(), ws, now);
                 totals.admittedAtOnce.incrementAndGet();
                 return Optional.of(new Admission(p, ticket(facts, session), 0));
@@ -183,7 +185,7 @@ public final class AdmissionController {
             // A session in progress that lost its residency while pausing queues before newcomers; so does a retry.
             boolean returning = again || residencies.wasInterrupted(session, now, s.residencyIdleNanos() * INTERRUPTED_MEMORY_IDLE_LIMITS);
             if (!again && (returning ? !queue.hasReturning() : queue.isEmpty())) {
-                Optional<Placement> p = placeWithinBudget(facts, session, ws, Set.of(), false, now);
+                Optional<Placement> p = placeWithinBudget(facts, session, ws, Set.of(), false, snap, now);
                 if (p.isPresent()) {
                     totals.admittedAtOnce.incrementAndGet();
                     return Optional.of(new Admission(p.get(), ticket(facts, session), 0));
@@ -285,14 +287,14 @@ public final class AdmissionController {
             return Optional.of(placer.place(pending.facts(), snapshot.apply(now), pending.tried(), now));
         }
         if (pending.again()) {
-            return placeWithinBudget(pending.facts(), pending.session(), pending.workingSet(), pending.tried(), true, now);
+            return placeWithinBudget(pending.facts(), pending.session(), pending.workingSet(), pending.tried(), true, snapshot.apply(now), now);
         }
         if (residencies.isResident(pending.session()) || peers.holds(pending.session())) {
             Placement p = placer.place(pending.facts(), snapshot.apply(now), Set.of(), now);
             residencies.stepStarted(pending.session(), p.replica().id(), pending.workingSet(), now);
             return Optional.of(p);
         }
-        return placeWithinBudget(pending.facts(), pending.session(), pending.workingSet(), Set.of(), false, now);
+        return placeWithinBudget(pending.facts(), pending.session(), pending.workingSet(), Set.of(), false, snapshot.apply(now), now);
     }
 
     /**
@@ -302,8 +304,7 @@ public final class AdmissionController {
      * @param sameStep the step is already counted (a retry): its residency moves rather than a new step starting
      */
     private Optional<Placement> placeWithinBudget(RequestFacts facts, String session, WorkingSet ws, Set<String> tried,
-                                                  boolean sameStep, long now) throws NoReplicaAvailableException {
-        PoolSnapshot snap = snapshot.apply(now);
+                                                  boolean sameStep, PoolSnapshot snap, long now) throws NoReplicaAvailableException {
         Placement chosen = placer.place(facts, snap, tried, now);
         ReplicaView first = chosen.replica();
         if (residencies.fits(first, ws)) {
@@ -421,7 +422,7 @@ public final class AdmissionController {
     }
 
     private static String sessionOf(RequestFacts facts) {
-        return facts.model() + '\u0000' + facts.sessionKey().value();
+        return facts.modelKey() + '\u0000' + facts.sessionKey().value();
     }
 
     /** A replica left the pool: its residents are admitted afresh wherever they go next. */

@@ -24,6 +24,20 @@ public final class Candidates {
         return serving.isEmpty() ? ready : serving;
     }
 
+    /** No ready replica serves the request's model: it is placed unpinned, and takes no part in admission. */
+    public static boolean unserved(RequestFacts facts, PoolSnapshot pool) {
+        boolean anyReady = false;
+        for (ReplicaView r : pool.replicas()) {
+            if (r.ready()) {
+                anyReady = true;
+                if (mayServe(r, facts.model())) {
+                    return false;
+                }
+            }
+        }
+        return anyReady;
+    }
+
     public static List<ReplicaView> ready(PoolSnapshot pool, Set<String> alreadyTried) throws NoReplicaAvailableException {
         // Loops, not streams: this runs for every request over every replica.
         List<ReplicaView> ready = new ArrayList<>(pool.replicas().size());
@@ -43,14 +57,20 @@ public final class Candidates {
         return ready;
     }
 
-    /** Replicas whose metrics list served models are filtered by them; unknown ones stay eligible. Empty: nobody serves it. */
+    /**
+     * Whether a request for {@code model} may go to the replica: its {@code /v1/models} lists the name, or its list is not
+     * read yet (it counts as serving every name). Not "the replicas that surely serve it first": while the lists are read
+     * one after the other, as when a router starts, that would take a session's home out of its choices and move it.
+     */
+    private static boolean mayServe(ReplicaView r, String model) {
+        return model.isEmpty() || r.servedModels().serves(model);
+    }
+
+    /** The ready replicas that may serve the request's model name; empty when the lists known say that nobody does. */
     public static List<ReplicaView> serving(RequestFacts facts, List<ReplicaView> ready) {
-        if (facts.model().isEmpty()) {
-            return ready;
-        }
         List<ReplicaView> serving = new ArrayList<>(ready.size());
         for (ReplicaView r : ready) {
-            if (r.metrics() == null || r.metrics().models().isEmpty() || r.metrics().models().contains(facts.model())) {
+            if (mayServe(r, facts.model())) {
                 serving.add(r);
             }
         }

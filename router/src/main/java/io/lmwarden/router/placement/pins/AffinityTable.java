@@ -9,7 +9,8 @@ import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
- * Maps (model, session key) to the replica that holds the session's prefix. Bounded: beyond
+ * Maps (model key, session key) to the replica that holds the session's prefix (the model key is shared by the
+ * names of one model: see {@code ReplicaPool.modelKey}). Bounded: beyond
  * {@code maxEntries} the least recently used entry goes; an entry idle longer than the timeout is
  * forgotten. Every operation is O(1) (expiry is amortised: it walks from the oldest entry and stops
  * at the first one still in use). One lock: the table is touched once per request. A router alone

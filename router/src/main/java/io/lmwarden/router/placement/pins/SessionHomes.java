@@ -45,7 +45,7 @@ public final class SessionHomes {
     /** @param threshold in-flight requests at which the home gives a step away */
     public Step step(PlacementRequest request, int threshold, Choices choices) {
         RequestFacts f = request.facts();
-        Optional<String> home = table.lookup(f.model(), f.sessionKey().value(), request.nowNanos());
+        Optional<String> home = table.lookup(f.modelKey(), f.sessionKey().value(), request.nowNanos());
         Optional<ReplicaView> homeView = home.flatMap(h -> byId(request.candidates(), h));
         if (homeView.isEmpty()) {
             String why = home.map(h -> "home " + h + " unavailable").orElse("new session");
@@ -83,7 +83,7 @@ public final class SessionHomes {
      */
     private Placement claim(PlacementRequest request, Optional<String> previous, Placement p) {
         RequestFacts f = request.facts();
-        String winner = table.claim(f.model(), f.sessionKey().value(), previous, p.replica().id(), request.nowNanos());
+        String winner = table.claim(f.modelKey(), f.sessionKey().value(), previous, p.replica().id(), request.nowNanos());
         if (winner.equals(p.replica().id())) {
             return p;
         }
@@ -106,12 +106,12 @@ public final class SessionHomes {
     }
 
     private void pin(PlacementRequest request, ReplicaView r) {
-        table.pin(request.facts().model(), request.facts().sessionKey().value(), r.id(), request.nowNanos());
+        table.pin(request.facts().modelKey(), request.facts().sessionKey().value(), r.id(), request.nowNanos());
     }
 
     /** Admission sent the session's step elsewhere than the policy chose (over its KV budget there): it lives there now. */
     public void moved(RequestFacts facts, String replicaId, long nowNanos) {
-        table.pin(facts.model(), facts.sessionKey().value(), replicaId, nowNanos);
+        table.pin(facts.modelKey(), facts.sessionKey().value(), replicaId, nowNanos);
     }
 
     /** The replica left the pool or stopped being ready: its sessions have no home any more. Returns how many. */

@@ -4,7 +4,7 @@ import java.util.Map;
 import java.util.Optional;
 
 /**
- * Where each session lives: (model, session key) → replica id. What placement reads and writes; a
+ * Where each session lives: (model key, session key) → replica id. What placement reads and writes; a
  * single router keeps it in memory ({@link AffinityTable}), several routers share it
  * ({@code cluster.ClusteredPins}). A lookup of a pinned session must stay local (no round trip to a peer).
  */
