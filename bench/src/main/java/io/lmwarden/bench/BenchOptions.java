@@ -1,6 +1,7 @@
 package io.lmwarden.bench;
 
-import io.lmwarden.bench.client.ApiFlavour;
+import io.lmwarden.bench.client.AgentApis;
+import io.lmwarden.common.api.ApiDialect;
 import io.lmwarden.bench.pool.SimulatedVariant;
 import io.lmwarden.bench.pool.VariantSpec;
 import io.lmwarden.bench.workload.ScheduledFault;
@@ -238,7 +239,7 @@ public final class BenchOptions {
     private Workload workload() {
         Workload plan = workloadFile != null ? WorkloadFile.read(workloadFile)
                 : Workload.single(new WorkloadSpec(systemTokens, firstTokens, steps, stepTokens, maxTokens, Durations.parse(thinkTime),
-                        thinkJitter, seed), ApiFlavour.parse(api)).withIdentity(sharedFirstMessage, keyless);
+                        thinkJitter, seed), AgentApis.parse(api)).withIdentity(sharedFirstMessage, keyless);
         if (start != null) {
             plan = plan.withStart(SessionStart.parse(start));
         }

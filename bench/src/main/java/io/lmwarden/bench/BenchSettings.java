@@ -1,6 +1,6 @@
 package io.lmwarden.bench;
 
-import io.lmwarden.bench.client.ApiFlavour;
+import io.lmwarden.common.api.ApiDialect;
 import io.lmwarden.bench.trace.TraceReplay;
 import io.lmwarden.bench.workload.Workload;
 import io.lmwarden.bench.workload.WorkloadSpec;
@@ -44,7 +44,7 @@ public record BenchSettings(PoolSettings pool, RunPlan run, Workload plan, Path 
     }
 
     /** The first class's API (the only one for the flag shorthand). */
-    public ApiFlavour api() {
+    public ApiDialect api() {
         return plan.classes().get(0).api();
     }
 

@@ -1,5 +1,6 @@
 package io.lmwarden.bench.client;
 
+import io.lmwarden.common.api.ApiDialect;
 import io.lmwarden.bench.workload.WorkloadSpec;
 import io.vertx.core.Future;
 import io.vertx.core.Promise;
@@ -41,12 +42,12 @@ public final class StreamingClient implements AutoCloseable {
      *
      * @param sessionId sent in the API's session header; null sends none
      */
-    public Future<StepOutcome> send(String baseUrl, ApiFlavour api, String sessionId, byte[] body, Duration idleTimeout) {
-        return send(baseUrl, api, api.sessionHeader(), sessionId, body, idleTimeout);
+    public Future<StepOutcome> send(String baseUrl, ApiDialect api, String sessionId, byte[] body, Duration idleTimeout) {
+        return send(baseUrl, api, AgentApis.sessionHeader(api), sessionId, body, idleTimeout);
     }
 
     /** As above, with the session id in {@code sessionHeader} (null: no session header at all). */
-    public Future<StepOutcome> send(String baseUrl, ApiFlavour api, String sessionHeader, String sessionId, byte[] body,
+    public Future<StepOutcome> send(String baseUrl, ApiDialect api, String sessionHeader, String sessionId, byte[] body,
                                     Duration idleTimeout) {
         Promise<StepOutcome> done = Promise.promise();
         long sent = System.nanoTime();
@@ -59,7 +60,7 @@ public final class StreamingClient implements AutoCloseable {
         if (sessionHeader != null && sessionId != null) {
             options.putHeader(sessionHeader, sessionId);
         }
-        if (api == ApiFlavour.ANTHROPIC) {
+        if (api == ApiDialect.ANTHROPIC_MESSAGES) {
             options.putHeader("anthropic-version", "2023-06-01");
         }
         http.request(options)
@@ -69,7 +70,7 @@ public final class StreamingClient implements AutoCloseable {
         return done.future();
     }
 
-    private static void read(HttpClientResponse resp, ApiFlavour api, long sent, Promise<StepOutcome> done) {
+    private static void read(HttpClientResponse resp, ApiDialect api, long sent, Promise<StepOutcome> done) {
         String[] routed = {resp.getHeader(REPLICA_HEADER), resp.getHeader(DECISION_HEADER)};
         String replica = routed[0];
         String decision = routed[1];
@@ -88,7 +89,7 @@ public final class StreamingClient implements AutoCloseable {
                     "HTTP " + resp.statusCode() + ": " + abbreviate(errorBody.toString()), rejected)));
             return;
         }
-        StreamInterpreter interpreter = api.newInterpreter();
+        StreamInterpreter interpreter = AgentApis.newInterpreter(api);
         long[] firstToken = {0};
         SseLineSplitter lines = new SseLineSplitter(data -> {
             if (interpreter.onData(data) && firstToken[0] == 0) {

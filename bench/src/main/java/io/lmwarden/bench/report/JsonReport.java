@@ -43,7 +43,7 @@ public final class JsonReport {
         settings.putPOJO("sessions", s.run().sessions());
         settings.put("stageSeconds", s.run().stage().toMillis() / 1000.0);
         settings.put("settleSeconds", s.run().settle().toMillis() / 1000.0);
-        settings.put("api", s.api().name().toLowerCase(java.util.Locale.ROOT));
+        settings.put("api", s.api().shortName());
         settings.put("systemTokens", s.workload().systemTokens());
         settings.put("firstTokens", s.workload().firstTokens());
         settings.put("followUpSteps", s.workload().followUpSteps());

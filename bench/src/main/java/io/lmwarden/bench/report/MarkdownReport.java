@@ -106,7 +106,7 @@ public final class MarkdownReport {
         md.append("\n## Command and settings\n\n```\n").append(s.commandLine()).append("\n```\n\n");
         md.append("- Target: ").append(results.target()).append('\n');
         md.append("- Engine counters: ").append(results.counterSource()).append('\n');
-        md.append("- Model: ").append(results.model()).append("; API: ").append(s.api().name().toLowerCase(Locale.ROOT))
+        md.append("- Model: ").append(results.model()).append("; API: ").append(s.api().shortName())
                 .append(" (").append(s.api().path()).append(sessionKeying(s))
                 .append(")\n");
         if (s.trace() != null) {

@@ -1,6 +1,7 @@
 package io.lmwarden.bench.run;
 
-import io.lmwarden.bench.client.ApiFlavour;
+import io.lmwarden.bench.client.AgentApis;
+import io.lmwarden.common.api.ApiDialect;
 import io.lmwarden.bench.client.StepOutcome;
 import io.lmwarden.bench.client.StreamingClient;
 import io.lmwarden.bench.trace.Trace;
@@ -38,7 +39,7 @@ public final class ReplayDriver {
     private final StreamingClient client;
     private final RequestTarget target;
     private final Trace trace;
-    private final ApiFlavour api;
+    private final ApiDialect api;
     private final TimeScale clock;
     private final long runNonce;
     private final long seed;
@@ -54,7 +55,7 @@ public final class ReplayDriver {
     private double sessionNanos;
     private long changedNanos;
 
-    public ReplayDriver(Context context, StreamingClient client, RequestTarget target, Trace trace, ApiFlavour api, TimeScale clock,
+    public ReplayDriver(Context context, StreamingClient client, RequestTarget target, Trace trace, ApiDialect api, TimeScale clock,
                         long runNonce, long seed, StepLog log) {
         this.context = context;
         this.client = client;
@@ -143,7 +144,7 @@ public final class ReplayDriver {
         }
         Conversation conversation = new Conversation("");
         conversation.addUser(TracePrompt.of(r, trace.replay().blockSize(), seed));
-        byte[] body = api.requestBody(target.model(), r.outputLength(), conversation);
+        byte[] body = AgentApis.requestBody(api, target.model(), r.outputLength(), conversation);
         int cacheable = cacheableTokens(r);
         for (long id : r.hashIds()) {
             blocksSent.add(id);
@@ -152,7 +153,7 @@ public final class ReplayDriver {
         int promptEstimate = (int) (conversation.promptChars() / WorkloadSpec.CHARS_PER_TOKEN);
         Duration idle = Duration.ofNanos(clock.wallNanos(REQUEST_IDLE_TIMEOUT));
         inFlight++;
-        client.send(target.routerUrls().get(router), api, s.session.id() == null ? null : api.sessionHeader(), s.sessionKey, body,
+        client.send(target.routerUrls().get(router), api, s.session.id() == null ? null : AgentApis.sessionHeader(api), s.sessionKey, body,
                         idle.compareTo(Duration.ofSeconds(5)) < 0 ? Duration.ofSeconds(5) : idle)
                 .onComplete(done -> {
                     inFlight--;

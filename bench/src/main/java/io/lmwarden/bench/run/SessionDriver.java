@@ -1,5 +1,6 @@
 package io.lmwarden.bench.run;
 
+import io.lmwarden.bench.client.AgentApis;
 import io.lmwarden.bench.client.StepOutcome;
 import io.lmwarden.bench.client.StreamingClient;
 import io.lmwarden.bench.workload.ClassSchedule;
@@ -154,7 +155,7 @@ public final class SessionDriver {
         SessionContext.Call call = s.context.next(s.step);
         SessionClass cls = s.script.sessionClass();
         SessionKeying keying = cls.keying();
-        byte[] body = cls.api().requestBody(target.model(), call.maxTokens(), s.context.conversation(),
+        byte[] body = AgentApis.requestBody(cls.api(), target.model(), call.maxTokens(), s.context.conversation(),
                 keying == SessionKeying.METADATA_USER_ID ? s.script.sessionId() : null);
         int promptEstimate = (int) (s.context.conversation().promptChars() / WorkloadSpec.CHARS_PER_TOKEN);
         int cacheableStart = call.restart() ? cacheableStart(s, cls) : -1;

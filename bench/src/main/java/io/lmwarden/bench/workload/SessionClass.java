@@ -1,6 +1,7 @@
 package io.lmwarden.bench.workload;
 
-import io.lmwarden.bench.client.ApiFlavour;
+import io.lmwarden.bench.client.AgentApis;
+import io.lmwarden.common.api.ApiDialect;
 
 import java.util.Locale;
 
@@ -17,7 +18,7 @@ import java.util.Locale;
  * @param keying             how its sessions are keyed
  */
 public record SessionClass(String name, double share, SessionShape shape, SystemScope systemScope,
-                           boolean sharedFirstMessage, ApiFlavour api, SessionKeying keying) {
+                           boolean sharedFirstMessage, ApiDialect api, SessionKeying keying) {
 
     public enum SystemScope { SHARED, CLASS }
 
@@ -25,14 +26,14 @@ public record SessionClass(String name, double share, SessionShape shape, System
         if (!(share > 0)) {
             throw new IllegalArgumentException("class '" + name + "': share must be > 0");
         }
-        if (keying == SessionKeying.METADATA_USER_ID && api != ApiFlavour.ANTHROPIC) {
+        if (keying == SessionKeying.METADATA_USER_ID && api != ApiDialect.ANTHROPIC_MESSAGES) {
             throw new IllegalArgumentException("class '" + name + "': metadata.user_id keying needs api anthropic");
         }
     }
 
     /** The flag shorthand: one class, the flavour's usual keying. */
-    public static SessionClass single(WorkloadSpec shape, ApiFlavour api) {
-        return new SessionClass("", 1, SessionShape.of(shape), SystemScope.SHARED, false, api, api.defaultKeying());
+    public static SessionClass single(WorkloadSpec shape, ApiDialect api) {
+        return new SessionClass("", 1, SessionShape.of(shape), SystemScope.SHARED, false, api, AgentApis.defaultKeying(api));
     }
 
     /** Prefix of this class's prompt labels: none for the shorthand, so its prompts stay the reference ones. */
@@ -52,7 +53,7 @@ public record SessionClass(String name, double share, SessionShape shape, System
     public String describe() {
         String who = name.isEmpty() ? "sessions" : name;
         String system = systemScope == SystemScope.SHARED ? "shared" : "per class";
-        String apiAndKey = "api " + api.name().toLowerCase(Locale.ROOT) + ", key " + keying.name().toLowerCase(Locale.ROOT);
+        String apiAndKey = "api " + api.shortName() + ", key " + keying.name().toLowerCase(Locale.ROOT);
         if (!plain()) {
             return String.format(Locale.ROOT, "%s (share %s): %s; system prompt %s, first message %s; %s", who, share,
                     shape.describe(), system, sharedFirstMessage ? "shared template" : "unique", apiAndKey);

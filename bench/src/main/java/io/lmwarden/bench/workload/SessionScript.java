@@ -1,6 +1,6 @@
 package io.lmwarden.bench.workload;
 
-import io.lmwarden.bench.client.ApiFlavour;
+import io.lmwarden.common.api.ApiDialect;
 
 import java.time.Duration;
 import java.util.SplittableRandom;
@@ -34,7 +34,7 @@ public final class SessionScript {
 
     /** A session of the flag shorthand's single class. */
     public SessionScript(WorkloadSpec spec, int index, long runNonce) {
-        this(SessionClass.single(spec, ApiFlavour.ANTHROPIC), index, runNonce);
+        this(SessionClass.single(spec, ApiDialect.ANTHROPIC_MESSAGES), index, runNonce);
     }
 
     /**

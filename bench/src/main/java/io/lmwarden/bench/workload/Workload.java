@@ -1,6 +1,6 @@
 package io.lmwarden.bench.workload;
 
-import io.lmwarden.bench.client.ApiFlavour;
+import io.lmwarden.common.api.ApiDialect;
 
 import java.util.List;
 import java.util.Map;
@@ -27,7 +27,7 @@ public record Workload(List<SessionClass> classes, Map<Integer, String> replicaO
         }
     }
 
-    public static Workload single(WorkloadSpec shape, ApiFlavour api) {
+    public static Workload single(WorkloadSpec shape, ApiDialect api) {
         return new Workload(List.of(SessionClass.single(shape, api)), Map.of(), List.of(), SessionStart.FRESH);
     }
 

@@ -1,10 +1,11 @@
 package io.lmwarden.bench.workload;
 
+import io.lmwarden.bench.client.AgentApis;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
-import io.lmwarden.bench.client.ApiFlavour;
+import io.lmwarden.common.api.ApiDialect;
 
 import java.io.IOException;
 import java.io.InputStream;
@@ -141,7 +142,7 @@ public final class WorkloadFile {
         known(system, Set.of("tokens", "scope"), where + ".system");
         JsonNode first = c.path("firstMessage");
         known(first, Set.of("tokens", "shared"), where + ".firstMessage");
-        ApiFlavour api = ApiFlavour.parse(c.path("api").asText("anthropic"));
+        ApiDialect api = AgentApis.parse(c.path("api").asText("anthropic"));
         try {
             SessionShape shape = new SessionShape(system.path("tokens").asInt(ref.systemTokens()),
                     sizes(first.path("tokens"), ref.firstTokens(), where + ".firstMessage.tokens"),
@@ -157,7 +158,7 @@ public final class WorkloadFile {
                 default -> throw new IllegalArgumentException("system.scope must be 'shared' or 'class'");
             };
             return new SessionClass(name, c.path("share").asDouble(1), shape, scope, first.path("shared").asBoolean(false), api,
-                    c.has("key") ? SessionKeying.parse(c.get("key").asText()) : api.defaultKeying());
+                    c.has("key") ? SessionKeying.parse(c.get("key").asText()) : AgentApis.defaultKeying(api));
         } catch (IllegalArgumentException e) {
             throw new IllegalArgumentException(e.getMessage().startsWith(where) ? e.getMessage() : where + ": " + e.getMessage(), e);
         }

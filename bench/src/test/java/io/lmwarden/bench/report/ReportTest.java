@@ -31,7 +31,7 @@ class ReportTest {
                 new io.lmwarden.bench.RunPlan(policies, repeat, sessions, Duration.ofMinutes(3), Duration.ZERO, 10, Duration.ofSeconds(1),
                         Duration.ofSeconds(5)),
                 io.lmwarden.bench.workload.Workload.single(io.lmwarden.bench.workload.WorkloadSpec.reference(),
-                        io.lmwarden.bench.client.ApiFlavour.ANTHROPIC), null, null, null, "java -jar lmw-bench.jar --simulate 4");
+                        io.lmwarden.common.api.ApiDialect.ANTHROPIC_MESSAGES), null, null, null, "java -jar lmw-bench.jar --simulate 4");
     }
 
     @Test

@@ -1,6 +1,6 @@
 package io.lmwarden.bench.run;
 
-import io.lmwarden.bench.client.ApiFlavour;
+import io.lmwarden.common.api.ApiDialect;
 import io.lmwarden.bench.client.StreamingClient;
 import io.lmwarden.bench.pool.Await;
 import io.lmwarden.bench.trace.Trace;
@@ -35,7 +35,7 @@ class ReplayDriverTest {
             StepLog log = new StepLog();
             ReplayDriver driver = new ReplayDriver(vertx.getOrCreateContext(), client,
                     new RequestTarget(sim.urls(), SimOptions.DEFAULT_MODEL, SimProfile.named(SimProfile.TINY).maxModelLen()), trace,
-                    ApiFlavour.ANTHROPIC, clock, 1, 42, log);
+                    ApiDialect.ANTHROPIC_MESSAGES, clock, 1, 42, log);
             long start = System.nanoTime();
             driver.start();
             List<StepRecord> steps = List.of();

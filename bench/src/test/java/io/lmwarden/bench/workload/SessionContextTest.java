@@ -1,6 +1,6 @@
 package io.lmwarden.bench.workload;
 
-import io.lmwarden.bench.client.ApiFlavour;
+import io.lmwarden.common.api.ApiDialect;
 import org.junit.jupiter.api.Test;
 
 import java.util.List;
@@ -114,7 +114,7 @@ class SessionContextTest {
 
     @Test
     void withoutCompactionTheConversationGrowsAsTheReferenceWorkloadsDid() {
-        SessionClass ref = SessionClass.single(WorkloadSpec.reference(), ApiFlavour.ANTHROPIC);
+        SessionClass ref = SessionClass.single(WorkloadSpec.reference(), ApiDialect.ANTHROPIC_MESSAGES);
         SessionScript script = new SessionScript(ref, 1, 1);
         SessionContext context = new SessionContext(script, SharedPrompt.of(ref), 0);
         context.next(1);

@@ -1,8 +1,9 @@
 package io.lmwarden.bench.workload;
 
+import io.lmwarden.bench.client.AgentApis;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import io.lmwarden.bench.client.ApiFlavour;
+import io.lmwarden.common.api.ApiDialect;
 import org.junit.jupiter.api.Test;
 
 import java.nio.file.Path;
@@ -26,7 +27,7 @@ class WorkloadFileTest {
         assertThat(cc.shape().calls()).isEqualTo(new Distribution.IntRange(4, 9));
         assertThat(cc.keying()).isEqualTo(SessionKeying.METADATA_USER_ID);
         SessionClass codex = w.classes().get(1);
-        assertThat(codex.api()).isEqualTo(ApiFlavour.RESPONSES);
+        assertThat(codex.api()).isEqualTo(ApiDialect.OPENAI_RESPONSES);
         assertThat(codex.sharedFirstMessage()).isTrue();
         assertThat(codex.systemScope()).isEqualTo(SessionClass.SystemScope.CLASS);
         assertThat(w.classes().get(2).keying()).isEqualTo(SessionKeying.NONE);
@@ -70,9 +71,9 @@ class WorkloadFileTest {
 
     @Test
     void equalSharesAlternateAndUnequalOnesKeepTheirRatio() {
-        SessionClass a = SessionClass.single(WorkloadSpec.reference(), ApiFlavour.ANTHROPIC);
+        SessionClass a = SessionClass.single(WorkloadSpec.reference(), ApiDialect.ANTHROPIC_MESSAGES);
         SessionClass b = new SessionClass("b", 1, SessionShape.of(WorkloadSpec.reference()), SessionClass.SystemScope.SHARED, false,
-                ApiFlavour.ANTHROPIC, SessionKeying.NONE);
+                ApiDialect.ANTHROPIC_MESSAGES, SessionKeying.NONE);
         ClassSchedule half = new ClassSchedule(List.of(a, b));
         List<Integer> seq = new ArrayList<>();
         for (int i = 0; i < 6; i++) {
@@ -80,7 +81,7 @@ class WorkloadFileTest {
         }
         assertThat(seq).containsExactly(0, 1, 0, 1, 0, 1);
         SessionClass c = new SessionClass("c", 3, SessionShape.of(WorkloadSpec.reference()), SessionClass.SystemScope.SHARED, false,
-                ApiFlavour.ANTHROPIC, SessionKeying.NONE);
+                ApiDialect.ANTHROPIC_MESSAGES, SessionKeying.NONE);
         ClassSchedule third = new ClassSchedule(List.of(a, c));
         int ones = 0;
         for (int i = 0; i < 40; i++) {
@@ -113,9 +114,9 @@ class WorkloadFileTest {
         Conversation c = new Conversation("sys");
         c.addUser("hello");
         ObjectMapper m = new ObjectMapper();
-        JsonNode anthropic = m.readTree(ApiFlavour.ANTHROPIC.requestBody("m", 16, c, "sess-1"));
+        JsonNode anthropic = m.readTree(AgentApis.requestBody(ApiDialect.ANTHROPIC_MESSAGES, "m", 16, c, "sess-1"));
         assertThat(m.readTree(anthropic.path("metadata").path("user_id").asText()).path("session_id").asText()).isEqualTo("sess-1");
-        JsonNode responses = m.readTree(ApiFlavour.RESPONSES.requestBody("m", 16, c));
+        JsonNode responses = m.readTree(AgentApis.requestBody(ApiDialect.OPENAI_RESPONSES, "m", 16, c));
         assertThat(responses.path("instructions").asText()).isEqualTo("sys");
         assertThat(responses.path("input").get(0).path("role").asText()).isEqualTo("user");
         assertThat(responses.path("max_output_tokens").asInt()).isEqualTo(16);

@@ -3,6 +3,7 @@ package io.lmwarden.bench.client;
 import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonGenerator;
 import io.lmwarden.bench.workload.Conversation;
+import io.lmwarden.common.api.ApiDialect;
 import io.lmwarden.bench.workload.SessionKeying;
 
 import java.io.ByteArrayOutputStream;
@@ -10,68 +11,65 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.Locale;
 
-/** The API dialects the load generator speaks: Anthropic Messages (Claude Code), OpenAI Chat and OpenAI Responses (Codex). */
-public enum ApiFlavour {
-    ANTHROPIC("/v1/messages", "X-Claude-Code-Session-Id"),
-    OPENAI("/v1/chat/completions", "X-Session-Id"),
-    RESPONSES("/v1/responses", "session-id");
+/**
+ * How the load generator's agents speak each API ({@link ApiDialect}) it supports: Anthropic Messages (Claude Code),
+ * OpenAI Chat and OpenAI Responses (Codex): the header their session id travels in, how they key sessions, the body
+ * of a step and the reader of its stream.
+ */
+public final class AgentApis {
 
     private static final JsonFactory JSON = new JsonFactory();
 
-    private final String path;
-    private final String sessionHeader;
-
-    ApiFlavour(String path, String sessionHeader) {
-        this.path = path;
-        this.sessionHeader = sessionHeader;
+    private AgentApis() {
     }
 
-    public static ApiFlavour parse(String text) {
+    /** As {@code --api} and a workload file's {@code api} name them: anthropic, openai or responses. */
+    public static ApiDialect parse(String text) {
         return switch (text.trim().toLowerCase(Locale.ROOT)) {
-            case "anthropic" -> ANTHROPIC;
-            case "openai" -> OPENAI;
-            case "responses" -> RESPONSES;
+            case "anthropic" -> ApiDialect.ANTHROPIC_MESSAGES;
+            case "openai" -> ApiDialect.OPENAI_CHAT;
+            case "responses" -> ApiDialect.OPENAI_RESPONSES;
             default -> throw new IllegalArgumentException("--api must be 'anthropic', 'openai' or 'responses', got '" + text + "'");
         };
     }
 
-    public String path() {
-        return path;
-    }
-
-    /** The header that carries the session id, the way the flavour's agents send it. */
-    public String sessionHeader() {
-        return sessionHeader;
-    }
-
-    /** How this flavour's agents key their sessions by default. */
-    public SessionKeying defaultKeying() {
-        return switch (this) {
-            case ANTHROPIC -> SessionKeying.CLAUDE_CODE_HEADER;
-            case OPENAI -> SessionKeying.SESSION_ID_HEADER;
-            case RESPONSES -> SessionKeying.CODEX_SESSION_ID;
+    /** The header that carries the session id, the way the API's agents send it. */
+    public static String sessionHeader(ApiDialect api) {
+        return switch (supported(api)) {
+            case ANTHROPIC_MESSAGES -> "X-Claude-Code-Session-Id";
+            case OPENAI_CHAT -> "X-Session-Id";
+            default -> "session-id";
         };
     }
 
-    public StreamInterpreter newInterpreter() {
-        return switch (this) {
-            case ANTHROPIC -> new AnthropicStreamInterpreter();
-            case OPENAI -> new OpenAiStreamInterpreter();
-            case RESPONSES -> new ResponsesStreamInterpreter();
+    /** How the API's agents key their sessions by default. */
+    public static SessionKeying defaultKeying(ApiDialect api) {
+        return switch (supported(api)) {
+            case ANTHROPIC_MESSAGES -> SessionKeying.CLAUDE_CODE_HEADER;
+            case OPENAI_CHAT -> SessionKeying.SESSION_ID_HEADER;
+            default -> SessionKeying.CODEX_SESSION_ID;
+        };
+    }
+
+    public static StreamInterpreter newInterpreter(ApiDialect api) {
+        return switch (supported(api)) {
+            case ANTHROPIC_MESSAGES -> new AnthropicStreamInterpreter();
+            case OPENAI_CHAT -> new OpenAiStreamInterpreter();
+            default -> new ResponsesStreamInterpreter();
         };
     }
 
     /** A streaming request body for the whole conversation so far. */
-    public byte[] requestBody(String model, int maxTokens, Conversation conversation) {
-        return requestBody(model, maxTokens, conversation, null);
+    public static byte[] requestBody(ApiDialect api, String model, int maxTokens, Conversation conversation) {
+        return requestBody(api, model, maxTokens, conversation, null);
     }
 
     /**
-     * As {@link #requestBody(String, int, Conversation)}; {@code metadataSessionId} (Anthropic only, or null) goes
-     * into {@code metadata.user_id} as Claude Code's JSON form.
+     * As {@link #requestBody(ApiDialect, String, int, Conversation)}; {@code metadataSessionId} (Anthropic only, or null)
+     * goes into {@code metadata.user_id} as Claude Code's JSON form.
      */
-    public byte[] requestBody(String model, int maxTokens, Conversation conversation, String metadataSessionId) {
-        if (this == RESPONSES) {
+    public static byte[] requestBody(ApiDialect api, String model, int maxTokens, Conversation conversation, String metadataSessionId) {
+        if (supported(api) == ApiDialect.OPENAI_RESPONSES) {
             return responsesBody(model, maxTokens, conversation);
         }
         ByteArrayOutputStream out = new ByteArrayOutputStream((int) Math.min(Integer.MAX_VALUE - 8, conversation.promptChars() + 512));
@@ -80,7 +78,7 @@ public enum ApiFlavour {
             g.writeStringField("model", model);
             g.writeNumberField("max_tokens", maxTokens);
             g.writeBooleanField("stream", true);
-            if (this == ANTHROPIC) {
+            if (api == ApiDialect.ANTHROPIC_MESSAGES) {
                 if (!conversation.system().isEmpty()) {
                     g.writeStringField("system", conversation.system());
                 }
@@ -95,7 +93,7 @@ public enum ApiFlavour {
                 g.writeEndObject();
             }
             g.writeArrayFieldStart("messages");
-            if (this == OPENAI && !conversation.system().isEmpty()) {
+            if (api == ApiDialect.OPENAI_CHAT && !conversation.system().isEmpty()) {
                 writeMessage(g, "system", conversation.system());
             }
             for (Conversation.Turn turn : conversation.turns()) {
@@ -135,6 +133,14 @@ public enum ApiFlavour {
             throw new UncheckedIOException(e);
         }
         return out.toByteArray();
+    }
+
+    /** The APIs the agents speak: not the completions API, nor count_tokens, which are no agent's. */
+    private static ApiDialect supported(ApiDialect api) {
+        if (api != ApiDialect.ANTHROPIC_MESSAGES && api != ApiDialect.OPENAI_CHAT && api != ApiDialect.OPENAI_RESPONSES) {
+            throw new IllegalArgumentException("the bench's agents do not speak " + api.path());
+        }
+        return api;
     }
 
     private static void writeMessage(JsonGenerator g, String role, String text) throws IOException {
