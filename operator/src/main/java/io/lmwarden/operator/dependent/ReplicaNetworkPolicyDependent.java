@@ -1,9 +1,7 @@
 package io.lmwarden.operator.dependent;
 
 import io.fabric8.kubernetes.api.model.networking.v1.NetworkPolicy;
-import io.fabric8.kubernetes.api.model.networking.v1.NetworkPolicyBuilder;
 import io.fabric8.kubernetes.api.model.networking.v1.NetworkPolicyIngressRule;
-import io.fabric8.kubernetes.api.model.networking.v1.NetworkPolicyPeerBuilder;
 import io.fabric8.kubernetes.api.model.networking.v1.NetworkPolicyPort;
 import io.javaoperatorsdk.operator.api.config.informer.Informer;
 import io.javaoperatorsdk.operator.processing.dependent.kubernetes.KubernetesDependent;
@@ -41,18 +39,11 @@ public class ReplicaNetworkPolicyDependent extends ModelDeploymentDependent<Netw
             // The routers subscribe to every engine's publisher and ask its replay socket for missed events.
             routerPorts.addAll(new KvEventPorts(spec.enginesPerPod()).networkPolicyPorts());
         }
-        ingress.add(NetworkPolicies.rule(List.of(new NetworkPolicyPeerBuilder().withNewPodSelector()
-                .withMatchLabels(Labels.selector(names, Labels.ROUTER_COMPONENT)).endPodSelector().build()), routerPorts));
+        ingress.add(NetworkPolicies.rule(NetworkPolicies.podsOf(names, Labels.ROUTER_COMPONENT), routerPorts));
         if (!isolation.metricsScrapers().isEmpty()) {
             ingress.add(NetworkPolicies.rule(isolation.metricsScrapers(), ReplicaPodTemplate.PORT));
         }
-        return new NetworkPolicyBuilder()
-                .withMetadata(metadata(names.replicaNetworkPolicy(), names, Labels.REPLICA_COMPONENT))
-                .withNewSpec()
-                .withNewPodSelector().withMatchLabels(Labels.selector(names, Labels.REPLICA_COMPONENT)).endPodSelector()
-                .withPolicyTypes("Ingress")
-                .withIngress(ingress)
-                .endSpec()
-                .build();
+        return NetworkPolicies.ingressOnly(metadata(names.replicaNetworkPolicy(), names, Labels.REPLICA_COMPONENT),
+                names, Labels.REPLICA_COMPONENT, ingress);
     }
 }

@@ -2,7 +2,6 @@ package io.lmwarden.operator.dependent;
 
 import io.fabric8.kubernetes.api.model.LabelSelector;
 import io.fabric8.kubernetes.api.model.networking.v1.NetworkPolicy;
-import io.fabric8.kubernetes.api.model.networking.v1.NetworkPolicyBuilder;
 import io.fabric8.kubernetes.api.model.networking.v1.NetworkPolicyIngressRule;
 import io.fabric8.kubernetes.api.model.networking.v1.NetworkPolicyPeer;
 import io.fabric8.kubernetes.api.model.networking.v1.NetworkPolicyPeerBuilder;
@@ -44,17 +43,10 @@ public class RouterNetworkPolicyDependent extends ModelDeploymentDependent<Netwo
             ingress.add(NetworkPolicies.rule(isolation.metricsScrapers(), RouterSettings.PORT));
         }
         if (RouterClustered.clustered(spec)) {
-            ingress.add(NetworkPolicies.rule(List.of(new NetworkPolicyPeerBuilder().withNewPodSelector()
-                            .withMatchLabels(Labels.selector(names, Labels.ROUTER_COMPONENT)).endPodSelector().build()),
+            ingress.add(NetworkPolicies.rule(NetworkPolicies.podsOf(names, Labels.ROUTER_COMPONENT),
                     RouterPeerServiceDependent.CLUSTER_PORT, RouterPeerServiceDependent.FAILURE_DETECTION_PORT));
         }
-        return new NetworkPolicyBuilder()
-                .withMetadata(metadata(names.routerNetworkPolicy(), names, Labels.ROUTER_COMPONENT))
-                .withNewSpec()
-                .withNewPodSelector().withMatchLabels(Labels.selector(names, Labels.ROUTER_COMPONENT)).endPodSelector()
-                .withPolicyTypes("Ingress")
-                .withIngress(ingress)
-                .endSpec()
-                .build();
+        return NetworkPolicies.ingressOnly(metadata(names.routerNetworkPolicy(), names, Labels.ROUTER_COMPONENT),
+                names, Labels.ROUTER_COMPONENT, ingress);
     }
 }
