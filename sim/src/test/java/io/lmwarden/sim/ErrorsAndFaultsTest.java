@@ -111,6 +111,19 @@ class ErrorsAndFaultsTest {
     }
 
     @Test
+    void modelsStallDelaysTheModelListUntilCleared() {
+        http.post("/sim/faults", "{\"modelsStallMs\":300}");
+        for (int i = 0; i < 2; i++) {
+            long t0 = System.nanoTime();
+            SimHttp.Reply models = http.get("/v1/models");
+            assertThat((System.nanoTime() - t0) / 1e6).as("ask %d", i).isGreaterThanOrEqualTo(300);
+            assertThat(models.json().get("data").get(0).get("id").asText()).isEqualTo(MODEL);
+        }
+        http.delete("/sim/faults");
+        assertThat(http.get("/sim/faults").json().get("modelsStallMs").asLong()).isZero();
+    }
+
+    @Test
     void dropNextClosesTheStreamAfterKChunksAndCountsAnAbort() {
         double aborts = abortCount();
         http.post("/sim/faults", "{\"dropNext\":1,\"afterChunks\":3}");

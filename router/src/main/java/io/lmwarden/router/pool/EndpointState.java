@@ -22,6 +22,7 @@ final class EndpointState {
     private volatile long servedModelsAskedNanos;
     private volatile boolean servedModelsStale = true;
     private volatile int servedModelsFailures;
+    private volatile boolean servedModelsAnswered;
 
     EndpointState(DiscoveredReplica d) {
         this.id = d.id();
@@ -85,6 +86,12 @@ final class EndpointState {
     /** It answered with a list. */
     void servedModelsRead() {
         servedModelsFailures = 0;
+        servedModelsAnswered = true;
+    }
+
+    /** Whether {@code /v1/models} has been asked to the end once (read, refused or timed out) since discovery. */
+    boolean servedModelsAnswered() {
+        return servedModelsAnswered;
     }
 
     /**
@@ -92,6 +99,7 @@ final class EndpointState {
      * on a busy machine is retried soon; an endpoint that never answers, as behind vLLM's {@code --api-key}, seldom).
      */
     void servedModelsFailed(long nowNanos, long refreshNanos) {
+        servedModelsAnswered = true;
         int failures = ++servedModelsFailures;
         long backoff = java.util.concurrent.TimeUnit.SECONDS.toNanos(1L << Math.min(failures - 1, 5));
         servedModelsNextNanos = nowNanos + Math.min(backoff, refreshNanos);

@@ -119,9 +119,21 @@ public final class EngineMetricsScraper implements AutoCloseable {
                         return;
                     }
                     if (ar.succeeded()) {
-                        pool.recordScrape(r.id(), EngineMetricsParser.parseEndpoint(ar.result().toString(), System.nanoTime()));
+                        EndpointMetrics scraped = EngineMetricsParser.parseEndpoint(ar.result().toString(), System.nanoTime());
                         consecutiveFailures.remove(r.id());
-                        askServedModels(r);
+                        if (r.servedModelsAnswered()) {
+                            pool.recordScrape(r.id(), scraped);
+                            askServedModels(r);
+                            return;
+                        }
+                        // A new endpoint enters placement only once its names were asked: placed earlier, a session on
+                        // an alias would be pinned under the alias's own key and then under its model's key once the
+                        // list arrives, a second NEW and often another replica. Refused or silent also counts as asked.
+                        askServedModels(r).onComplete(asked -> {
+                            if (!closed && r.servedModelsAnswered()) {
+                                pool.recordScrape(r.id(), scraped);
+                            }
+                        });
                         return;
                     }
                     int n = consecutiveFailures.merge(r.id(), 1, Integer::sum);
@@ -160,15 +172,15 @@ public final class EngineMetricsScraper implements AutoCloseable {
     /**
      * Asks the endpoint which names it serves when it is due ({@link EndpointState#servedModelsDue}): after its check,
      * with the same timeout, never blocking the check. An endpoint that does not answer keeps what it last answered
-     * (or counts as serving every name).
+     * (or counts as serving every name). Completes when the answer (or its failure) is recorded, at once when not due.
      */
-    private void askServedModels(EndpointState e) {
+    private Future<Void> askServedModels(EndpointState e) {
         long now = System.nanoTime();
         if (closed || !e.servedModelsDue(now) || !askingServedModels.add(e.id())) {
-            return;
+            return Future.succeededFuture();
         }
         e.servedModelsAsked(now, SERVED_MODELS_REFRESH_NANOS);
-        get(e.url() + "/v1/models", scrapeTimeoutMs())
+        return get(e.url() + "/v1/models", scrapeTimeoutMs())
                 .compose(resp -> resp.statusCode() == 200
                         ? Future.succeededFuture(resp.body())
                         : Future.failedFuture(new IllegalStateException("/v1/models answered " + resp.statusCode())))
@@ -191,7 +203,8 @@ public final class EngineMetricsScraper implements AutoCloseable {
                                         : "endpoint's served model names unreadable; until they are read it counts as serving every name",
                                 "endpoint", e.id(), "cause", ar.cause().getMessage());
                     }
-                });
+                })
+                .mapEmpty();
     }
 
     private record BufferedResponse(int statusCode, Buffer body) {

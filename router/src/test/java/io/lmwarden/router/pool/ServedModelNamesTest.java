@@ -71,6 +71,30 @@ class ServedModelNamesTest {
         }
     }
 
+    /**
+     * No waiting for the names: the moment every replica has fresh metrics (what {@code RouterUnderTest} waits for,
+     * and what makes a replica placeable), each already lists its names from {@code /v1/models}, although every
+     * replica's API server takes 600 ms to answer that list (checks every second, so a check waits up to 4 s); sessions sent at
+     * once on an alias are pinned under their model's key from the first step. Before this, a replica entered placement
+     * with its names unasked; a session's first step was pinned under the alias's own key and its second, once the list
+     * arrived, under the model's: {@code NEW, NEW} and often another replica (a check right after start on a loaded
+     * machine: 5 of 6 sessions moved).
+     */
+    @Test
+    void sessionsSentTheMomentTheRouterIsReadyArePinnedUnderTheirModelFromTheFirstStep() throws Exception {
+        SimPool sims = SimPool.start(List.of(1, 1, 1, 1), SimProfile.defaultProfile(), 20, BalancerEra.CURRENT, NAMES);
+        Http http = new Http();
+        for (int i = 0; i < sims.size(); i++) {
+            assertThat(http.post(sims.url(i) + "/sim/faults", "{\"modelsStallMs\":600}", Map.of()).status()).isEqualTo(200);
+        }
+        try (RouterUnderTest router = RouterUnderTest.start(sims, c -> c.withScrapeInterval(Duration.ofSeconds(1)))) {
+            for (JsonNode row : replicaRows(http, router)) {
+                assertThat(row.path("servedModelsFrom").asText()).as("names of placeable %s", row.path("id")).isEqualTo("/v1/models");
+            }
+            assertSessionsStayOn(http, router, "claude-opus-4-8", "at-once", Set.of("sim-0", "sim-1", "sim-2", "sim-3"));
+        }
+    }
+
     @Test
     void aSessionThatSwitchesBetweenTwoNamesOfOneModelStaysHome() throws Exception {
         try (RouterUnderTest router = RouterUnderTest.start(

@@ -3,7 +3,10 @@ package io.lmwarden.sim.http;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 
-/** The faults armed on one replica ({@code /sim/faults}); each generation request consumes one of each kind. */
+/**
+ * The faults armed on one replica ({@code /sim/faults}); each generation request consumes one of each kind. The
+ * {@code /v1/models} stall and {@code unhealthy} hold until cleared.
+ */
 final class FaultInjector {
     private int failNext;
     private int failStatus = 503;
@@ -13,6 +16,7 @@ final class FaultInjector {
     private int afterChunks;
     private int compactNext;
     private boolean unhealthy;
+    private long modelsStallMs;
 
     synchronized void apply(JsonNode body) {
         if (body.has("failNext")) {
@@ -33,6 +37,9 @@ final class FaultInjector {
         if (body.has("compactNext")) {
             compactNext = nonNegative(body, "compactNext");
         }
+        if (body.has("modelsStallMs")) {
+            modelsStallMs = nonNegative(body, "modelsStallMs");
+        }
         if (body.has("unhealthy")) {
             if (!body.get("unhealthy").isBoolean()) {
                 throw new IllegalArgumentException("unhealthy: must be true or false");
@@ -47,10 +54,16 @@ final class FaultInjector {
         dropNext = 0;
         compactNext = 0;
         unhealthy = false;
+        modelsStallMs = 0;
     }
 
     synchronized boolean unhealthy() {
         return unhealthy;
+    }
+
+    /** How long {@code /v1/models} waits before it answers (a slow or busy API server). */
+    synchronized long modelsStallMs() {
+        return modelsStallMs;
     }
 
     synchronized FaultPlan next() {
@@ -89,6 +102,7 @@ final class FaultInjector {
         o.put("afterChunks", afterChunks);
         o.put("compactNext", compactNext);
         o.put("unhealthy", unhealthy);
+        o.put("modelsStallMs", modelsStallMs);
         return o;
     }
 

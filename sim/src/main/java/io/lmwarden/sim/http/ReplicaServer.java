@@ -102,6 +102,15 @@ public final class ReplicaServer {
     }
 
     private void models(RoutingContext ctx) {
+        long stallMs = faults.modelsStallMs();
+        if (stallMs > 0) {
+            ctx.vertx().setTimer(stallMs, id -> answerModels(ctx));
+        } else {
+            answerModels(ctx);
+        }
+    }
+
+    private void answerModels(RoutingContext ctx) {
         ObjectNode root = Json.object();
         root.put("object", "list");
         var data = root.putArray("data");
