@@ -123,6 +123,10 @@ final class RouterParts {
         pool.onUnavailable(placing.prefixIndexes()::forget);
         pool.onUnavailable(placing.homes()::releaseReplica);
         pool.onUnavailable(admission::forgetReplica);
+        // A replica that drains keeps its prefix index and its pins (each session leaves at its next step, as DRAIN),
+        // but its residents leave the KV ledger at once: wherever they go next, they are admitted afresh.
+        pool.onDraining(admission::forgetReplica);
+        cluster.watchDrains(pool::operatorDrains);
         // Each attempt's placed → accepted → ended. Placement's own learning listens first (inside Reservations: the
         // prefix index, the prefill rates), so that everything after it reads the updated state; then the accounting;
         // the request log last. Admission is no listener: every attempt passes it, and it hears of the request's end

@@ -3,6 +3,7 @@ package io.lmwarden.router;
 import io.lmwarden.common.build.BuildVersion;
 import io.lmwarden.common.logging.LogFields;
 import io.lmwarden.router.api.AdminAuth;
+import io.lmwarden.router.api.DrainApi;
 import io.lmwarden.router.api.PolicyApi;
 import io.lmwarden.router.api.Probes;
 import io.lmwarden.router.api.ReplicaRows;
@@ -113,7 +114,8 @@ final class RouterRuntime {
         return new RouteTable.Admin(auth, new Probes(parts.snapshot, w.metrics()), policy, new SessionsApi(w.sessions(), parts.pins(), parts.pool::modelKey, auth),
                 new StatsApi(w.tokenRates(), w.accounting()),
                 new ReplicasApi(parts.snapshot, policy, rows, parts.placing.admission(), w.workingSets(), w.accounting(), parts.inFlight,
-                        parts.cluster, parts.discovery.describe(), auth));
+                        parts.cluster, parts.discovery.describe(), auth),
+                new DrainApi(parts.pool, parts.snapshot, parts.cluster));
     }
 
     /** What carries the sockets: "epoll", or "nio" (asked for, or epoll not available here). */

@@ -365,6 +365,10 @@ public final class AdmissionController {
         if (chosen.decision() == Decision.STICKY || chosen.decision() == Decision.SPILL) {
             return new Placement(target, Decision.SPILL, reason, expected).movedFrom(chosen.replica().id());
         }
+        if (chosen.decision() == Decision.DRAIN) {
+            // Still the drain's move, from the draining home, to where the budget has room.
+            return new Placement(target, Decision.DRAIN, chosen.reason() + "; " + reason, expected).movedFrom(chosen.movedFrom());
+        }
         return new Placement(target, chosen.decision(), reason, expected);
     }
 
