@@ -43,6 +43,7 @@ class SigtermShutdownTest {
                      .args(List.of("--replicas", String.join(",", sims.routerEntries()), "--port", "0", "--host", "127.0.0.1",
                              "--scrape-interval", "100ms", "--kv-budget", "0.0001", "--residency-idle", "1s",
                              "--queue-keep-alive", "200ms", "--shutdown-grace", "90s", "--shutdown-accept-for", ACCEPT_FOR.toSeconds() + "s"))
+                     .env(Map.of("LMW_DEPLOYMENT", "term-md"))
                      .start()) {
             String banner = router.awaitLine(l -> l.startsWith("LM Warden router on http://"), Duration.ofSeconds(60), false);
             String url = banner.substring(banner.indexOf("http://"), banner.indexOf(' ', banner.indexOf("http://")));
@@ -107,7 +108,8 @@ class SigtermShutdownTest {
 
     private static int queueLength(Http http, String url) {
         for (String line : http.get(url + "/metrics").body().split("\n")) {
-            if (line.startsWith("lmw_queue_length")) {
+            // The operator's LMW_DEPLOYMENT tags every meter.
+            if (line.startsWith("lmw_queue_length{deployment=\"term-md\"}")) {
                 return (int) Double.parseDouble(line.substring(line.lastIndexOf(' ') + 1));
             }
         }

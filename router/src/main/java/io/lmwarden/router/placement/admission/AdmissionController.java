@@ -451,6 +451,26 @@ public final class AdmissionController {
         return residencies.loads();
     }
 
+    /**
+     * What the resident sessions (this router's and its peers') hold of the KV budget of the replicas that take new
+     * work, 0..1 (an empty replica may take a session larger than its budget: counted as full): an autoscaler's signal.
+     */
+    public synchronized double budgetUsedRatio(PoolSnapshot snap) {
+        long used = 0;
+        long budget = 0;
+        boolean anyUsed = false;
+        for (ReplicaView r : snap.replicas()) {
+            if (r.ready()) {
+                long b = residencies.budgetBlocks(r);
+                long u = residencies.usedBlocks(r.id()) + b - residencies.availableBlocks(r);
+                anyUsed |= u > 0;
+                used += Math.min(b, u);
+                budget += b;
+            }
+        }
+        return budget == 0 ? (anyUsed ? 1 : 0) : (double) used / budget;
+    }
+
     /** Budget of a replica in tokens, for the API. */
     public long budgetTokens(ReplicaView r) {
         return residencies.budgetBlocks(r) * PrefixIndexes.TOKENS_PER_BLOCK;
