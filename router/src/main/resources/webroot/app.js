@@ -316,8 +316,12 @@
         + fmtWindow(recent.coveredSeconds < recent.windowSeconds ? Math.round(recent.coveredSeconds) : recent.windowSeconds)
       : 'no prefix-cache queries in the window';
     var kvTitle = isNum(r.kvCapacityTokens) ? 'KV capacity ' + fmtInt(r.kvCapacityTokens) + ' tokens' : null;
-    var readyCell = el('td', { 'class': 'l', 'data-col': 'ready' },
-      el('span', { 'class': 'dot ' + (r.ready ? 'dot-ok' : 'dot-bad') }), r.ready ? 'ready' : 'not ready');
+    var draining = r.drain === 'draining' || r.drain === 'drained';
+    var readyCell = el('td', { 'class': 'l', 'data-col': 'ready', 'data-drain': r.drain || 'none',
+      title: draining ? (r.drain === 'draining' ? 'takes no new sessions; its requests in flight finish, its sessions move at their next step (DRAIN)'
+        : 'drained: nothing in flight here; its sessions move at their next step (DRAIN)') : null },
+      el('span', { 'class': 'dot ' + (r.ready ? 'dot-ok' : draining ? 'dot-drain' : 'dot-bad') }),
+      r.ready ? 'ready' : draining ? r.drain : 'not ready');
     if (r.metricsFresh === false) {
       append(readyCell, el('span', { 'class': 'stale', title: 'the router uses its own in-flight count while engine metrics are stale',
         text: 'stale' + (isNum(r.metricsAgeMs) ? ' ' + (r.metricsAgeMs / 1000).toFixed(1) + ' s' : '') }));
@@ -448,8 +452,29 @@
       bucketChart(r.series || [], { width: 300, height: 86, pad: 1, labels: true }),
       el('div', { 'class': 'muted legend-mini' }, el('i', { 'class': 'sw sw-req' }), 'requests ', el('i', { 'class': 'sw sw-hit' }), 'hit %'));
 
+    var drainOn = r.drain === 'draining' || r.drain === 'drained';
+    var drainStatus = el('div', { 'class': 'muted drain-status' });
+    var drainBox = el('div', { 'class': 'detail-block detail-drain' },
+      el('div', { 'class': 'detail-title' }, 'Rotation'),
+      el('button', { type: 'button', 'class': 'drain-button', 'data-drain-for': r.id, 'data-action': drainOn ? 'undrain' : 'drain',
+        title: drainOn ? 'take it back into rotation' : 'no new sessions here; requests in flight finish; its sessions move at their next step',
+        text: drainOn ? 'Undrain' : 'Drain', onclick: function (ev) { setDrain(r.id, !drainOn, ev.target, drainStatus); } }),
+      drainStatus);
+
     return el('tr', { 'class': 'detail-row', 'data-detail-for': r.id },
-      el('td', { colspan: REPLICA_COLUMNS }, el('div', { 'class': 'detail' }, sessBox, spillBox, chartBox)));
+      el('td', { colspan: REPLICA_COLUMNS }, el('div', { 'class': 'detail' }, sessBox, spillBox, chartBox, drainBox)));
+  }
+
+  /** POST (drain) or DELETE (undrain) /api/replicas/{id}/drain, then the table again. */
+  function setDrain(id, on, button, status) {
+    button.disabled = true;
+    status.textContent = on ? 'draining\u2026' : 'undraining\u2026';
+    getJson('/api/replicas/' + encodeURIComponent(id) + '/drain', { method: on ? 'POST' : 'DELETE' }).then(function (reply) {
+      status.textContent = reply.ok ? (reply.body && reply.body.drain) : 'HTTP ' + reply.status + ': ' + errorMessage(reply);
+      return reply.ok ? refreshReplicas() : null;
+    }).catch(function (e) {
+      status.textContent = 'request failed: ' + (e.message || e);
+    }).then(function () { button.disabled = false; });
   }
 
   function renderCapacity(c) {

@@ -1,6 +1,7 @@
 package io.lmwarden.router;
 
 import io.lmwarden.router.api.AdminAuth;
+import io.lmwarden.router.api.DrainApi;
 import io.lmwarden.router.api.PolicyApi;
 import io.lmwarden.router.api.Probes;
 import io.lmwarden.router.api.ReplicasApi;
@@ -39,7 +40,8 @@ import java.util.stream.Collectors;
 final class RouteTable {
 
     /** The admin API's handlers. */
-    record Admin(AdminAuth auth, Probes probes, PolicyApi policy, SessionsApi sessions, StatsApi stats, ReplicasApi replicas) {
+    record Admin(AdminAuth auth, Probes probes, PolicyApi policy, SessionsApi sessions, StatsApi stats, ReplicasApi replicas,
+                 DrainApi drains) {
     }
 
     /** {@code PUT /api/policy} carries a few fields. */
@@ -122,6 +124,8 @@ final class RouteTable {
         admin.route("/api/*").handler(api.auth()::require);
         allowed.put("/api/", "GET, HEAD");
         route(admin, "/api/replicas", HttpMethod.GET, HttpMethod.HEAD).handler(api.replicas()::get);
+        route(admin, "/api/replicas/:id/drain", HttpMethod.POST).handler(api.drains()::drain);
+        route(admin, "/api/replicas/:id/drain", HttpMethod.DELETE).handler(api.drains()::undrain);
         route(admin, "/api/stats", HttpMethod.GET, HttpMethod.HEAD).handler(api.stats()::get);
         route(admin, "/api/sessions", HttpMethod.GET, HttpMethod.HEAD).handler(api.sessions()::list);
         route(admin, "/api/sessions/:key", HttpMethod.GET, HttpMethod.HEAD).handler(api.sessions()::one);

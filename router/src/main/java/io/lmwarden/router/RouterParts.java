@@ -78,7 +78,7 @@ final class RouterParts {
         PrefixIndexes prefixIndexes = new PrefixIndexes(PrefixIndexes.DEFAULT_KV_CAPACITY_TOKENS);
         // The prior is in engine time; a simulator running K times faster prefills K times faster.
         PrefillRates prefillRates = new PrefillRates(config.placement().prefillMsPerToken() / timeScale);
-        Watching watching = watching(pool, pins, prefillRates, tuning.activeWindowWorkload(), timeScale);
+        Watching watching = watching(pool, pins, prefillRates, tuning.activeWindowWorkload(), timeScale, config.logging().deployment());
         TtftEstimator estimator = new TtftEstimator(prefixIndexes, prefillRates, config.placement().maxNumSeqs(),
                 TtftEstimator.TYPICAL_DECODE_ENGINE_MS / timeScale);
         SessionHomes homes = new SessionHomes(pins);
@@ -101,8 +101,8 @@ final class RouterParts {
     }
 
     private static Watching watching(ReplicaPool pool, SessionPins pins, PrefillRates prefillRates, Duration activeWindowWorkload,
-                                     double timeScale) {
-        RouterMetrics metrics = new RouterMetrics(pool, pins, BuildVersion.of(RouterParts.class));
+                                     double timeScale, java.util.Optional<String> deployment) {
+        RouterMetrics metrics = new RouterMetrics(pool, pins, BuildVersion.of(RouterParts.class), deployment);
         SessionLog sessions = new SessionLog(SessionLog.SESSIONS_LOGGED, SessionLog.STEPS_LOGGED_PER_SESSION);
         TokenRates tokenRates = new TokenRates();
         // Active means a step within the window of workload time: a simulator K times faster gets 1/K of it.
@@ -123,6 +123,10 @@ final class RouterParts {
         pool.onUnavailable(placing.prefixIndexes()::forget);
         pool.onUnavailable(placing.homes()::releaseReplica);
         pool.onUnavailable(admission::forgetReplica);
+        // A replica that drains keeps its prefix index and its pins (each session leaves at its next step, as DRAIN),
+        // but its residents leave the KV ledger at once: wherever they go next, they are admitted afresh.
+        pool.onDraining(admission::forgetReplica);
+        cluster.watchDrains(pool::operatorDrains);
         // Each attempt's placed → accepted → ended. Placement's own learning listens first (inside Reservations: the
         // prefix index, the prefill rates), so that everything after it reads the updated state; then the accounting;
         // the request log last. Admission is no listener: every attempt passes it, and it hears of the request's end

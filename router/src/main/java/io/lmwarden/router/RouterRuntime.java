@@ -3,6 +3,7 @@ package io.lmwarden.router;
 import io.lmwarden.common.build.BuildVersion;
 import io.lmwarden.common.logging.LogFields;
 import io.lmwarden.router.api.AdminAuth;
+import io.lmwarden.router.api.DrainApi;
 import io.lmwarden.router.api.PolicyApi;
 import io.lmwarden.router.api.Probes;
 import io.lmwarden.router.api.ReplicaRows;
@@ -32,6 +33,7 @@ import io.vertx.core.VertxOptions;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.logging.Logger;
 
 /**
@@ -50,9 +52,11 @@ final class RouterRuntime {
     private final RouterTimers timers;
     private final RouterServers servers;
     private final LineWriter requestLines;
+    private final AtomicBoolean stopping;
 
     private RouterRuntime(RouterConfig config, Vertx vertx, RouterParts parts, UpstreamClients clients, RouterTimers timers,
-                          RouterServers servers, LineWriter requestLines) {
+                          RouterServers servers, LineWriter requestLines, AtomicBoolean stopping) {
+        this.stopping = stopping;
         this.config = config;
         this.vertx = vertx;
         this.parts = parts;
@@ -70,6 +74,7 @@ final class RouterRuntime {
         // epoll costs less CPU per request than NIO (router/README.md, "Transport"); without its library Vert.x falls back to NIO.
         Vertx vertx = Vertx.vertx(new VertxOptions().setPreferNativeTransport(config.server().transport().equals("native")));
         LineWriter requestLines = new LineWriter(System.err, RequestLog.QUEUED_LINES, "lmw-request-log");
+        AtomicBoolean stopping = new AtomicBoolean();
         try {
             RouterParts parts = RouterParts.build(config, tuning, cluster, requestLines);
             UpstreamClients clients = UpstreamClients.create(vertx, config);
@@ -77,13 +82,13 @@ final class RouterRuntime {
                     config.server().clientIdleTimeout());
             ProxyContext proxy = proxyContext(vertx, clients, config, parts);
             RouteTable routes = RouteTable.build(vertx, config.server(), connections, proxyHandler(proxy, config, cluster),
-                    new PassThrough(proxy), adminApi(config, parts));
+                    new PassThrough(proxy), adminApi(config, parts, stopping));
             RouterTimers timers = RouterTimers.start(vertx, clients.checks(), config, parts);
             RouterServers servers = RouterServers.listen(vertx, config.server(), connections, routes);
             LogFields.info(LOG, "router listening", "port", servers.port(), "adminPort", servers.adminPortForLog(),
                     "discovery", parts.discovery.describe(), "policy", parts.placing.policy().get().name(),
                     "transport", transportName(vertx), "version", BuildVersion.of(RouterRuntime.class));
-            return new RouterRuntime(config, vertx, parts, clients, timers, servers, requestLines);
+            return new RouterRuntime(config, vertx, parts, clients, timers, servers, requestLines, stopping);
         } catch (RuntimeException e) {
             requestLines.close();
             vertx.close();
@@ -105,15 +110,16 @@ final class RouterRuntime {
                 new TenantResolver(tenants.header(), tenants.fromApiKey(), Optional.of(TenantSecret.resolve(tenants.secret(), cluster::agree).value())));
     }
 
-    private static RouteTable.Admin adminApi(RouterConfig config, RouterParts parts) {
+    private static RouteTable.Admin adminApi(RouterConfig config, RouterParts parts, AtomicBoolean stopping) {
         AdminAuth auth = new AdminAuth(config.server().adminToken());
         RouterParts.Watching w = parts.watching;
         PolicyApi policy = new PolicyApi(parts.placing.policy(), parts.placing.admission());
         ReplicaRows rows = new ReplicaRows(parts.pool, parts.placing.admission(), w.sessions(), parts.pins(), w.history(), w.metrics());
-        return new RouteTable.Admin(auth, new Probes(parts.snapshot, w.metrics()), policy, new SessionsApi(w.sessions(), parts.pins(), parts.pool::modelKey, auth),
+        return new RouteTable.Admin(auth, new Probes(parts.snapshot, w.metrics(), stopping::get), policy, new SessionsApi(w.sessions(), parts.pins(), parts.pool::modelKey, auth),
                 new StatsApi(w.tokenRates(), w.accounting()),
                 new ReplicasApi(parts.snapshot, policy, rows, parts.placing.admission(), w.workingSets(), w.accounting(), parts.inFlight,
-                        parts.cluster, parts.discovery.describe(), auth));
+                        parts.cluster, parts.discovery.describe(), auth),
+                new DrainApi(parts.pool, parts.snapshot, parts.cluster));
     }
 
     /** What carries the sockets: "epoll", or "nio" (asked for, or epoll not available here). */
@@ -130,12 +136,28 @@ final class RouterRuntime {
         return servers.adminPort();
     }
 
-    /** Stops accepting, lets in-flight streams finish up to the grace period, then stops everything. */
+    /**
+     * Turns not-ready at once, keeps serving new connections for {@code shutdownAcceptFor} (load balancers stop sending),
+     * then stops accepting and lets open streams and queued requests finish within what is left of {@code shutdownGrace};
+     * then stops everything.
+     */
     void close() {
+        stopping.set(true);
         long graceMs = config.server().shutdownGrace().toMillis();
-        Future<Void> shutdown = servers.shutdown(graceMs);
+        long acceptMs = Math.min(graceMs, config.server().shutdownAcceptFor().toMillis());
+        if (acceptMs > 0) {
+            LogFields.info(LOG, "not ready; still accepting", "forMs", acceptMs, "inFlight", parts.inFlight.active());
+            try {
+                Thread.sleep(acceptMs);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+        long finishMs = graceMs - acceptMs;
+        LogFields.info(LOG, "no longer accepting; finishing open requests", "inFlight", parts.inFlight.active(), "withinMs", finishMs);
+        Future<Void> shutdown = servers.shutdown(finishMs);
         try {
-            parts.inFlight.whenDrained().get(graceMs, TimeUnit.MILLISECONDS);
+            parts.inFlight.whenDrained().get(finishMs, TimeUnit.MILLISECONDS);
         } catch (TimeoutException e) {
             LogFields.warn(LOG, "shutdown grace over", "inFlight", parts.inFlight.active());
         } catch (Exception e) {

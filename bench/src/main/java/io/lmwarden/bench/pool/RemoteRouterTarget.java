@@ -95,6 +95,9 @@ public final class RemoteRouterTarget implements BenchTarget {
                     return replicaAdmin.isEmpty() ? "no replica " + fault.replica() + " in " + routerUrl + "/api/replicas"
                             : "no replica " + fault.replica() + " in --replica-admin (" + replicaAdmin.size() + " URLs)";
                 }
+                if (fault.kind() == ScheduledFault.Kind.DRAIN) {
+                    return "a drain against --target is not scheduled by the bench: POST " + routerUrl + "/api/replicas/<id>/drain";
+                }
                 // A kill reaches a simulator process as its crash fault; a real vLLM has no fault API (kill its pod yourself).
                 return SimFaultsApi.arm(url, fault);
             }

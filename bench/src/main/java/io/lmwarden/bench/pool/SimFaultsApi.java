@@ -16,6 +16,22 @@ final class SimFaultsApi {
     private SimFaultsApi() {
     }
 
+    /** A drain, through the router's admin API (clustered routers share it): what happened, for the progress line. */
+    static String drain(String routerUrl, String replicaId) {
+        String url = routerUrl + "/api/replicas/" + replicaId + "/drain";
+        try {
+            HttpResponse<String> r = HTTP.send(HttpRequest.newBuilder(URI.create(url)).timeout(Duration.ofSeconds(10))
+                    .POST(HttpRequest.BodyPublishers.noBody()).build(), HttpResponse.BodyHandlers.ofString());
+            return r.statusCode() == 200 ? "drained " + replicaId + " through " + routerUrl + ": " + r.body()
+                    : "POST " + url + " answered " + r.statusCode() + " " + r.body();
+        } catch (IOException e) {
+            return "POST " + url + " failed: " + e.getMessage();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return "interrupted";
+        }
+    }
+
     /** What happened, for the progress line. */
     static String arm(String replicaUrl, ScheduledFault fault) {
         try {

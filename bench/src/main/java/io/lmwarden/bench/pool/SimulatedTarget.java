@@ -128,6 +128,9 @@ public final class SimulatedTarget implements BenchTarget {
                 cluster.kill(fault.replica());
                 return "killed sim-" + fault.replica() + " (in-process: its server closed)";
             }
+            if (fault.kind() == ScheduledFault.Kind.DRAIN) {
+                return SimFaultsApi.drain(routers.urls().get(0), cluster.replicas().get(fault.replica()).id());
+            }
             cluster.armFaults(fault.replica(), fault.simFaultsBody());
             return "armed on sim-" + fault.replica();
         }, cluster::close);
@@ -147,7 +150,11 @@ public final class SimulatedTarget implements BenchTarget {
             processes.close();
             throw e;
         }
-        return new RoutedPool(routers, new ReplicaMetricsProbe(processes.ids(), processes.urls()), processes::inject, processes::close);
+        LoopbackRouters started = routers;
+        return new RoutedPool(routers, new ReplicaMetricsProbe(processes.ids(), processes.urls()), fault ->
+                fault.kind() == ScheduledFault.Kind.DRAIN && fault.replica() < processes.ids().size()
+                        ? SimFaultsApi.drain(started.urls().get(0), processes.ids().get(fault.replica()))
+                        : processes.inject(fault), processes::close);
     }
 
     /** A variant's routers in front of its replicas; closing it stops the routers, then the replicas. */

@@ -144,6 +144,7 @@ public final class JsonReport {
                 spread.put("sessions", r.routerSpread().sessions());
                 spread.put("sessions_on_several_replicas", r.routerSpread().onSeveralReplicas());
                 spread.put("unannounced_moves", r.routerSpread().unannouncedMoves());
+                spread.putPOJO("moves_by_decision", r.routerSpread().movesByDecision());
             }
             if (!r.replicas().isEmpty()) {
                 ArrayNode replicas = o.putArray("replicas");

@@ -98,7 +98,7 @@ public final class MarkdownReport {
         }
         md.append(GoalTable.render(rows, s.trace() != null));
 
-        if (rows.stream().anyMatch(r -> r.routerSpread().routers() > 1)) {
+        if (rows.stream().anyMatch(r -> r.routerSpread().routers() > 1 || r.routerSpread().movesByDecision().containsKey("DRAIN"))) {
             md.append(RouterSpreadTable.render(rows));
         }
         appendClassTable(md, rows, policies);

@@ -2,6 +2,8 @@ package io.lmwarden.bench.report;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
 
 /**
  * How one stage's steps spread over the target's routers, and whether each session kept one home while
@@ -14,13 +16,27 @@ import java.util.List;
  * @param unannouncedMoves  follow-up steps that ran on another replica than the session's previous step while the
  *                          router called them STICKY or NEW: a router that did not know (or disagreed on) the
  *                          session's home; 0 when the routers agree
+ * @param movesByDecision   follow-up steps that ran on another replica than the session's previous step, by the
+ *                          router's decision ({@code DRAIN}, {@code SPILL}, {@code FALLBACK}, …)
  */
-public record RouterSpread(List<Integer> stepsPerRouter, int sessions, int onSeveralReplicas, int unannouncedMoves) {
+public record RouterSpread(List<Integer> stepsPerRouter, int sessions, int onSeveralReplicas, int unannouncedMoves,
+                           Map<String, Integer> movesByDecision) {
 
     public static final RouterSpread NONE = new RouterSpread(List.of(), 0, 0, 0);
 
     public RouterSpread {
         stepsPerRouter = List.copyOf(stepsPerRouter);
+        movesByDecision = java.util.Collections.unmodifiableMap(new TreeMap<>(movesByDecision));
+    }
+
+    public RouterSpread(List<Integer> stepsPerRouter, int sessions, int onSeveralReplicas, int unannouncedMoves) {
+        this(stepsPerRouter, sessions, onSeveralReplicas, unannouncedMoves, Map.of());
+    }
+
+    /** "DRAIN 12, SPILL 3", or "–". */
+    public String describeMoves() {
+        return movesByDecision.isEmpty() ? "–" : String.join(", ", movesByDecision.entrySet().stream()
+                .map(e -> e.getKey() + " " + e.getValue()).toList());
     }
 
     public int routers() {
@@ -33,7 +49,9 @@ public record RouterSpread(List<Integer> stepsPerRouter, int sessions, int onSev
         int sessions = 0;
         int several = 0;
         int unannounced = 0;
+        Map<String, Integer> moves = new TreeMap<>();
         for (RouterSpread s : spreads) {
+            s.movesByDecision.forEach((d, n) -> moves.merge(d, n, Integer::sum));
             for (int i = 0; i < s.stepsPerRouter.size(); i++) {
                 if (steps.size() <= i) {
                     steps.add(0);
@@ -44,7 +62,7 @@ public record RouterSpread(List<Integer> stepsPerRouter, int sessions, int onSev
             several += s.onSeveralReplicas;
             unannounced += s.unannouncedMoves;
         }
-        return new RouterSpread(steps, sessions, several, unannounced);
+        return new RouterSpread(steps, sessions, several, unannounced, moves);
     }
 
     /** "120 / 118 / 121" */

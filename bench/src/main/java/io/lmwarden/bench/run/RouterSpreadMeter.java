@@ -20,6 +20,7 @@ public final class RouterSpreadMeter {
         Map<Integer, Set<String>> replicasBySession = new HashMap<>();
         Map<Integer, Integer> okSteps = new HashMap<>();
         int unannounced = 0;
+        Map<String, Integer> moves = new HashMap<>();
         for (StepRecord r : steps) {
             if (r.router() >= 0 && r.router() < routers) {
                 perRouter[r.router()]++;
@@ -29,8 +30,11 @@ public final class RouterSpreadMeter {
             }
             okSteps.merge(r.session(), 1, Integer::sum);
             replicasBySession.computeIfAbsent(r.session(), k -> new HashSet<>()).add(r.replica());
-            if (Boolean.FALSE.equals(r.stayed()) && ("STICKY".equals(r.decision()) || "NEW".equals(r.decision()))) {
-                unannounced++;
+            if (Boolean.FALSE.equals(r.stayed())) {
+                moves.merge(r.decision() == null ? "?" : r.decision(), 1, Integer::sum);
+                if ("STICKY".equals(r.decision()) || "NEW".equals(r.decision())) {
+                    unannounced++;
+                }
             }
         }
         int sessions = 0;
@@ -43,6 +47,6 @@ public final class RouterSpreadMeter {
                 }
             }
         }
-        return new RouterSpread(java.util.Arrays.stream(perRouter).boxed().toList(), sessions, several, unannounced);
+        return new RouterSpread(java.util.Arrays.stream(perRouter).boxed().toList(), sessions, several, unannounced, moves);
     }
 }

@@ -8,13 +8,15 @@ import java.util.Locale;
 /**
  * A fault at a given time of each variant (workload time from the variant's start), on one replica:
  * {@code kill replica 1 at 5m}, {@code stall 2s x 20 replica 0 at 1m}, {@code 503 x 20 replica 2 at 30s},
- * {@code drop x 5 replica 1 at 1m}, {@code unhealthy replica 3 at 2m}. Kills stop the simulated replica (its
+ * {@code drop x 5 replica 1 at 1m}, {@code unhealthy replica 3 at 2m}, {@code drain replica 1 at 1m}. A drain goes to the
+ * router ({@code POST /api/replicas/{id}/drain}): the replica takes no new sessions, its sessions move as {@code DRAIN}.
+ * Kills stop the simulated replica (its
  * streams end cut, new connections are refused): in-process by closing it, a separate process with SIGKILL, a remote
  * simulator through its {@code /sim/faults} crash fault; the others arm the simulator's {@code /sim/faults}.
  */
 public record ScheduledFault(Duration at, int replica, Kind kind, int count, int status, Duration stall) {
 
-    public enum Kind { KILL, FAIL, STALL, DROP, UNHEALTHY }
+    public enum Kind { KILL, FAIL, STALL, DROP, UNHEALTHY, DRAIN }
 
     public ScheduledFault {
         if (at.isNegative() || replica < 0 || count < 1) {
@@ -32,6 +34,7 @@ public record ScheduledFault(Duration at, int replica, Kind kind, int count, int
             switch (w[i]) {
                 case "kill" -> kind = Kind.KILL;
                 case "unhealthy" -> kind = Kind.UNHEALTHY;
+                case "drain" -> kind = Kind.DRAIN;
                 case "drop" -> kind = Kind.DROP;
                 case "stall" -> {
                     kind = Kind.STALL;
@@ -65,7 +68,7 @@ public record ScheduledFault(Duration at, int replica, Kind kind, int count, int
         } catch (RuntimeException e) {
             throw new IllegalArgumentException("fault '" + text + "': " + (e.getMessage() == null ? e.toString() : e.getMessage())
                     + "; write e.g. 'kill replica 1 at 5m', 'stall 2s x 20 replica 0 at 1m', '503 x 20 replica 2 at 30s', "
-                    + "'drop x 5 replica 1 at 1m' or 'unhealthy replica 3 at 2m'");
+                    + "'drop x 5 replica 1 at 1m', 'unhealthy replica 3 at 2m' or 'drain replica 1 at 1m'");
         }
     }
 
@@ -86,6 +89,7 @@ public record ScheduledFault(Duration at, int replica, Kind kind, int count, int
             case DROP -> "{\"dropNext\":" + count + ",\"afterChunks\":2}";
             case UNHEALTHY -> "{\"unhealthy\":true}";
             case KILL -> "{\"crash\":true}";
+            case DRAIN -> throw new IllegalStateException("a drain goes to the router's POST /api/replicas/{id}/drain, not to the replica");
         };
     }
 
@@ -93,6 +97,7 @@ public record ScheduledFault(Duration at, int replica, Kind kind, int count, int
         String what = switch (kind) {
             case KILL -> "kill";
             case UNHEALTHY -> "unhealthy";
+            case DRAIN -> "drain";
             case DROP -> "drop x " + count;
             case STALL -> "stall " + stall.toMillis() + "ms x " + count;
             case FAIL -> status + " x " + count;

@@ -44,5 +44,18 @@ class RouterSpreadMeterTest {
         assertThat(s.onSeveralReplicas()).isEqualTo(1);
         assertThat(s.unannouncedMoves()).isEqualTo(1);
         assertThat(RouterSpread.sum(List.of(s, s)).stepsPerRouter()).containsExactly(6, 4, 6);
+        assertThat(s.movesByDecision()).containsOnly(java.util.Map.entry("SPILL", 1), java.util.Map.entry("STICKY", 1));
+    }
+
+    @Test
+    void movesAreCountedByDecisionAndSummedOverRepeats() {
+        RouterSpread s = RouterSpreadMeter.measure(List.of(
+                step(0, 1, "r0", "NEW", null, 0), step(0, 2, "r1", "DRAIN", false, 0), step(0, 3, "r1", "STICKY", true, 0),
+                step(1, 1, "r0", "NEW", null, 0), step(1, 2, "r2", "DRAIN", false, 0),
+                step(2, 1, "r2", "NEW", null, 0), step(2, 2, "r2", "STICKY", true, 0)), 1);
+        assertThat(s.movesByDecision()).containsOnly(java.util.Map.entry("DRAIN", 2));
+        assertThat(s.unannouncedMoves()).isZero();
+        assertThat(s.describeMoves()).isEqualTo("DRAIN 2");
+        assertThat(RouterSpread.sum(List.of(s, s)).movesByDecision()).containsOnly(java.util.Map.entry("DRAIN", 4));
     }
 }

@@ -65,6 +65,10 @@ class WorkloadFileTest {
         ScheduledFault stall = ScheduledFault.parse("stall 2s x20 replica 0 at 1m");
         assertThat(stall.simFaultsBody()).isEqualTo("{\"stallNext\":20,\"stallMs\":2000}");
         assertThat(ScheduledFault.parse("unhealthy replica 3 at 2m").simFaultsBody()).isEqualTo("{\"unhealthy\":true}");
+        ScheduledFault drain = ScheduledFault.parse("drain replica 1 at 90s");
+        assertThat(drain.kind()).isEqualTo(ScheduledFault.Kind.DRAIN);
+        assertThat(drain.replica()).isEqualTo(1);
+        assertThat(drain.describe()).isEqualTo("drain replica 1 at 90.0s");
         assertThatThrownBy(() -> ScheduledFault.parse("200 replica 0 at 1s")).hasMessageContaining("not an error status");
         assertThatThrownBy(() -> ScheduledFault.parse("kill replica 1")).hasMessageContaining("write e.g.");
     }

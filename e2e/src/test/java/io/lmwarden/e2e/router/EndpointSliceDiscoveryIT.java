@@ -12,7 +12,10 @@ import io.fabric8.mockwebserver.MockWebServer;
 import io.lmwarden.e2e.support.JarProcess;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestMethodOrder;
 
 import java.net.InetAddress;
 import java.net.URI;
@@ -26,14 +29,18 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * The router jar, in its own process, discovers replicas from EndpointSlices served by fabric8's CRUD
  * mock API server (this process; Vert.x 4) and routes to simulator replicas (a third process). An
- * endpoint turning unready and a slice disappearing stop new requests to that replica at once.
+ * endpoint turning unready and a slice disappearing stop new requests to that replica at once; an endpoint that
+ * terminates but still serves drains: its streams finish, its sessions move as DRAIN.
  */
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class EndpointSliceDiscoveryIT {
 
     private static final String NS = "agents";
@@ -55,9 +62,9 @@ class EndpointSliceDiscoveryIT {
         kube = apiServer.createClient();
 
         simBasePort = JarProcess.freePort();
-        sims = JarProcess.start("lmw.sim.jar", List.of("--replicas", "3", "--port", Integer.toString(simBasePort),
+        sims = JarProcess.start("lmw.sim.jar", List.of("--replicas", "4", "--output-length", "fixed", "--port", Integer.toString(simBasePort),
                 "--time-scale", "20"), Map.of());
-        for (int i = 0; i < 3; i++) {
+        for (int i = 0; i < 4; i++) {
             sims.awaitHttp200("http://127.0.0.1:" + (simBasePort + i) + "/health", Duration.ofSeconds(30));
         }
         for (int i = 0; i < 3; i++) {
@@ -94,13 +101,17 @@ class EndpointSliceDiscoveryIT {
     }
 
     private static EndpointSlice slice(int i, boolean ready) {
+        return slice(i, ready, ready, false);
+    }
+
+    private static EndpointSlice slice(int i, boolean ready, boolean serving, boolean terminating) {
         return new EndpointSliceBuilder()
                 .withNewMetadata().withName(SERVICE + "-" + i).withNamespace(NS)
                 .addToLabels("kubernetes.io/service-name", SERVICE).endMetadata()
                 .withAddressType("IPv4")
                 .addNewPort().withName("http").withPort(simBasePort + i).withProtocol("TCP").endPort()
                 .withEndpoints(new EndpointBuilder().withAddresses("127.0.0.1")
-                        .withNewConditions().withReady(ready).withServing(ready).withTerminating(false).endConditions()
+                        .withNewConditions().withReady(ready).withServing(serving).withTerminating(terminating).endConditions()
                         .withTargetRef(new ObjectReferenceBuilder().withKind("Pod").withName("qwen-vllm-" + i).withNamespace(NS).build())
                         .build())
                 .build();
@@ -118,6 +129,7 @@ class EndpointSliceDiscoveryIT {
     }
 
     @Test
+    @Order(1)
     void replicasComeFromEndpointSlicesAndLeaveWhenTheyTurnUnreadyOrDisappear() throws Exception {
         String replicas = HTTP.send(HttpRequest.newBuilder(URI.create(routerUrl + "/api/replicas")).build(),
                 HttpResponse.BodyHandlers.ofString()).body();
@@ -162,6 +174,81 @@ class EndpointSliceDiscoveryIT {
             used.add(replicaOf(r));
         }
         assertThat(used).containsExactly("qwen-vllm-0");
+    }
+
+    /**
+     * Runs after the test above (qwen-vllm-0 is the only ready replica then): qwen-vllm-3 joins, takes six sessions, and
+     * turns terminating (ready=false, serving=true) while they stream: it drains, the streams finish, each session's next
+     * step moves to qwen-vllm-0 as DRAIN. Then it stops serving and its slice goes.
+     */
+    @Test
+    @Order(2)
+    void aTerminatingEndpointDrains() throws Exception {
+        kube.resource(slice(3, true)).create();
+        awaitReplicaReady("qwen-vllm-3", true);
+        Map<String, String> home = new HashMap<>();
+        for (int s = 0; s < 6; s++) {
+            HttpResponse<String> r = chat("drain-" + s, 4, false);
+            assertThat(r.statusCode()).isEqualTo(200);
+            home.put("drain-" + s, replicaOf(r));
+        }
+        List<String> onThree = home.entrySet().stream().filter(e -> e.getValue().equals("qwen-vllm-3")).map(Map.Entry::getKey).toList();
+        assertThat(onThree).as("sessions on the new, emptiest replica").isNotEmpty();
+
+        List<CompletableFuture<HttpResponse<String>>> streams = new ArrayList<>();
+        for (String s : onThree) {
+            streams.add(CompletableFuture.supplyAsync(() -> {
+                try {
+                    return chat(s, 3000, true);
+                } catch (Exception e) {
+                    throw new IllegalStateException(e);
+                }
+            }));
+        }
+        awaitRow("qwen-vllm-3", "\"inFlight\":" + onThree.size() + ",");
+        kube.resource(slice(3, false, true, true)).update();
+        awaitRow("qwen-vllm-3", "\"drain\":\"draining\"");
+        for (CompletableFuture<HttpResponse<String>> f : streams) {
+            HttpResponse<String> r = f.get(120, TimeUnit.SECONDS);
+            assertThat(r.statusCode()).isEqualTo(200);
+            assertThat(r.body()).as("a stream in flight on the draining replica finished").contains("data: [DONE]");
+            assertThat(replicaOf(r)).isEqualTo("qwen-vllm-3");
+        }
+        awaitRow("qwen-vllm-3", "\"drain\":\"drained\"");
+        for (String s : home.keySet()) {
+            HttpResponse<String> r = chat(s, 4, false);
+            assertThat(r.statusCode()).isEqualTo(200);
+            assertThat(replicaOf(r)).isEqualTo("qwen-vllm-0");
+            assertThat(r.headers().firstValue("x-lmw-decision")).as("step 2 of %s", s).contains(onThree.contains(s) ? "DRAIN" : "STICKY");
+        }
+        kube.resource(slice(3, false, false, true)).update();
+        awaitRow("qwen-vllm-3", "\"drain\":\"none\"");
+        kube.resource(slice(3, false)).delete();
+    }
+
+    private static HttpResponse<String> chat(String session, int maxTokens, boolean stream) throws Exception {
+        String body = "{\"model\":\"" + MODEL + "\",\"max_tokens\":" + maxTokens + ",\"stream\":" + stream
+                + ",\"messages\":[{\"role\":\"user\",\"content\":\"hello " + session + "\"}]}";
+        return HTTP.send(HttpRequest.newBuilder(URI.create(routerUrl + "/v1/chat/completions"))
+                .header("content-type", "application/json").header("X-Session-Id", session)
+                .POST(HttpRequest.BodyPublishers.ofString(body)).build(), HttpResponse.BodyHandlers.ofString());
+    }
+
+    private static void awaitRow(String id, String fragment) throws Exception {
+        long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+        String needle = "\"id\":\"" + id + "\"";
+        String row = "";
+        while (System.nanoTime() < deadline) {
+            String body = HTTP.send(HttpRequest.newBuilder(URI.create(routerUrl + "/api/replicas")).build(),
+                    HttpResponse.BodyHandlers.ofString()).body();
+            int at = body.indexOf(needle);
+            row = at < 0 ? "" : body.substring(at, body.indexOf('}', at));
+            if (row.contains(fragment)) {
+                return;
+            }
+            Thread.sleep(20);
+        }
+        throw new AssertionError(id + " never showed " + fragment + "; last row: " + row + "; router output:\n" + router.output());
     }
 
     private static void awaitReplicaReady(String id, boolean ready) throws Exception {

@@ -47,13 +47,14 @@ public final class ReplicaRows {
         for (ReplicaView r : snap.replicas()) {
             ReplicaState s = pool.get(r.id()).orElse(null);
             // A replica that is not ready has no current figures: its last scrape would pass for a live one.
-            ScrapedMetrics e = r.ready() ? r.metrics() : null;
+            ScrapedMetrics e = r.ready() || r.drain().active() ? r.metrics() : null;
             Map<String, Object> row = new LinkedHashMap<>();
             row.put("id", r.id());
             row.put("url", r.url());
             row.put("endpoint", r.endpointId());
             row.put("rank", r.rank() < 0 ? null : r.rank());
             row.put("ready", r.ready());
+            row.put("drain", r.drain().label());
             row.put("inFlight", r.inFlight());
             row.put("stickySessions", r.stickySessions());
             row.put("requests", s == null ? 0 : s.requests());

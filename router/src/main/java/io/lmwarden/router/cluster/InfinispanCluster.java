@@ -52,20 +52,26 @@ public final class InfinispanCluster implements RouterCluster {
     static final String PINS = "lmw-pins";
     static final String LOADS = "lmw-loads";
     static final String SHARED = "lmw-shared";
+    /** Operators' drains: key the replica id, value who drained it; replicated, so every member sees every drain. */
+    static final String DRAINS = "lmw-drains";
 
     private final DefaultCacheManager manager;
     private final ClusteredPins pins;
     private final AdvancedCache<String, String> loads;
+    private final AdvancedCache<String, String> drains;
+    private final List<java.util.function.Consumer<Set<String>>> drainWatchers = new java.util.concurrent.CopyOnWriteArrayList<>();
     private final String self;
     private volatile Map<String, Integer> peerInFlight = Map.of();
     private volatile Map<String, Long> peerBlocks = Map.of();
     private volatile PeerResidency peerResidency = PeerResidency.EMPTY;
     private volatile String lastPublished = "";
 
-    private InfinispanCluster(DefaultCacheManager manager, ClusteredPins pins, AdvancedCache<String, String> loads) {
+    private InfinispanCluster(DefaultCacheManager manager, ClusteredPins pins, AdvancedCache<String, String> loads,
+                              AdvancedCache<String, String> drains) {
         this.manager = manager;
         this.pins = pins;
         this.loads = loads;
+        this.drains = drains;
         this.self = manager.getAddress().toString();
     }
 
@@ -82,12 +88,15 @@ public final class InfinispanCluster implements RouterCluster {
         try {
             manager.defineConfiguration(PINS, replicated().memory().maxCount(maxEntries).build());
             manager.defineConfiguration(LOADS, replicated().build());
+            manager.defineConfiguration(DRAINS, replicated().build());
             Cache<String, String> pinCache = manager.getCache(PINS);
             ClusteredPins pins = new ClusteredPins(pinCache.getAdvancedCache(), maxEntries, idleTimeout);
             pins.listen();
             Cache<String, String> loadCache = manager.getCache(LOADS);
-            InfinispanCluster c = new InfinispanCluster(manager, pins, loadCache.getAdvancedCache());
+            Cache<String, String> drainCache = manager.getCache(DRAINS);
+            InfinispanCluster c = new InfinispanCluster(manager, pins, loadCache.getAdvancedCache(), drainCache.getAdvancedCache());
             loadCache.addListener(c.new Reports());
+            drainCache.addListener(c.new Drains());
             manager.addListener(c.new Views());
             c.recompute();
             LOG.info(() -> "router cluster '" + settings.name() + "' joined as " + c.self + "; members " + manager.getMembers()
@@ -169,6 +178,26 @@ public final class InfinispanCluster implements RouterCluster {
     }
 
     @Override
+    public void watchDrains(java.util.function.Consumer<Set<String>> onChange) {
+        drainWatchers.add(onChange);
+        onChange.accept(drainsNow());
+    }
+
+    /** Synchronous: when it returns, every member applied it (and stopped placing there). */
+    @Override
+    public void drain(String replicaId, boolean drain) {
+        if (drain) {
+            drains.withFlags(Flag.IGNORE_RETURN_VALUES).put(replicaId, self);
+        } else {
+            drains.withFlags(Flag.IGNORE_RETURN_VALUES).remove(replicaId);
+        }
+    }
+
+    private Set<String> drainsNow() {
+        return Set.copyOf(drains.withFlags(Flag.CACHE_MODE_LOCAL).keySet());
+    }
+
+    @Override
     public ClusterView view() {
         List<Address> members = manager.getMembers();
         Map<String, MemberLoad> reports = reports();
@@ -242,6 +271,20 @@ public final class InfinispanCluster implements RouterCluster {
         public void changed(CacheEntryEvent<String, String> e) {
             if (!e.isPre() && !self.equals(e.getKey())) {
                 recompute();
+            }
+        }
+    }
+
+    /** A drain set or taken back through any member's admin API. */
+    @Listener(sync = true)
+    public final class Drains {
+        @CacheEntryCreated
+        @CacheEntryModified
+        @CacheEntryRemoved
+        public void changed(CacheEntryEvent<String, String> e) {
+            if (!e.isPre()) {
+                Set<String> now = drainsNow();
+                drainWatchers.forEach(w -> w.accept(now));
             }
         }
     }

@@ -4,6 +4,8 @@ import io.lmwarden.router.placement.pins.SessionPins;
 import io.lmwarden.router.placement.admission.PeerResidents;
 
 import java.util.Optional;
+import java.util.Set;
+import java.util.function.Consumer;
 
 /**
  * What the routers of one deployment share, so that several pods act as one: the session pins and
@@ -36,6 +38,15 @@ public interface RouterCluster extends AutoCloseable {
     default Optional<String> agree(String key, String proposal) {
         return Optional.empty();
     }
+
+    /**
+     * The replicas operators drain, as every member sees them: {@code onChange} hears the whole set at once and after
+     * every change, made through any member's admin API.
+     */
+    void watchDrains(Consumer<Set<String>> onChange);
+
+    /** An operator drains the replica ({@code true}) or takes it back; every member hears it. */
+    void drain(String replicaId, boolean drain);
 
     @Override
     void close();

@@ -11,6 +11,7 @@ public record ServerSettings(
         String host,
         @Key("bodyLimit") long bodyLimitBytes,
         Duration shutdownGrace,
+        Duration shutdownAcceptFor,
         int maxClientConnections,
         Duration bodyTimeout,
         Duration clientIdleTimeout,
@@ -26,7 +27,10 @@ public record ServerSettings(
     public static final Setting<String> HOST = Setting.text("host", "0.0.0.0", "address to bind");
     public static final Setting<Long> BODY_LIMIT = Setting.bytes("bodyLimit", "32MiB", "largest request body accepted (413 beyond)");
     public static final Setting<Duration> SHUTDOWN_GRACE = Setting.duration("shutdownGrace", "30s",
-            "on shutdown, in-flight streams may finish for this long");
+            "on shutdown (SIGTERM), open streams and queued requests may finish for this long, counted from the signal");
+    public static final Setting<Duration> SHUTDOWN_ACCEPT_FOR = Setting.duration("shutdownAcceptFor", "0s",
+            "on SIGTERM, /readyz answers 503 at once but new connections are still served for this long (at most shutdownGrace), "
+                    + "so that load balancers stop sending first; 0 when a preStop delay does it, as the operator's pods have");
     public static final Setting<Integer> MAX_CLIENT_CONNECTIONS = Setting.integer("maxClientConnections", 10000,
             "client connections the router keeps open at most; beyond it the longest-idle one is closed, or the new one if none is idle")
             .atLeast(1);

@@ -11,5 +11,7 @@ public enum Decision {
     /** The client named the replica ({@code X-LMW-Replica} or {@code X-data-parallel-rank}). */
     CLIENT_PINNED,
     /** The first choice failed before any byte was sent; this is the retry. */
-    FALLBACK
+    FALLBACK,
+    /** The session's home is draining: placed by the policy elsewhere and re-pinned there. */
+    DRAIN
 }

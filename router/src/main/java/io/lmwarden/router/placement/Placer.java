@@ -105,7 +105,8 @@ public final class Placer {
         }
         ReplicaView r = target.get();
         if (!r.ready() || alreadyTried.contains(r.id())) {
-            throw new NoReplicaAvailableException(503, "the client pinned replica " + r.id() + " is not ready");
+            throw new NoReplicaAvailableException(503, "the client pinned replica " + r.id()
+                    + (r.drain().active() ? " is draining (DELETE /api/replicas/" + r.id() + "/drain takes it back)" : " is not ready"));
         }
         return Optional.of(new Placement(r, Decision.CLIENT_PINNED, how));
     }

@@ -5,8 +5,10 @@ package io.lmwarden.router.pool;
  * and how many data-parallel engine ranks it serves when that is declared ({@code http://host:8000#ranks=4}).
  * {@code ranks} 0 means "learn it from the endpoint's {@code /metrics}": more than one {@code engine} label
  * value makes each engine a replica of its own; one (or none) keeps the endpoint a single replica.
+ * {@code draining}: the endpoint is going (Kubernetes: {@code terminating=true}, {@code serving=true}) but still
+ * serves what it has in flight; it takes no new work, while {@code ready} is false.
  */
-public record DiscoveredReplica(String id, String url, boolean ready, int ranks) {
+public record DiscoveredReplica(String id, String url, boolean ready, int ranks, boolean draining) {
 
     public DiscoveredReplica {
         if (ranks < 0) {
@@ -14,7 +16,16 @@ public record DiscoveredReplica(String id, String url, boolean ready, int ranks)
         }
     }
 
+    public DiscoveredReplica(String id, String url, boolean ready, int ranks) {
+        this(id, url, ready, ranks, false);
+    }
+
     public DiscoveredReplica(String id, String url, boolean ready) {
-        this(id, url, ready, 0);
+        this(id, url, ready, 0, false);
+    }
+
+    /** Whether requests in flight there go on: ready, or draining. */
+    public boolean serving() {
+        return ready || draining;
     }
 }

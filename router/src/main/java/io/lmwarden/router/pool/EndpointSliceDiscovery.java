@@ -95,12 +95,14 @@ public final class EndpointSliceDiscovery implements ReplicaDiscovery {
                 String id = e.getTargetRef() != null && e.getTargetRef().getName() != null
                         ? e.getTargetRef().getName()
                         : address + ":" + port;
-                // The API says a missing "ready" condition means ready; terminating endpoints get no new work.
-                boolean ready = e.getConditions() == null
-                        || (!Boolean.FALSE.equals(e.getConditions().getReady())
-                        && !Boolean.TRUE.equals(e.getConditions().getTerminating()));
-                DiscoveredReplica d = new DiscoveredReplica(id, "http://" + host + ":" + port, ready);
-                byId.merge(id, d, (a, b) -> a.ready() ? a : b);
+                // The API says a missing "ready" condition means ready; terminating endpoints get no new work. One that
+                // terminates but still serves (its pod's preStop waits for the requests in flight) drains.
+                var c = e.getConditions();
+                boolean terminating = c != null && Boolean.TRUE.equals(c.getTerminating());
+                boolean ready = c == null || (!Boolean.FALSE.equals(c.getReady()) && !terminating);
+                boolean draining = terminating && !Boolean.FALSE.equals(c.getServing());
+                DiscoveredReplica d = new DiscoveredReplica(id, "http://" + host + ":" + port, ready, 0, draining);
+                byId.merge(id, d, (a, b) -> a.ready() || !b.serving() ? a : b);
             }
         }
         return new ArrayList<>(byId.values());

@@ -12,6 +12,8 @@ final class EndpointState {
     private final String id;
     private volatile String url;
     private volatile boolean ready;
+    /** Going (terminating) but still serving what it has in flight. */
+    private volatile boolean draining;
     private volatile int declaredRanks;
     /** Engine ranks seen in the last scrape when there were several; empty = a plain endpoint. */
     private volatile List<Integer> learnedRanks = List.of();
@@ -36,6 +38,7 @@ final class EndpointState {
         }
         this.url = d.url();
         this.ready = d.ready();
+        this.draining = d.draining();
         this.declaredRanks = d.ranks();
     }
 
@@ -47,8 +50,14 @@ final class EndpointState {
         return url;
     }
 
+    /** Discovery lists it as serving: ready, or draining (its requests in flight go on; it is scraped and checked). */
     boolean discoveredReady() {
-        return ready;
+        return ready || draining;
+    }
+
+    /** Discovery says it is going: it takes no new work. */
+    boolean discoveredDraining() {
+        return draining;
     }
 
     /** Whether the scrape may change the ranks: only when none were declared. */

@@ -39,6 +39,9 @@ public final class ReplicaPool {
     private final long staleAfterNanos;
     private final List<Consumer<String>> removalListeners = new CopyOnWriteArrayList<>();
     private final List<Consumer<String>> additionListeners = new CopyOnWriteArrayList<>();
+    private final List<Consumer<String>> drainListeners = new CopyOnWriteArrayList<>();
+    /** The replicas operators drain ({@code POST /api/replicas/{id}/drain}), as this router's cluster shares them. */
+    private volatile Set<String> operatorDrains = Set.of();
     /** Each served name's model key (see {@link ModelKeys}), rebuilt whenever an endpoint's list changes. */
     private volatile Map<String, String> modelKeys = Map.of();
 
@@ -49,6 +52,14 @@ public final class ReplicaPool {
     /** Called with a replica id when it leaves the pool or stops being ready. */
     public void onUnavailable(Consumer<String> listener) {
         removalListeners.add(listener);
+    }
+
+    /**
+     * Called with a replica id when it starts to drain (its endpoint terminates, or an operator drains it): it takes no
+     * new work from now on, while its requests in flight finish.
+     */
+    public void onDraining(Consumer<String> listener) {
+        drainListeners.add(listener);
     }
 
     /** Called with a replica id when it first joins the pool (an endpoint of its own, or one engine rank of one). */
@@ -68,12 +79,16 @@ public final class ReplicaPool {
                 LogFields.info(LOG, "endpoint added", "endpoint", d.id(), "url", d.url(), "ready", d.ready(), "ranks", d.ranks());
                 syncReplicas(e);
             } else {
-                boolean wasReady = existing.discoveredReady();
+                boolean wasServing = existing.discoveredReady();
+                boolean wasReady = wasServing && !existing.discoveredDraining();
                 existing.update(d);
                 syncReplicas(existing);
                 if (wasReady != d.ready()) {
-                    LogFields.info(LOG, d.ready() ? "endpoint ready" : "endpoint not ready", "endpoint", d.id());
-                    if (!d.ready()) {
+                    LogFields.info(LOG, d.ready() ? "endpoint ready" : d.draining() ? "endpoint draining" : "endpoint not ready",
+                            "endpoint", d.id());
+                }
+                if (wasServing != d.serving()) {
+                    if (!d.serving()) {
                         replicasOf(d.id()).forEach(r -> removalListeners.forEach(l -> l.accept(r.id())));
                     }
                 }
@@ -146,15 +161,55 @@ public final class ReplicaPool {
         wanted.forEach((id, rank) -> {
             ReplicaState r = replicas.get(id);
             if (r == null) {
-                replicas.put(id, new ReplicaState(id, e.id(), rank, e.url(), e.discoveredReady()));
+                ReplicaState created = new ReplicaState(id, e.id(), rank, e.url(), e.discoveredReady());
+                created.discoveredDraining(e.discoveredDraining());
+                replicas.put(id, created);
                 if (rank >= 0) {
                     LogFields.info(LOG, "replica added", "replica", id, "endpoint", e.id(), "rank", rank);
                 }
                 additionListeners.forEach(l -> l.accept(id));
             } else {
+                boolean was = draining(r);
                 r.update(e.url(), e.discoveredReady());
+                r.discoveredDraining(e.discoveredDraining());
+                if (!was && draining(r)) {
+                    drainStarted(id);
+                }
             }
         });
+    }
+
+    /** Whether the replica takes no new work: its endpoint is going, or an operator drains it. */
+    private boolean draining(ReplicaState r) {
+        return r.discoveredDraining() || operatorDrains.contains(r.id());
+    }
+
+    private void drainStarted(String replicaId) {
+        LogFields.info(LOG, "replica draining", "replica", replicaId);
+        drainListeners.forEach(l -> l.accept(replicaId));
+    }
+
+    /**
+     * The replicas operators drain now, the whole set (from this router's admin API, or a peer's through the cluster).
+     * Those that start to drain tell the drain listeners; those no longer in it take new work again.
+     */
+    public synchronized void operatorDrains(Set<String> drained) {
+        Set<String> before = operatorDrains;
+        operatorDrains = Set.copyOf(drained);
+        for (ReplicaState r : replicas.values()) {
+            boolean was = r.discoveredDraining() || before.contains(r.id());
+            boolean now = draining(r);
+            if (!was && now) {
+                drainStarted(r.id());
+            } else if (was && !now) {
+                LogFields.info(LOG, "replica undrained", "replica", r.id());
+            }
+        }
+    }
+
+    /** Whether an operator drains the replica (a terminating endpoint drains without one). */
+    public boolean operatorDrains(String replicaId) {
+        return operatorDrains.contains(replicaId);
     }
 
     private void remove(String replicaId) {
@@ -256,9 +311,12 @@ public final class ReplicaPool {
         for (ReplicaState s : replicas.values()) {
             ScrapedMetrics m = s.metrics();
             boolean fresh = m != null && nowNanos - m.scrapedAtNanos() <= staleAfterNanos;
-            views.add(new ReplicaView(s.id(), s.url(), s.discoveredReady() && s.healthy(), s.inFlight() + peerInFlight.applyAsInt(s.id()),
+            int inFlight = s.inFlight() + peerInFlight.applyAsInt(s.id());
+            boolean draining = draining(s);
+            views.add(new ReplicaView(s.id(), s.url(), s.discoveredReady() && s.healthy() && !draining, inFlight,
                     s.sentSinceScrape(), stickySessions.applyAsInt(s.id()), s.pendingPrefillTokens(), s.pendingRequests(),
-                    s.pendingAtScrape(), m, fresh, s.endpointId(), s.dataParallelRank().orElse(-1), servedModels(s.endpointId())));
+                    s.pendingAtScrape(), m, fresh, s.endpointId(), s.dataParallelRank().orElse(-1), servedModels(s.endpointId()),
+                    DrainState.of(draining, inFlight)));
         }
         views.sort(SNAPSHOT_ORDER);
         return new PoolSnapshot(views, nowNanos);

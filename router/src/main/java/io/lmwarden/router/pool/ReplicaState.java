@@ -18,6 +18,8 @@ public final class ReplicaState {
     /** {@link #url} taken apart; null when it is not a plain http(s) URL. */
     private volatile ReplicaAddress address;
     private volatile boolean discoveredReady;
+    /** Discovery says its endpoint is going (terminating, still serving). */
+    private volatile boolean discoveredDraining;
     private volatile boolean healthy = true;
     private volatile ScrapedMetrics metrics;
     private volatile int pendingAtScrape;
@@ -79,6 +81,15 @@ public final class ReplicaState {
         }
         this.url = newUrl;
         this.discoveredReady = ready;
+    }
+
+    void discoveredDraining(boolean draining) {
+        this.discoveredDraining = draining;
+    }
+
+    /** Discovery says its endpoint is going: it takes no new work (operators' drains are the pool's). */
+    public boolean discoveredDraining() {
+        return discoveredDraining;
     }
 
     public boolean discoveredReady() {

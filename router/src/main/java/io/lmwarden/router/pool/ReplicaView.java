@@ -12,6 +12,7 @@ package io.lmwarden.router.pool;
  * @param endpointId     the endpoint (API server) this replica is, or is one engine rank of
  * @param rank           that engine's rank ({@code X-data-parallel-rank}), or -1 when the replica is the whole endpoint
  * @param servedModels   the names its endpoint answers to ({@code /v1/models}), or {@link ServedModels#UNKNOWN}
+ * @param drain          whether it is being taken out of rotation; a draining replica is not {@code ready}
  */
 public record ReplicaView(
         String id,
@@ -27,14 +28,15 @@ public record ReplicaView(
         boolean metricsFresh,
         String endpointId,
         int rank,
-        ServedModels servedModels) {
+        ServedModels servedModels,
+        DrainState drain) {
 
     /** A replica that is an endpoint of its own. */
     public ReplicaView(String id, String url, boolean ready, int inFlight, int sentSinceScrape, int stickySessions,
                        long pendingPrefillTokens, int pendingRequests, int pendingAtScrape, ScrapedMetrics metrics,
                        boolean metricsFresh) {
         this(id, url, ready, inFlight, sentSinceScrape, stickySessions, pendingPrefillTokens, pendingRequests,
-                pendingAtScrape, metrics, metricsFresh, id, -1, ServedModels.UNKNOWN);
+                pendingAtScrape, metrics, metricsFresh, id, -1, ServedModels.UNKNOWN, DrainState.NONE);
     }
 
     /**
@@ -71,6 +73,7 @@ public record ReplicaView(
         private ScrapedMetrics metrics;
         private boolean metricsFresh;
         private ServedModels servedModels = ServedModels.UNKNOWN;
+        private DrainState drain = DrainState.NONE;
 
         private Builder(String id) {
             this.id = id;
@@ -135,9 +138,16 @@ public record ReplicaView(
             return this;
         }
 
+        /** Draining or drained (then not ready). */
+        public Builder drain(DrainState v) {
+            drain = v;
+            ready = ready && !v.active();
+            return this;
+        }
+
         public ReplicaView build() {
             return new ReplicaView(id, url, ready, inFlight, sentSinceScrape, stickySessions, pendingPrefillTokens, pendingRequests,
-                    pendingAtScrape, metrics, metricsFresh, id, -1, servedModels);
+                    pendingAtScrape, metrics, metricsFresh, id, -1, servedModels, drain);
         }
     }
 }

@@ -119,7 +119,8 @@ public final class RequestAccounting implements PlacementFeedback {
             metrics.outputTokens(replica, output);
             tokenRates.record(now, cached, computed, output);
         }
-        if (placement.movedFrom() != null) {
+        // A drain's move is no spill: it is counted as decision DRAIN.
+        if (placement.movedFrom() != null && placement.decision() != Decision.DRAIN) {
             metrics.spill(placement.movedFrom(), replica);
         }
 

@@ -29,6 +29,7 @@ import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.prometheus.metrics.core.metrics.Info;
 
 import java.time.Duration;
+import java.util.Optional;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -96,8 +97,15 @@ public final class RouterMetrics implements AutoCloseable {
     private Timer queueWait;
 
     public RouterMetrics(ReplicaPool pool, SessionPins affinity, String version) {
+        this(pool, affinity, version, Optional.empty());
+    }
+
+    /** {@code deployment}: the ModelDeployment the router serves, a tag on every meter when present (autoscalers select by it). */
+    public RouterMetrics(ReplicaPool pool, SessionPins affinity, String version, Optional<String> deployment) {
         this.pool = pool;
         this.affinity = affinity;
+        // Before any meter exists: common tags apply to the meters registered after them.
+        deployment.filter(d -> !d.isBlank()).ifPresent(d -> registry.config().commonTags("deployment", d));
         // Both break Prometheus's naming rules (promtool check metrics): an abbreviated unit, a "_count" gauge.
         registry.config().meterFilter(MeterFilter.deny(id -> id.getName().equals("process.cpu.time")
                 || id.getName().equals("system.cpu.count")));
@@ -112,9 +120,17 @@ public final class RouterMetrics implements AutoCloseable {
         Gauge.builder("lmw_affinity_entries", affinity, SessionPins::size)
                 .description("Entries in the affinity table").register(registry);
         // An Info metric of the Prometheus client itself: Micrometer would strip the "_info" suffix of a gauge.
-        Info.builder().name("lmw_build_info").help("Always 1; the labels say which build runs")
-                .labelNames("version", "java_version").register(registry.getPrometheusRegistry())
-                .addLabelValues(version, System.getProperty("java.version", "unknown"));
+        // Not a Micrometer meter: the deployment tag is added by hand.
+        String javaVersion = System.getProperty("java.version", "unknown");
+        Optional<String> tagged = deployment.filter(d -> !d.isBlank());
+        Info info = Info.builder().name("lmw_build_info").help("Always 1; the labels say which build runs")
+                .labelNames(tagged.isPresent() ? new String[] {"version", "java_version", "deployment"} : new String[] {"version", "java_version"})
+                .register(registry.getPrometheusRegistry());
+        if (tagged.isPresent()) {
+            info.addLabelValues(version, javaVersion, tagged.get());
+        } else {
+            info.addLabelValues(version, javaVersion);
+        }
         new JvmMemoryMetrics().bindTo(registry);
         gc.bindTo(registry);
         new JvmThreadMetrics().bindTo(registry);
@@ -180,6 +196,10 @@ public final class RouterMetrics implements AutoCloseable {
         this.admission = controller;
         Gauge.builder("lmw_queue_length", controller, AdmissionController::queueLength)
                 .description("Requests waiting in the router's admission queue").register(registry);
+        Gauge.builder("lmw_queue_oldest_wait_seconds", controller, AdmissionController::oldestWaitSeconds)
+                .description("How long the oldest request in the admission queue has waited, in seconds (0 when none waits)").register(registry);
+        Gauge.builder("lmw_kv_budget_used_ratio", controller, c -> c.budgetUsedRatio(pool.snapshot(affinity::sessionsOn, System.nanoTime())))
+                .description("Share of the KV budget of the replicas taking new work that resident sessions hold, 0..1").register(registry);
         resident = MultiGauge.builder("lmw_resident_sessions")
                 .description("Sessions resident on each replica (their working sets count against its KV budget)").register(registry);
         residentTokens = MultiGauge.builder("lmw_resident_tokens")

@@ -205,6 +205,16 @@ class DashboardBrowserTest {
 
             saveScreenshot(browser);
 
+            // A replica's Drain button takes it out of rotation (the card says so), its Undrain button takes it back.
+            clickDrainButton(browser, "sim-3", "drain");
+            await(Duration.ofSeconds(5), "sim-3 shown drained", () -> replicaRows(browser).get("sim-3").get("ready").startsWith("drained"),
+                    () -> replicaRows(browser).get("sim-3").toString());
+            assertThat(drainOf(http, router, "sim-3")).isEqualTo("drained");
+            clickDrainButton(browser, "sim-3", "undrain");
+            await(Duration.ofSeconds(5), "sim-3 shown ready again", () -> replicaRows(browser).get("sim-3").get("ready").startsWith("ready"),
+                    () -> replicaRows(browser).get("sim-3").toString());
+            assertThat(drainOf(http, router, "sim-3")).isEqualTo("none");
+
             // The policy switch shows the API's own error message, then switches for real.
             browser.findElement(By.id("spill-input")).clear();
             browser.findElement(By.id("spill-input")).sendKeys("lots");
@@ -222,6 +232,23 @@ class DashboardBrowserTest {
                     () -> browser.findElement(By.id("routing-chips")).getText());
             assertThat(JSON.readTree(http.get(router.url() + "/api/policy").body()).path("policy").asText()).isEqualTo("round-robin");
         }
+    }
+
+    /** Clicks the replica's Drain or Undrain button (the table is re-rendered every second: a button may go stale mid-click). */
+    private static void clickDrainButton(ChromeDriver browser, String replica, String action) {
+        await(Duration.ofSeconds(5), "the " + action + " button of " + replica, () -> {
+            browser.findElement(By.cssSelector("button.drain-button[data-drain-for='" + replica + "'][data-action='" + action + "']")).click();
+            return true;
+        }, () -> browser.findElement(By.id("replicas-body")).getText());
+    }
+
+    private static String drainOf(Http http, RouterUnderTest router, String replica) throws Exception {
+        for (JsonNode r : JSON.readTree(http.get(router.url() + "/api/replicas").body()).path("replicas")) {
+            if (r.path("id").asText().equals(replica)) {
+                return r.path("drain").asText();
+            }
+        }
+        throw new AssertionError("no replica " + replica);
     }
 
     /** One unique prompt per replica, sent to the engine itself: prefix-cache queries that all miss. */

@@ -442,7 +442,8 @@ class PrometheusDashboardTest {
         c.put("Output tokens per second / A", r -> perLabel(r, "replica", REPLICAS, v -> sum("lmw_output_tokens_total", "replica=\"" + v + "\"")));
         c.put("TTFB p50 / p95 (router) / A", r -> assertWithinTheBucketOf(single(r), quantile("ttfbMillis", 0.5) / 1000, ttfbBuckets()));
         c.put("TTFB p50 / p95 (router) / B", r -> assertWithinTheBucketOf(single(r), quantile("ttfbMillis", 0.95) / 1000, ttfbBuckets()));
-        c.put("Placement decisions per second / A", r -> perLabel(r, "decision", 5, d -> decisions.getOrDefault(d, 0)));
+        c.put("Placement decisions per second / A", r -> perLabel(r, "decision", io.lmwarden.router.placement.Decision.values().length,
+                d -> decisions.getOrDefault(d, 0)));
         c.put("In flight by replica / A", r -> perLabel(r, "replica", REPLICAS, v -> 0, 1));
         c.put("Sticky sessions by replica / A", r -> perLabel(r, "replica", REPLICAS, v -> replicaField(v, "stickySessions"), 1));
         c.put("Spills per second, by home replica / A", r -> {

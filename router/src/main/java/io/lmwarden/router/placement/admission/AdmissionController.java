@@ -365,6 +365,10 @@ public final class AdmissionController {
         if (chosen.decision() == Decision.STICKY || chosen.decision() == Decision.SPILL) {
             return new Placement(target, Decision.SPILL, reason, expected).movedFrom(chosen.replica().id());
         }
+        if (chosen.decision() == Decision.DRAIN) {
+            // Still the drain's move, from the draining home, to where the budget has room.
+            return new Placement(target, Decision.DRAIN, chosen.reason() + "; " + reason, expected).movedFrom(chosen.movedFrom());
+        }
         return new Placement(target, chosen.decision(), reason, expected);
     }
 
@@ -445,6 +449,26 @@ public final class AdmissionController {
 
     public synchronized Map<String, ResidencyTable.ReplicaLoad> residentLoads() {
         return residencies.loads();
+    }
+
+    /**
+     * What the resident sessions (this router's and its peers') hold of the KV budget of the replicas that take new
+     * work, 0..1 (an empty replica may take a session larger than its budget: counted as full): an autoscaler's signal.
+     */
+    public synchronized double budgetUsedRatio(PoolSnapshot snap) {
+        long used = 0;
+        long budget = 0;
+        boolean anyUsed = false;
+        for (ReplicaView r : snap.replicas()) {
+            if (r.ready()) {
+                long b = residencies.budgetBlocks(r);
+                long u = residencies.usedBlocks(r.id()) + b - residencies.availableBlocks(r);
+                anyUsed |= u > 0;
+                used += Math.min(b, u);
+                budget += b;
+            }
+        }
+        return budget == 0 ? (anyUsed ? 1 : 0) : (double) used / budget;
     }
 
     /** Budget of a replica in tokens, for the API. */

@@ -48,8 +48,13 @@ public final class SessionHomes {
         Optional<String> home = table.lookup(f.modelKey(), f.sessionKey().value(), request.nowNanos());
         Optional<ReplicaView> homeView = home.flatMap(h -> byId(request.candidates(), h));
         if (homeView.isEmpty()) {
-            String why = home.map(h -> "home " + h + " unavailable").orElse("new session");
+            // A home that drains is left at this step, announced as such (a home that failed or left is just gone).
+            Optional<String> draining = home.filter(h -> request.pool().byId(h).map(r -> r.drain().active()).orElse(false));
+            String why = draining.map(h -> "home " + h + " is draining").orElse(home.map(h -> "home " + h + " unavailable").orElse("new session"));
             Placement p = choices.forNewSession(request.candidates(), why);
+            if (draining.isPresent()) {
+                p = p.withDecision(Decision.DRAIN, p.reason()).movedFrom(draining.get());
+            }
             return new Step(Optional.of(claim(request, home, p)), null, List.of());
         }
         ReplicaView h = homeView.get();
