@@ -1,6 +1,9 @@
 package io.lmwarden.router.placement.admission;
 
+import io.lmwarden.common.logging.LogFields;
+
 import java.util.Map;
+import java.util.logging.Logger;
 
 /**
  * Whether the pool thrashes, so that admission has something to save: evidence, never load alone. Sessions that come
@@ -12,6 +15,8 @@ import java.util.Map;
  * {@link AdmissionController} guards it.
  */
 public final class ThrashSignal {
+
+    private static final Logger LOG = Logger.getLogger(ThrashSignal.class.getName());
 
     /** Weight of one step in the miss rate. */
     static final double ALPHA = 0.1;
@@ -103,8 +108,12 @@ public final class ThrashSignal {
             engaged = true;
             engagedTimes++;
             lastNoRoomNanos = nowNanos;
+            LogFields.info(LOG, "admission engaged: the pool thrashes", "evidence", misses ? "own-prefix misses" : "engine KV full with requests waiting",
+                    "ownPrefixMissRate", Math.round(missRate * 100) / 100.0);
         } else if (engaged && !kvFull && missRate < RELEASE_BELOW && nowNanos - lastNoRoomNanos >= calmNanos) {
             engaged = false;
+            LogFields.info(LOG, "admission released: no thrashing, and room for every session for a calm period",
+                    "ownPrefixMissRate", Math.round(missRate * 100) / 100.0);
         }
     }
 
