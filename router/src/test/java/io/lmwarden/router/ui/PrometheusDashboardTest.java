@@ -129,7 +129,7 @@ class PrometheusDashboardTest {
             targets.add(new Target(REPLICA_JOB, hostPort(sims.url(i)), labels("sim-" + i)));
         }
         smallSims = SimPool.start(1, TWO_SESSIONS, 20);
-        saturated = RouterUnderTest.start(smallSims, c -> c.with(PlacementSettings.POLICY, "affinity").with(AdmissionSettings.ADMISSION, true)
+        saturated = RouterUnderTest.start(smallSims, c -> c.with(PlacementSettings.POLICY, "affinity").with(AdmissionSettings.ADMISSION, true).with(AdmissionSettings.ENGAGE, AdmissionSettings.ENGAGE_ALWAYS)
                 .with(AdmissionSettings.QUEUE_MAX, SATURATED_QUEUE_MAX).with(AdmissionSettings.RESIDENCY_IDLE, RESIDENCY_IDLE).with(AdmissionSettings.QUEUE_TIMEOUT, Duration.ofMinutes(2)));
         targets.add(new Target(ROUTER_JOB, hostPort(saturated.url()), saturatedLabels(SATURATED_POD)));
         targets.add(new Target(REPLICA_JOB, hostPort(smallSims.url(0)), saturatedLabels("small-sim-0")));

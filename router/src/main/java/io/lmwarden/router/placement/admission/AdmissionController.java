@@ -464,13 +464,26 @@ public final class AdmissionController {
             return;
         }
         int n = 0;
-        for (String victim : victims.order(residencies.pausedOn(r.id()), now, breakEvenNanos(r), false)) {
+        for (String victim : victims.order(residencies.pausedOn(r.id()), now, breakEvenNanos(r), Victims.Eligible.COSTLY)) {
             if (Pressure.DEFAULT.released(residencies.usedBlocks(r.id()), available)) {
                 break;
             }
             if (!victim.equals(keep)) {
                 residencies.revoke(victim);
                 n++;
+            }
+        }
+        // While the pool thrashes the budget is the budget: residents admitted beyond it (before admission engaged)
+        // give it back as they pause, the least likely to return first.
+        if (rules.enabled() && thrash.engaged(now) && residencies.usedBlocks(r.id()) > available) {
+            for (String victim : victims.order(residencies.pausedOn(r.id()), now, breakEvenNanos(r), Victims.Eligible.ALL)) {
+                if (residencies.usedBlocks(r.id()) <= available) {
+                    break;
+                }
+                if (!victim.equals(keep)) {
+                    residencies.revoke(victim);
+                    n++;
+                }
             }
         }
         totals.revokedUnderPressure.addAndGet(n);

@@ -33,19 +33,33 @@ final class Victims {
     private record Ranked(String session, double chance, double idleness, double served) {
     }
 
+    /** Which paused residents may go. */
+    enum Eligible {
+        /** Those that cost more to hold than to recompute: pressure within the budget. */
+        COSTLY,
+        /** Those too, and those paused half their usual pause or longer: the replica has nothing to run. */
+        WORK_CONSERVING,
+        /** Every paused resident: more residents than the budget holds while the pool thrashes. */
+        ALL
+    }
+
+    List<String> order(List<Paused> paused, long nowNanos, long breakEvenNanos, boolean workConserving) {
+        return order(paused, nowNanos, breakEvenNanos, workConserving ? Eligible.WORK_CONSERVING : Eligible.COSTLY);
+    }
+
     /**
      * The residents that may give up their residency, first victim first.
      *
-     * @param breakEvenNanos   how long holding a session's KV costs what recomputing it does on this replica
-     * @param workConserving   the replica has nothing to run: residents paused half their usual pause or longer may go too
+     * @param breakEvenNanos how long holding a session's KV costs what recomputing it does on this replica
      */
-    List<String> order(List<Paused> paused, long nowNanos, long breakEvenNanos, boolean workConserving) {
+    List<String> order(List<Paused> paused, long nowNanos, long breakEvenNanos, Eligible eligibleOnes) {
+        boolean workConserving = eligibleOnes == Eligible.WORK_CONSERVING;
         List<Ranked> eligible = new ArrayList<>(paused.size());
         for (Paused p : paused) {
             long idle = Math.max(0, nowNanos - p.idleSinceNanos());
             double chance = returns.returnChance(p.session(), idle, breakEvenNanos);
             double idleness = idle / Math.max(1, returns.medianPauseNanos(p.session()));
-            if (chance < PRESSURE_RETURN_CHANCE || (workConserving && idleness >= 0.5)) {
+            if (eligibleOnes == Eligible.ALL || chance < PRESSURE_RETURN_CHANCE || (workConserving && idleness >= 0.5)) {
                 eligible.add(new Ranked(p.session(), Math.floor(chance / CHANCE_STEP), idleness, service.at(p.session(), nowNanos)));
             }
         }
