@@ -9,7 +9,7 @@ import java.util.logging.Logger;
  * Whether the pool thrashes, so that admission has something to save: evidence, never load alone. Sessions that come
  * back home after a pause shorter than the break-even (holding their KV would have cost less than recomputing it) yet
  * find their own prefix gone, as the engines report in {@code cached_tokens}; or an engine whose KV cache is full of
- * running requests while others wait. Without such evidence the router places exactly as its policy does. Engaged, it
+ * running requests while others wait, while such misses are not rare. Without such evidence the router places exactly as its policy does. Engaged, it
  * stays so while admission still finds no room for someone (hysteresis: engaged admission hides the misses it prevents),
  * and lets go once the misses are rare and the budget has had room for a calm period. Not thread-safe:
  * {@link AdmissionController} guards it.
@@ -103,7 +103,9 @@ public final class ThrashSignal {
 
     private void update(long nowNanos) {
         boolean misses = samples >= MIN_SAMPLES && missRate >= ENGAGE_AT;
-        boolean kvFull = nowNanos - lastKvFullNanos < calmNanos;
+        // An engine full of running requests is thrashing only when sessions also lose their prefixes: long prompts fill
+        // an engine without evicting anyone's (claude-code-tools on a 38k-token replica), and a budget would only idle it.
+        boolean kvFull = nowNanos - lastKvFullNanos < calmNanos && samples >= MIN_SAMPLES && missRate >= RELEASE_BELOW;
         if (!engaged && (misses || kvFull)) {
             engaged = true;
             engagedTimes++;

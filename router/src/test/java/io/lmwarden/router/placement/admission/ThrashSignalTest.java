@@ -51,11 +51,19 @@ class ThrashSignalTest {
     }
 
     @Test
-    void anEngineFullOfRunningRequestsWithOthersWaitingEngagesItAtOnce() {
+    void anEngineFullOfRunningRequestsWithOthersWaitingEngagesItOnlyWhileSomeSessionsLoseTheirPrefix() {
         ThrashSignal t = new ThrashSignal(false, 30 * SECOND);
-        t.kvFullWithQueue(5 * SECOND);
-        assertThat(t.engaged(5 * SECOND)).isTrue();
-        assertThat(t.engaged(40 * SECOND)).isFalse();
+        t.kvFullWithQueue(0);
+        assertThat(t.engaged(0)).as("long prompts fill the engine, nobody misses").isFalse();
+        // Every fifth session back after a short pause misses its prefix: not enough alone, enough with a full engine.
+        long now = 100 * SECOND;
+        for (int i = 0; i < 30; i++) {
+            now = steps(t, 1, SECOND, i % 5 == 0 ? 0.2 : 0.98, now);
+        }
+        assertThat(t.engaged(now)).isFalse();
+        t.kvFullWithQueue(now);
+        assertThat(t.engaged(now)).isTrue();
+        assertThat(t.engaged(now + 40 * SECOND)).isFalse();
     }
 
     @Test
