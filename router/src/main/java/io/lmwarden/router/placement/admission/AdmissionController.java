@@ -393,15 +393,13 @@ public final class AdmissionController {
             return Optional.of(revoked == 0 ? chosen : chosen.withDecision(chosen.decision(), chosen.reason() + "; " + revoked
                     + " paused resident(s) gave up their KV budget"));
         }
-        // A session whose home still holds its prefix waits for room there rather than start cold elsewhere.
+        // A session whose home still holds its prefix waits for room there rather than start cold elsewhere, unless a
+        // replica would otherwise idle: compute left unused costs more than a prefix recomputed.
         boolean homeHoldsIt = chosen.decision() == Decision.STICKY
                 && 2L * prefixIndexes.heldTokens(first, facts.shape()) >= facts.shape().estimatedTokens();
-        List<ReplicaView> others = new ArrayList<>();
-        if (!homeHoldsIt) {
-            others.addAll(Candidates.eligible(facts, snap, tried));
-            others.removeIf(r -> r.id().equals(first.id()));
-            others.sort(LoadOrder.FOR_NEW_SESSION);
-        }
+        List<ReplicaView> others = new ArrayList<>(Candidates.eligible(facts, snap, tried));
+        others.removeIf(r -> r.id().equals(first.id()) || (homeHoldsIt && !computeIdle(r)));
+        others.sort(LoadOrder.FOR_NEW_SESSION);
         for (ReplicaView r : others) {
             if (residencies.fits(r, ws)) {
                 return Optional.of(moveTo(facts, session, ws, sameStep, chosen, r, now, "over its KV budget"));
