@@ -600,9 +600,12 @@ public final class AdmissionController {
         String session = sessionOf(facts);
         service.add(session, Math.max(0, promptTokens - Math.max(0, cachedTokens)) + Math.max(0, outputTokens), now);
         long breakEven = breakEvens.getOrDefault(replica, 0L);
-        if (breakEven > 0) {
-            thrash.served(session, replica, promptTokens, cachedTokens, outputTokens, returnTimes.lastPauseNanos(session), breakEven, now);
-        }
+        long pause = returnTimes.lastPauseNanos(session);
+        // Only misses admission could have saved are evidence: after a pause shorter than the break-even, by a session
+        // that residency by cost would have kept (likely to return within the break-even).
+        boolean heldThrough = breakEven > 0 && pause >= 0 && pause < breakEven
+                && returnTimes.returnChance(session, 0, breakEven) >= Victims.PRESSURE_RETURN_CHANCE;
+        thrash.served(session, replica, promptTokens, cachedTokens, outputTokens, heldThrough, now);
     }
 
     /** Whether the KV budget applies now (admission on, and the pool thrashes or it is set to apply always). */

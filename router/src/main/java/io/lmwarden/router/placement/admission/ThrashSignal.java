@@ -59,16 +59,17 @@ public final class ThrashSignal {
 
     /**
      * A step of the session was served on {@code replica}: {@code promptTokens} in its prompt, {@code cachedTokens} of
-     * them from the engine's cache, after a pause of {@code pauseNanos} (-1: its first step). It is evidence when the
-     * session's previous step was served on the same replica and the pause was shorter than {@code breakEvenNanos}.
+     * them from the engine's cache. It is evidence when the session's previous step was served on the same replica and
+     * it came back from a pause that admission would have held it through ({@code heldThrough}: shorter than the
+     * break-even, by a session likely to return within it) — a miss there is one admission could have saved.
      */
-    public void served(String session, String replica, long promptTokens, long cachedTokens, long outputTokens, long pauseNanos,
-                       long breakEvenNanos, long nowNanos) {
+    public void served(String session, String replica, long promptTokens, long cachedTokens, long outputTokens, boolean heldThrough,
+                       long nowNanos) {
         if (promptTokens <= 0 || cachedTokens < 0) {
             return;
         }
         LastStep previous = lastSteps.put(session, new LastStep(replica, promptTokens + Math.max(0, outputTokens)));
-        if (previous == null || !previous.replica.equals(replica) || pauseNanos < 0 || pauseNanos >= breakEvenNanos) {
+        if (previous == null || !previous.replica.equals(replica) || !heldThrough) {
             return;
         }
         long own = Math.min(previous.tokens, promptTokens);

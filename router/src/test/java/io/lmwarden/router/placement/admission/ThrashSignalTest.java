@@ -10,14 +10,17 @@ class ThrashSignalTest {
     private static final long SECOND = 1_000_000_000L;
     private static final long BREAK_EVEN = 10 * SECOND;
 
-    /** {@code n} steps of sessions coming back home after {@code pause}; each caches {@code cachedShare} of its own prefix. */
+    /**
+     * {@code n} steps of sessions coming back home after {@code pause} (one admission would have held them through when
+     * shorter than the break-even); each caches {@code cachedShare} of its own prefix.
+     */
     private static long steps(ThrashSignal t, int n, long pause, double cachedShare, long from) {
         long now = from;
         for (int i = 0; i < n; i++) {
             String s = "s" + i;
-            t.served(s, "r0", 10_000, 3_000, 200, -1, BREAK_EVEN, now);
+            t.served(s, "r0", 10_000, 3_000, 200, false, now);
             now += pause;
-            t.served(s, "r0", 10_400, (long) (cachedShare * 10_200), 200, pause, BREAK_EVEN, now);
+            t.served(s, "r0", 10_400, (long) (cachedShare * 10_200), 200, pause < BREAK_EVEN, now);
         }
         return now;
     }
