@@ -9,7 +9,8 @@ import java.util.List;
  * come back within the break-even (longest expected remaining pause; a session that has likely ended comes first),
  * then the relatively idlest (paused longest against its own usual pause, as MORI ranks), then the most served. A
  * resident likely to return within the break-even holds its KV for less than recomputing it would cost, so it is not a
- * victim under pressure at all; a replica with nothing to run takes residents that have paused half their usual pause.
+ * victim under pressure at all; a replica with nothing to run takes residents that have paused half their usual pause,
+ * but never one about to return.
  */
 final class Victims {
 
@@ -59,7 +60,11 @@ final class Victims {
             long idle = Math.max(0, nowNanos - p.idleSinceNanos());
             double chance = returns.returnChance(p.session(), idle, breakEvenNanos);
             double idleness = idle / Math.max(1, returns.medianPauseNanos(p.session()));
-            if (eligibleOnes == Eligible.ALL || chance < PRESSURE_RETURN_CHANCE || (workConserving && idleness >= 0.5)) {
+            // Work-conserving, a resident paused half its usual pause goes too, unless it is about to return (likely
+            // back within a quarter of the break-even).
+            boolean idleEnough = workConserving && idleness >= 0.5
+                    && returns.returnChance(p.session(), idle, breakEvenNanos / 4) < PRESSURE_RETURN_CHANCE;
+            if (eligibleOnes == Eligible.ALL || chance < PRESSURE_RETURN_CHANCE || idleEnough) {
                 eligible.add(new Ranked(p.session(), Math.floor(chance / CHANCE_STEP), idleness, service.at(p.session(), nowNanos)));
             }
         }

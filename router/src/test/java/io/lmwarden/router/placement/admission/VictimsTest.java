@@ -51,13 +51,17 @@ class VictimsTest {
     }
 
     @Test
-    void aReplicaWithNothingToRunAlsoTakesResidentsThatPausedHalfTheirUsualPause() {
+    void aReplicaWithNothingToRunTakesMoreResidentsButNeverOneAboutToReturn() {
         long now = 1000 * SECOND;
-        history("quick", 2 * SECOND, now - 3 * SECOND / 2);
+        history("quick", 2 * SECOND, now - 3 * SECOND / 2);   // paused 1.5 s of its usual 2 s: about to return
         history("justNow", 2 * SECOND, now);
-        List<Victims.Paused> paused = List.of(new Victims.Paused("quick", now - 3 * SECOND / 2), new Victims.Paused("justNow", now));
-        assertThat(victims.order(paused, now, 20 * SECOND, false)).isEmpty();
-        assertThat(victims.order(paused, now, 20 * SECOND, true)).containsExactly("quick");
+        history("late", 2 * SECOND, now - 8 * SECOND);        // four times its usual pause
+        history("slow", 8 * SECOND, now - 12 * SECOND);
+        List<Victims.Paused> paused = List.of(new Victims.Paused("quick", now - 3 * SECOND / 2), new Victims.Paused("justNow", now),
+                new Victims.Paused("late", now - 8 * SECOND), new Victims.Paused("slow", now - 12 * SECOND));
+        List<String> underPressure = victims.order(paused, now, 20 * SECOND, false);
+        List<String> workConserving = victims.order(paused, now, 20 * SECOND, true);
+        assertThat(workConserving).containsAll(underPressure).doesNotContain("quick", "justNow").contains("late");
     }
 
     @Test
