@@ -18,6 +18,9 @@ import io.lmwarden.router.placement.pins.SessionPins;
 import io.lmwarden.router.placement.prefix.TtftEstimator;
 import io.lmwarden.router.placement.admission.AdmissionController;
 import io.lmwarden.router.placement.admission.AdmissionRules;
+import io.lmwarden.router.placement.reservation.AttemptEnd;
+import io.lmwarden.router.placement.reservation.PlacementFeedback;
+import io.lmwarden.router.placement.reservation.Reservation;
 import io.lmwarden.router.pool.EndpointSliceDiscovery;
 import io.lmwarden.router.pool.PoolSnapshot;
 import io.lmwarden.router.pool.ReplicaDiscovery;
@@ -87,7 +90,7 @@ final class RouterParts {
         Placer placer = new Placer(policy, prefixIndexes);
         Reservations reservations = new Reservations(pool, prefixIndexes, prefillRates);
         AdmissionController admission = new AdmissionController(AdmissionRules.of(config.admission(), timeScale), placer, snapshot,
-                policy, homes, prefixIndexes, PrefixIndexes.DEFAULT_KV_CAPACITY_TOKENS, watching.metrics().admissionObserver(),
+                policy, homes, prefixIndexes, prefillRates, PrefixIndexes.DEFAULT_KV_CAPACITY_TOKENS, watching.metrics().admissionObserver(),
                 System::nanoTime, cluster.peerResidents());
         RouterParts parts = new RouterParts(discovery(config.discovery()), pool, cluster, snapshot,
                 new Placing(prefixIndexes, prefillRates, homes, policy, reservations, admission), watching);
@@ -131,6 +134,15 @@ final class RouterParts {
         // prefix index, the prefill rates), so that everything after it reads the updated state; then the accounting;
         // the request log last. Admission is no listener: every attempt passes it, and it hears of the request's end
         // once, from the exchange, after the attempt's listeners.
+        placing.reservations().listen(new PlacementFeedback() {
+            // Admission learns what each step cost and whether it found its own prefix: attained service, thrash evidence.
+            @Override
+            public void ended(Reservation r, AttemptEnd end) {
+                if (end.ok()) {
+                    admission.served(r.facts(), r.placement().replica().id(), end.promptTokens(), end.cachedTokens(), end.outputTokens());
+                }
+            }
+        });
         placing.reservations().listen(watching.accounting());
         placing.reservations().listen(requestLog);
         metrics.gaugeAdmission(admission);

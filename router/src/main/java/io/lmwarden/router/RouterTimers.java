@@ -62,9 +62,9 @@ final class RouterTimers implements AutoCloseable {
         return Math.max(5, Math.round(LOAD_REPORT_ENGINE_MS / timeScale));
     }
 
-    /** Often enough that residency expiry and queue timeouts are late by at most a twentieth of their length. */
+    /** Often enough that pressure relief and queue timeouts are late by at most a twentieth of the pauses and timeouts. */
     static long pumpPeriodMillis(AdmissionRules s) {
-        long shortest = Math.min(s.residencyIdleNanos(), Math.min(s.queueTimeoutNanos(), s.keepAliveNanos()));
+        long shortest = Math.min(s.pausePriorNanos(), Math.min(s.queueTimeoutNanos(), s.keepAliveNanos()));
         return Math.max(5, Math.min(250, shortest / 20 / 1_000_000));
     }
 

@@ -1,6 +1,7 @@
 package io.lmwarden.router.config;
 
 import java.time.Duration;
+import java.util.List;
 
 /**
  * KV-budgeted session admission. Durations are in workload time (a simulator K times faster than real
@@ -13,7 +14,8 @@ public record AdmissionSettings(
         Duration residencySlice,
         int queueMax,
         Duration queueTimeout,
-        Duration queueKeepAlive) {
+        Duration queueKeepAlive,
+        @Key("admissionEngage") String engage) {
 
     public static final Setting<Boolean> ADMISSION = Setting.bool("admission", true,
             "KV-budgeted session admission on/off (below): a session that is not resident waits in the router's queue until its "
@@ -21,8 +23,9 @@ public record AdmissionSettings(
     public static final Setting<Double> KV_BUDGET = Setting.decimal("kvBudget", "0.9",
             "share of each replica's KV capacity (`vllm:cache_config_info`) the working sets of its resident sessions may fill")
             .check(v -> v > 0 && v <= 4, "a share of the KV capacity in (0, 4]");
-    public static final Setting<Duration> RESIDENCY_IDLE = Setting.duration("residencyIdle", "5s",
-            "a resident session with no request in flight this long (workload time) stops being resident").positive();
+    public static final Setting<Duration> RESIDENCY_IDLE = Setting.duration("residencyIdle", "10s",
+            "the pause between a session's steps (workload time) the return-time estimate assumes before it has seen any: its "
+                    + "prior's median (residency lapses by cost under pressure, not by this timer)").positive();
     public static final Setting<Duration> RESIDENCY_SLICE = Setting.duration("residencySlice", "10m",
             "a session resident this long yields its residency at its next pause while others wait (workload time)").positive();
     public static final Setting<Integer> QUEUE_MAX = Setting.integer("queueMax", 1024,
@@ -32,12 +35,18 @@ public record AdmissionSettings(
     public static final Setting<Duration> QUEUE_KEEP_ALIVE = Setting.duration("queueKeepAlive", "10s",
             "a queued streaming request gets a keep-alive this often (Anthropic `event: ping`, OpenAI SSE comment; workload time)").positive();
 
+    public static final String ENGAGE_EVIDENCE = "evidence";
+    public static final String ENGAGE_ALWAYS = "always";
+    public static final Setting<String> ENGAGE = Setting.choice("admissionEngage", ENGAGE_EVIDENCE, List.of(ENGAGE_EVIDENCE, ENGAGE_ALWAYS),
+            "when the KV budget applies: `evidence` only while the pool thrashes (residents missing their own cached prefix, "
+                    + "an engine's KV full with requests waiting), else placement exactly as the policy; `always`");
+
     /** A workload duration on the router's wall clock, in nanoseconds (at least 1). */
     public static long wall(Duration workload, double timeScale) {
         return Math.max(1, (long) (workload.toNanos() / timeScale));
     }
 
     public AdmissionSettings withEnabled(boolean on) {
-        return new AdmissionSettings(on, kvBudget, residencyIdle, residencySlice, queueMax, queueTimeout, queueKeepAlive);
+        return new AdmissionSettings(on, kvBudget, residencyIdle, residencySlice, queueMax, queueTimeout, queueKeepAlive, engage);
     }
 }

@@ -101,7 +101,7 @@ public enum FailureKind {
     public static FailureKind of(AdmissionController.Rejection r) {
         return switch (r.reason()) {
             case QUEUE_FULL -> QUEUE_FULL;
-            case QUEUE_TIMEOUT -> QUEUE_TIMEOUT;
+            case QUEUE_TIMEOUT, PREDICTED_WAIT -> QUEUE_TIMEOUT;
             case NO_REPLICA -> NO_REPLICA;
         };
     }

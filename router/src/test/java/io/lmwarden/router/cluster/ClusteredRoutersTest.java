@@ -124,7 +124,7 @@ class ClusteredRoutersTest {
     @Test
     void aSessionResidentThroughOneRouterGoesHomeAtOnceThroughTheOthers() throws Exception {
         try (ClusteredRouters routers = ClusteredRouters.start(SimPool.start(2, SimProfile.defaultProfile(), TIME_SCALE), 3, 3,
-                c -> c.with(AdmissionSettings.ADMISSION, true).with(AdmissionSettings.KV_BUDGET, 0.3).with(AdmissionSettings.RESIDENCY_IDLE, Duration.ofSeconds(30)))) {
+                c -> c.with(AdmissionSettings.ADMISSION, true).with(AdmissionSettings.ENGAGE, AdmissionSettings.ENGAGE_ALWAYS).with(AdmissionSettings.KV_BUDGET, 0.3).with(AdmissionSettings.RESIDENCY_IDLE, Duration.ofSeconds(30)))) {
             routers.awaitAgreement(3, Duration.ofSeconds(30));
             Http http = new Http();
             String system = AgentSession.sharedSystem(4000);

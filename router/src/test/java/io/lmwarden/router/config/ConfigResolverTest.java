@@ -176,6 +176,7 @@ class ConfigResolverTest {
             case "policy" -> "cost";
             case "transport" -> "nio";
             case "logFormat" -> "json";
+            case "admissionEngage" -> "always";
             case "spillThreshold" -> "3";
             case "cluster" -> "dns:routers";
             case "replicas" -> "http://10.0.0.1:8000";

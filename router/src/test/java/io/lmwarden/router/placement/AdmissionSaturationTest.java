@@ -53,11 +53,15 @@ class AdmissionSaturationTest {
 
     @Test
     void admissionKeepsTheHitRateNearTheOracleWhileQueuedRequestsWaitThenSucceed() throws Exception {
-        Run without = run(false, "plain");
-        Run with = run(true, "admitted");
-        System.out.printf("saturated pool: hit rate without admission %.3f, with %.3f; oracle %.3f / %.3f; queued %d of %d%n",
-                without.hitRate(), with.hitRate(), without.oracleRate(), with.oracleRate(),
+        Run without = run(false, AdmissionSettings.ENGAGE_ALWAYS, "plain");
+        Run with = run(true, AdmissionSettings.ENGAGE_ALWAYS, "admitted");
+        // The default engages on evidence: the first round of steps thrashes as without admission, the rest does not.
+        Run onEvidence = run(true, AdmissionSettings.ENGAGE_EVIDENCE, "evidence");
+        System.out.printf("saturated pool: hit rate without admission %.3f, with %.3f, engaged on evidence %.3f; oracle %.3f / %.3f; "
+                        + "queued %d of %d%n", without.hitRate(), with.hitRate(), onEvidence.hitRate(), without.oracleRate(), with.oracleRate(),
                 with.steps().stream().filter(s -> s.queueWaitMs() > 0).count(), with.steps().size());
+        assertThat(onEvidence.steps()).hasSize(SESSIONS * STEPS).allMatch(s -> s.status() == 200);
+        assertThat(onEvidence.hitRate()).isGreaterThan(without.hitRate() + 0.10);
 
         assertThat(with.steps()).hasSize(SESSIONS * STEPS).allMatch(s -> s.status() == 200);
         assertThat(without.steps()).hasSize(SESSIONS * STEPS).allMatch(s -> s.status() == 200);
@@ -68,9 +72,10 @@ class AdmissionSaturationTest {
         assertThat(without.hitRate()).isLessThan(without.oracleRate() - 0.15);
     }
 
-    private Run run(boolean admission, String prefix) throws Exception {
+    private Run run(boolean admission, String engage, String prefix) throws Exception {
         try (RouterUnderTest router = RouterUnderTest.start(SimPool.start(2, TWO_SESSIONS_PER_REPLICA, TIME_SCALE),
-                c -> c.with(PlacementSettings.POLICY, "affinity").with(AdmissionSettings.ADMISSION, admission).withTimeScale(TIME_SCALE).with(AdmissionSettings.QUEUE_TIMEOUT, Duration.ofMinutes(30)))) {
+                c -> c.with(PlacementSettings.POLICY, "affinity").with(AdmissionSettings.ADMISSION, admission)
+                        .with(AdmissionSettings.ENGAGE, engage).withTimeScale(TIME_SCALE).with(AdmissionSettings.QUEUE_TIMEOUT, Duration.ofMinutes(30)))) {
             Http http = new Http();
             String system = AgentSession.sharedSystem(4000);
             long[] before = router.sims().prefixCounters();

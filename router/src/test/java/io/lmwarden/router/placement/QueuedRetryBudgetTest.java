@@ -94,7 +94,7 @@ class QueuedRetryBudgetTest {
     void aRetryOfAQueuedThenAdmittedRequestStaysInsideTheKvBudget() throws Exception {
         // A budget of next to nothing: a replica with a resident takes no other (an empty one takes any session).
         try (RouterUnderTest router = RouterUnderTest.start(SimPool.start(2, SimProfile.defaultProfile(), 1),
-                c -> c.with(AdmissionSettings.ADMISSION, true).with(AdmissionSettings.KV_BUDGET, 0.0001)
+                c -> c.with(AdmissionSettings.ADMISSION, true).with(AdmissionSettings.ENGAGE, AdmissionSettings.ENGAGE_ALWAYS).with(AdmissionSettings.KV_BUDGET, 0.0001)
                         .with(AdmissionSettings.RESIDENCY_IDLE, Duration.ofSeconds(2)).with(AdmissionSettings.QUEUE_TIMEOUT, Duration.ofSeconds(120))
                         // Keep-alives at once: the replica and decision then arrive as a comment in the stream.
                         .with(AdmissionSettings.QUEUE_KEEP_ALIVE, Duration.ofMillis(100)))) {

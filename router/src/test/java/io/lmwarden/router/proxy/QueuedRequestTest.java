@@ -40,7 +40,7 @@ class QueuedRequestTest {
     private static final Duration SDK_READ_TIMEOUT = Duration.ofSeconds(1);
 
     private static RouterUnderTest router(int queueMax) {
-        return RouterUnderTest.start(SimPool.start(1, SimProfile.defaultProfile(), 1), c -> c.with(AdmissionSettings.ADMISSION, true).with(AdmissionSettings.KV_BUDGET, 0.0001)
+        return RouterUnderTest.start(SimPool.start(1, SimProfile.defaultProfile(), 1), c -> c.with(AdmissionSettings.ADMISSION, true).with(AdmissionSettings.ENGAGE, AdmissionSettings.ENGAGE_ALWAYS).with(AdmissionSettings.KV_BUDGET, 0.0001)
                 .with(AdmissionSettings.QUEUE_KEEP_ALIVE, Duration.ofMillis(100)).with(AdmissionSettings.RESIDENCY_IDLE, Duration.ofSeconds(2)).with(AdmissionSettings.QUEUE_MAX, queueMax)
                 .with(AdmissionSettings.QUEUE_TIMEOUT, Duration.ofSeconds(60)));
     }

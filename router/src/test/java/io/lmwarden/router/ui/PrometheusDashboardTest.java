@@ -24,6 +24,8 @@ import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
+import java.io.OutputStream;
+import java.net.Socket;
 import java.net.URI;
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
@@ -129,7 +131,7 @@ class PrometheusDashboardTest {
             targets.add(new Target(REPLICA_JOB, hostPort(sims.url(i)), labels("sim-" + i)));
         }
         smallSims = SimPool.start(1, TWO_SESSIONS, 20);
-        saturated = RouterUnderTest.start(smallSims, c -> c.with(PlacementSettings.POLICY, "affinity").with(AdmissionSettings.ADMISSION, true)
+        saturated = RouterUnderTest.start(smallSims, c -> c.with(PlacementSettings.POLICY, "affinity").with(AdmissionSettings.ADMISSION, true).with(AdmissionSettings.ENGAGE, AdmissionSettings.ENGAGE_ALWAYS)
                 .with(AdmissionSettings.QUEUE_MAX, SATURATED_QUEUE_MAX).with(AdmissionSettings.RESIDENCY_IDLE, RESIDENCY_IDLE).with(AdmissionSettings.QUEUE_TIMEOUT, Duration.ofMinutes(2)));
         targets.add(new Target(ROUTER_JOB, hostPort(saturated.url()), saturatedLabels(SATURATED_POD)));
         targets.add(new Target(REPLICA_JOB, hostPort(smallSims.url(0)), saturatedLabels("small-sim-0")));
@@ -165,20 +167,46 @@ class PrometheusDashboardTest {
     }
 
     /**
-     * Two sessions fill the small replica's KV budget and stay resident; two newcomers wait in the queue
-     * until the first two have been idle for {@link #RESIDENCY_IDLE}, a fifth finds the queue full. Then
+     * Two sessions fill the small replica's KV budget with steps in flight; two newcomers wait in the queue, a fifth
+     * finds the queue full; the first two's steps end, and as sessions that pause like the prior ({@link #RESIDENCY_IDLE})
+     * they give up their room to the two waiting. Then
      * the two admitted sessions take one more step each, so they are resident when Prometheus scrapes.
      */
+    /**
+     * A step of the session on a socket of its own, which the replica holds before its first byte (a stall armed in the
+     * simulator): admitted and in flight until the socket is closed.
+     */
+    private static Socket holdStream(AgentSession session) throws Exception {
+        URI u = URI.create(saturated.url());
+        Socket socket = new Socket(u.getHost(), u.getPort());
+        byte[] b = session.nextBody(8, true).getBytes(StandardCharsets.UTF_8);
+        StringBuilder head = new StringBuilder("POST /v1/messages HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n");
+        session.headers().forEach((k, v) -> head.append(k).append(": ").append(v).append("\r\n"));
+        head.append("Content-Length: ").append(b.length).append("\r\n\r\n");
+        OutputStream out = socket.getOutputStream();
+        out.write(head.toString().getBytes(StandardCharsets.US_ASCII));
+        out.write(b);
+        out.flush();
+        return socket;
+    }
+
     private static void saturate(Http http) throws Exception {
         String system = AgentSession.sharedSystem(4000);
         List<AgentSession> sessions = new ArrayList<>();
         for (int i = 0; i < 5; i++) {
             sessions.add(new AgentSession("sat-" + i + "-5e55-10ff", AgentSession.Identity.CLAUDE_CODE_HEADER, system, 8000, 500 + i));
         }
+        // Two residents whose steps stay in flight (the replica holds them) until the test lets go: no newcomer takes their
+        // room meanwhile.
+        assertThat(http.post(smallSims.url(0) + "/sim/faults", "{\"stallNext\":2,\"stallMs\":120000}", Map.of()).status()).isEqualTo(200);
+        List<Socket> holders = new ArrayList<>();
         for (AgentSession s : sessions.subList(0, 2)) {
-            Http.Reply r = http.post(saturated.url() + "/v1/messages", s.nextBody(8, false), s.headers());
-            assertThat(r.status()).as("resident session %s", s.id()).isEqualTo(200);
-            assertThat(r.header("x-lmw-queue-wait-ms")).as("admitted at once").isIn(null, "0");
+            holders.add(holdStream(s));
+        }
+        long residentDeadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+        while (JSON.readTree(http.get(saturated.url() + "/api/replicas").body()).path("queue").path("residentSessions").asInt() < 2) {
+            assertThat(System.nanoTime()).as("two residents admitted").isLessThan(residentDeadline);
+            RouterUnderTest.sleep(20);
         }
         List<CompletableFuture<Http.Reply>> waiting = new ArrayList<>();
         for (AgentSession s : sessions.subList(2, 4)) {
@@ -193,6 +221,17 @@ class PrometheusDashboardTest {
         peakQueue = JSON.readTree(http.get(saturated.url() + "/api/replicas").body()).path("queue").path("length").asInt();
         AgentSession late = sessions.get(4);
         queueFullStatus = http.post(saturated.url() + "/v1/messages", late.nextBody(8, false), late.headers()).status();
+        // Prometheus sees the full queue before the residents let go.
+        long seenDeadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+        while (prometheus.query("max_over_time(lmw_queue_length{job=\"" + ROUTER_JOB + "\", pod=\"" + SATURATED_POD + "\"}[1m])")
+                .stream().mapToDouble(Sample::value).findFirst().orElse(0) < SATURATED_QUEUE_MAX) {
+            assertThat(System.nanoTime()).as("Prometheus scrapes the full queue").isLessThan(seenDeadline);
+            RouterUnderTest.sleep(100);
+        }
+        // The residents' steps end; paused, sessions that pause like the prior (7 s, past the break-even) give up their room.
+        for (Socket h : holders) {
+            h.close();
+        }
         for (int i = 0; i < waiting.size(); i++) {
             Http.Reply r = waiting.get(i).get();
             assertThat(r.status()).as("queued request %d", i).isEqualTo(200);

@@ -7,6 +7,7 @@ import io.lmwarden.router.placement.filter.NoReplicaAvailableException;
 import io.lmwarden.router.placement.Placement;
 import io.lmwarden.router.placement.PlacementPolicy;
 import io.lmwarden.router.placement.Placer;
+import io.lmwarden.router.placement.prefix.PrefillRates;
 import io.lmwarden.router.placement.prefix.PrefixIndexes;
 import io.lmwarden.router.placement.pins.SessionHomes;
 import io.lmwarden.router.pool.PoolSnapshot;
@@ -26,14 +27,20 @@ import java.util.function.Supplier;
 
 /**
  * KV-budgeted session admission: the stage of placement every attempt of a proxied request passes, its first and
- * its retries, before a replica is reserved. A step of a resident session goes where the policy sends it (home) at
- * once. A step of a session that is not resident is admitted where the policy would place it if its working set
- * fits that replica's budget, else on the least loaded replica where it fits, else — only when a replica's compute
- * would otherwise idle — on a replica whose idle residents give up their residency; otherwise it waits in a FIFO
- * queue, bounded in length and time. A request that already holds its admission and must go elsewhere (a retry
- * after its replica failed, or that replica left the pool) is placed by the same rule among the replicas it has not
- * tried, its residency moving with it, or waits ahead of newcomers. Resident sessions never wait behind newcomers;
- * a newcomer never overtakes an earlier one. The budget arithmetic is the {@link ResidencyTable}'s ledger's.
+ * its retries, before a replica is reserved. It keeps each replica's resident sessions' working sets inside its KV
+ * budget, but only while the pool thrashes ({@link ThrashSignal}: residents missing their own cached prefix, an
+ * engine's KV full with requests waiting); otherwise every step goes where the policy sends it, as without admission,
+ * and only the ledger is kept. Engaged: a step of a resident session goes where the policy sends it (home) at once;
+ * a step of a session that is not resident is admitted where the policy would place it if its working set fits that
+ * replica's budget — paused residents there giving up their residency by cost if need be ({@link Victims}) — else on
+ * the least loaded replica where it fits (unless its home still holds its prefix), else — when a replica's compute
+ * would otherwise idle — where paused residents give way; otherwise it waits: sessions in progress first, the least
+ * served first, then newcomers in arrival order. A newcomer whose predicted wait exceeds the queue timeout is told at
+ * once; a step of a session in progress is never turned away (past the timeout, or with the queue full, it is
+ * admitted over the budget). Residency lapses by cost, never by a timer: under pressure (hysteresis, {@link Pressure})
+ * paused residents unlikely to return within the break-even — the time in which holding a session's KV costs what
+ * recomputing it would ({@link #breakEvenNanos}) — give up their residency. The budget arithmetic is the
+ * {@link ResidencyTable}'s ledger's.
  *
  * <p>All state changes happen under this object's lock; waiters are told outside it.
  */
@@ -53,9 +60,12 @@ public final class AdmissionController {
     /** Not admitted, why, and when to come back. */
     public record Rejection(Reason reason, String message, long retryAfterSeconds) {
 
-        /** The queue was full; the request waited the whole queue timeout; no replica is ready any more. */
+        /**
+         * The queue was full; the request waited the whole queue timeout; its predicted wait exceeded the queue timeout
+         * (told at once instead of after it); no replica is ready any more.
+         */
         public enum Reason {
-            QUEUE_FULL("queue_full"), QUEUE_TIMEOUT("queue_timeout"), NO_REPLICA("no_replica");
+            QUEUE_FULL("queue_full"), QUEUE_TIMEOUT("queue_timeout"), PREDICTED_WAIT("predicted_wait"), NO_REPLICA("no_replica");
 
             private final String label;
 
@@ -79,10 +89,8 @@ public final class AdmissionController {
     }
 
     private static final long NANOS_PER_SECOND = 1_000_000_000L;
-    /** An idle replica's residents may be revoked once paused for a fifth of the residency idle time. */
-    private static final long COMPUTE_IDLE_GRACE_DIVISOR = 5;
-    /** A session that lost its residency this many idle limits ago or less counts as in progress when it returns. */
-    private static final long INTERRUPTED_MEMORY_IDLE_LIMITS = 6;
+    /** An engine whose KV cache is this full of running requests, with requests waiting, thrashes. */
+    static final double KV_FULL = 0.95;
 
     private final Placer placer;
     private final LongFunction<PoolSnapshot> snapshot;
@@ -93,6 +101,14 @@ public final class AdmissionController {
     private final LongSupplier clock;
     private final PeerResidents peers;
     private final ResidencyTable residencies;
+    private final PrefillRates prefillRates;
+    private final ReturnTimes returnTimes;
+    private final AttainedService service;
+    private final ThrashSignal thrash;
+    private final Victims victims;
+    private final WaitForecast forecast = new WaitForecast();
+    /** Per replica, the break-even of its last look (updated by the pump): the thrash signal reads it per step. */
+    private final Map<String, Long> breakEvens = new HashMap<>();
     private final Map<Waiter, AdmissionQueue.Entry<Pending>> waiting = new HashMap<>();
     /** Admitted requests by their facts (one object per request), until the request ends. */
     private final Map<RequestFacts, Ticket> admitted = new IdentityHashMap<>();
@@ -101,9 +117,9 @@ public final class AdmissionController {
     private final AdmissionQueue<Pending> queue;
 
     public AdmissionController(AdmissionRules rules, Placer placer, LongFunction<PoolSnapshot> snapshot,
-                               Supplier<PlacementPolicy> policy, SessionHomes homes, PrefixIndexes prefixIndexes,
+                               Supplier<PlacementPolicy> policy, SessionHomes homes, PrefixIndexes prefixIndexes, PrefillRates prefillRates,
                                int defaultCapacityTokens, AdmissionObserver observer, LongSupplier clock) {
-        this(rules, placer, snapshot, policy, homes, prefixIndexes, defaultCapacityTokens, observer, clock, PeerResidents.NONE);
+        this(rules, placer, snapshot, policy, homes, prefixIndexes, prefillRates, defaultCapacityTokens, observer, clock, PeerResidents.NONE);
     }
 
     /**
@@ -113,7 +129,7 @@ public final class AdmissionController {
      * another router is resident here too, since its steps reach the routers in any order.
      */
     public AdmissionController(AdmissionRules rules, Placer placer, LongFunction<PoolSnapshot> snapshot,
-                               Supplier<PlacementPolicy> policy, SessionHomes homes, PrefixIndexes prefixIndexes,
+                               Supplier<PlacementPolicy> policy, SessionHomes homes, PrefixIndexes prefixIndexes, PrefillRates prefillRates,
                                int defaultCapacityTokens, AdmissionObserver observer, LongSupplier clock,
                                PeerResidents peers) {
         this.peers = peers;
@@ -127,13 +143,19 @@ public final class AdmissionController {
         this.clock = clock;
         this.residencies = new ResidencyTable(rules.kvBudget(), defaultCapacityTokens, peers);
         this.queue = new AdmissionQueue<>(rules.queueMax(), rules.queueTimeoutNanos());
+        this.prefillRates = prefillRates;
+        this.returnTimes = new ReturnTimes(rules.pausePriorNanos());
+        this.service = new AttainedService(rules.serviceHalfLifeNanos());
+        this.thrash = new ThrashSignal(rules.alwaysEngaged(), rules.calmNanos());
+        this.victims = new Victims(returnTimes, service);
     }
 
     /**
      * A request in the queue. {@code tried}: the replicas earlier attempts failed on (empty for a first attempt);
      * {@code again}: it holds its admission already and is placed again (a retry), so its step is counted once.
      */
-    private record Pending(RequestFacts facts, String session, WorkingSet workingSet, Waiter waiter, Set<String> tried, boolean again) {
+    private record Pending(RequestFacts facts, String session, WorkingSet workingSet, Waiter waiter, Set<String> tried, boolean again,
+                           boolean inProgress) {
     }
 
     public AdmissionRules rules() {
@@ -169,39 +191,59 @@ public final class AdmissionController {
             String session = sessionOf(facts);
             WorkingSet ws = WorkingSet.of(facts);
             boolean again = admitted.containsKey(facts);
+            boolean engaged = thrash.engaged(now);
             if (again) {
                 // Its step is under way already: it moves within the budget, or waits for room ahead of newcomers.
-                Optional<Placement> p = placeWithinBudget(facts, session, ws, alreadyTried, true, snap, now);
+                Optional<Placement> p = engaged ? placeWithinBudget(facts, session, ws, alreadyTried, true, snap, now)
+                        : Optional.of(placeAsPolicy(facts, session, ws, alreadyTried, true, snap, now));
                 if (p.isPresent()) {
                     totals.admittedAtOnce.incrementAndGet();
                     return Optional.of(new Admission(p.get(), admitted.get(facts), 0));
                 }
-            } else if (residencies.isResident(session) || peers.holds(session)) {
-                Placement p = placer.place(facts, snap, alreadyTried, now);
-                residencies.stepStarted(session, p.replica().id(), ws, now);
+            } else if (residencies.isResident(session) || peers.holds(session) || !engaged) {
+                // A resident goes home at once; so does everyone while the pool does not thrash (the ledger is kept).
+                Placement p = placeAsPolicy(facts, session, ws, alreadyTried, false, snap, now);
                 totals.admittedAtOnce.incrementAndGet();
                 return Optional.of(new Admission(p, ticket(facts, session), 0));
             }
-            // A session in progress that lost its residency while pausing queues before newcomers; so does a retry.
-            boolean returning = again || residencies.wasInterrupted(session, now, s.residencyIdleNanos() * INTERRUPTED_MEMORY_IDLE_LIMITS);
-            if (!again && (returning ? !queue.hasReturning() : queue.isEmpty())) {
+            // A session in progress queues before newcomers; so does a retry.
+            boolean inProgress = again || returnTimes.knows(session);
+            if (!again && (inProgress ? !queue.hasReturning() : queue.isEmpty())) {
                 Optional<Placement> p = placeWithinBudget(facts, session, ws, Set.of(), false, snap, now);
                 if (p.isPresent()) {
                     totals.admittedAtOnce.incrementAndGet();
                     return Optional.of(new Admission(p.get(), ticket(facts, session), 0));
                 }
             }
-            Optional<AdmissionQueue.Entry<Pending>> entry = queue.offer(
-                    new Pending(facts, session, ws, waiter, Set.copyOf(alreadyTried), again), now, returning);
-            if (entry.isPresent()) {
-                waiting.put(waiter, entry.get());
-                totals.queued.incrementAndGet();
-                return Optional.empty();
+            thrash.noRoom(now);
+            long predicted = inProgress ? -1 : forecast.predictedNanos(queue.size());
+            if (predicted > s.queueTimeoutNanos()) {
+                totals.rejected.incrementAndGet();
+                totals.rejectedAtOnce.incrementAndGet();
+                long seconds = Math.max(1, Math.min(600, (predicted + NANOS_PER_SECOND - 1) / NANOS_PER_SECOND));
+                rejection = new Rejection(Rejection.Reason.PREDICTED_WAIT, "every replica's KV cache budget is taken by sessions in "
+                        + "progress, and the wait for room is predicted at " + seconds + " s, longer than the queue timeout (queueTimeout); "
+                        + "retry after the Retry-After delay", seconds);
+            } else {
+                Optional<AdmissionQueue.Entry<Pending>> entry = queue.offer(new Pending(facts, session, ws, waiter, Set.copyOf(alreadyTried),
+                        again, inProgress), now, inProgress, service.orderKey(session));
+                if (entry.isPresent()) {
+                    waiting.put(waiter, entry.get());
+                    totals.queued.incrementAndGet();
+                    return Optional.empty();
+                }
+                if (inProgress) {
+                    // A step of a session in progress is never turned away: over the budget, where the policy sends it.
+                    totals.admittedOverBudget.incrementAndGet();
+                    Placement p = placeAsPolicy(facts, session, ws, alreadyTried, again, snap, now);
+                    Placement over = p.withDecision(p.decision(), p.reason() + "; admission queue full, a session in progress is admitted over the KV budget");
+                    return Optional.of(new Admission(over, again ? admitted.get(facts) : ticket(facts, session), 0));
+                }
+                totals.rejected.incrementAndGet();
+                rejection = new Rejection(Rejection.Reason.QUEUE_FULL, "the router's admission queue is full (" + s.queueMax()
+                        + " requests, queueMax): every replica's KV cache budget is taken by running sessions; retry after the "
+                        + "Retry-After delay", retryAfterSeconds(now));
             }
-            totals.rejected.incrementAndGet();
-            rejection = new Rejection(Rejection.Reason.QUEUE_FULL, "the router's admission queue is full (" + s.queueMax()
-                    + " requests, queueMax): every replica's KV cache budget is taken by running sessions; retry after the "
-                    + "Retry-After delay", retryAfterSeconds(now));
         }
         observer.rejected(rejection.reason().label());
         waiter.rejected(rejection);
@@ -222,15 +264,27 @@ public final class AdmissionController {
     }
 
     /**
-     * Ends idle residencies, times out waiters and admits from the head of the queue while the head
-     * fits. Called on a timer and whenever a request ends.
+     * Reads the engines' evidence, relieves replicas under pressure, times out newcomers, admits sessions in progress
+     * that waited the queue timeout over the budget, and admits from the head of the queue while the head fits.
+     * Called on a timer and whenever a request ends.
      */
     public void pump() {
         List<Runnable> tell = new ArrayList<>();
         synchronized (this) {
             long now = clock.getAsLong();
             AdmissionRules s = rules;
-            totals.expiredIdle.addAndGet(residencies.expireIdle(now, s.residencyIdleNanos()));
+            PoolSnapshot snap = snapshot.apply(now);
+            for (ReplicaView r : snap.replicas()) {
+                if (!r.ready()) {
+                    continue;
+                }
+                breakEvens.put(r.id(), breakEvenNanos(r));
+                if (r.metricsFresh() && r.metrics() != null && r.kvCacheUsage() >= KV_FULL && r.metrics().waiting() > 0) {
+                    thrash.kvFullWithQueue(now);
+                }
+                relievePressure(r, null, now);
+            }
+            boolean engaged = s.enabled() && thrash.engaged(now);
             for (AdmissionQueue.Entry<Pending> e : queue.removeExpired(now)) {
                 waiting.remove(e.waiter().waiter());
                 totals.rejected.incrementAndGet();
@@ -243,58 +297,79 @@ public final class AdmissionController {
                     e.waiter().waiter().rejected(r);
                 });
             }
+            for (AdmissionQueue.Entry<Pending> e : queue.overdue(now)) {
+                admitFromQueue(e, false, s, now, tell);
+            }
             while (true) {
                 Optional<AdmissionQueue.Entry<Pending>> head = queue.head();
-                if (head.isEmpty()) {
+                if (head.isEmpty() || !admitFromQueue(head.get(), engaged, s, now, tell)) {
                     break;
                 }
-                AdmissionQueue.Entry<Pending> e = head.get();
-                Pending pending = e.waiter();
-                Optional<Placement> placed;
-                try {
-                    placed = placeFromQueue(pending, s.enabled(), now);
-                } catch (NoReplicaAvailableException ex) {
-                    queue.remove(e);
-                    waiting.remove(pending.waiter());
-                    Rejection r = new Rejection(Rejection.Reason.NO_REPLICA, ex.getMessage(), 1);
-                    tell.add(() -> pending.waiter().rejected(r));
-                    continue;
-                }
-                if (placed.isEmpty()) {
-                    break;
-                }
-                queue.remove(e);
-                waiting.remove(pending.waiter());
-                totals.admittedFromQueue.incrementAndGet();
-                long waited = now - e.enqueuedAtNanos();
-                Placement p = placed.get();
-                Placement withWait = p.withDecision(p.decision(), String.format("queued %.1f s; %s", waited / 1e9, p.reason()));
-                Ticket t = pending.again() ? admitted.getOrDefault(pending.facts(), Ticket.NONE)
-                        : s.enabled() ? ticket(pending.facts(), pending.session()) : Ticket.NONE;
-                Admission a = new Admission(withWait, t, waited);
-                tell.add(() -> {
-                    observer.admittedAfterWait(waited);
-                    pending.waiter().admitted(a);
-                });
             }
         }
         tell.forEach(Runnable::run);
     }
 
-    /** Where the head of the queue may go now, if anywhere. */
-    private Optional<Placement> placeFromQueue(Pending pending, boolean enabled, long now) throws NoReplicaAvailableException {
+    /**
+     * Admits the queued request if it may go now ({@code withinBudget}: only where its working set fits; else where the
+     * policy sends it); returns whether it left the queue.
+     */
+    private boolean admitFromQueue(AdmissionQueue.Entry<Pending> e, boolean withinBudget, AdmissionRules s, long now, List<Runnable> tell) {
+        Pending pending = e.waiter();
+        Optional<Placement> placed;
+        try {
+            placed = placeFromQueue(pending, s.enabled(), withinBudget, now);
+        } catch (NoReplicaAvailableException ex) {
+            queue.remove(e);
+            waiting.remove(pending.waiter());
+            Rejection r = new Rejection(Rejection.Reason.NO_REPLICA, ex.getMessage(), 1);
+            tell.add(() -> pending.waiter().rejected(r));
+            return true;
+        }
+        if (placed.isEmpty()) {
+            return false;
+        }
+        queue.remove(e);
+        waiting.remove(pending.waiter());
+        totals.admittedFromQueue.incrementAndGet();
+        if (!withinBudget && s.enabled() && thrash.engaged(now)) {
+            totals.admittedOverBudget.incrementAndGet();
+        }
+        forecast.admitted(e.enqueuedAtNanos(), now);
+        long waited = now - e.enqueuedAtNanos();
+        Placement p = placed.get();
+        Placement withWait = p.withDecision(p.decision(), String.format("queued %.1f s; %s", waited / 1e9, p.reason()));
+        Ticket t = pending.again() ? admitted.getOrDefault(pending.facts(), Ticket.NONE)
+                : s.enabled() ? ticket(pending.facts(), pending.session()) : Ticket.NONE;
+        Admission a = new Admission(withWait, t, waited);
+        tell.add(() -> {
+            observer.admittedAfterWait(waited);
+            pending.waiter().admitted(a);
+        });
+        return true;
+    }
+
+    /** Where the queued request may go now, if anywhere. */
+    private Optional<Placement> placeFromQueue(Pending pending, boolean enabled, boolean withinBudget, long now)
+            throws NoReplicaAvailableException {
+        PoolSnapshot snap = snapshot.apply(now);
         if (!enabled) {
-            return Optional.of(placer.place(pending.facts(), snapshot.apply(now), pending.tried(), now));
+            return Optional.of(placer.place(pending.facts(), snap, pending.tried(), now));
         }
-        if (pending.again()) {
-            return placeWithinBudget(pending.facts(), pending.session(), pending.workingSet(), pending.tried(), true, snapshot.apply(now), now);
+        if (!withinBudget || (!pending.again() && (residencies.isResident(pending.session()) || peers.holds(pending.session())))) {
+            return Optional.of(placeAsPolicy(pending.facts(), pending.session(), pending.workingSet(), pending.tried(), pending.again(),
+                    snap, now));
         }
-        if (residencies.isResident(pending.session()) || peers.holds(pending.session())) {
-            Placement p = placer.place(pending.facts(), snapshot.apply(now), Set.of(), now);
-            residencies.stepStarted(pending.session(), p.replica().id(), pending.workingSet(), now);
-            return Optional.of(p);
-        }
-        return placeWithinBudget(pending.facts(), pending.session(), pending.workingSet(), Set.of(), false, snapshot.apply(now), now);
+        return placeWithinBudget(pending.facts(), pending.session(), pending.workingSet(), pending.tried(), pending.again(), snap, now);
+    }
+
+    /** Where the policy sends the step, whatever the budget: the session is (or stays) resident there. */
+    private Placement placeAsPolicy(RequestFacts facts, String session, WorkingSet ws, Set<String> tried, boolean sameStep,
+                                    PoolSnapshot snap, long now) throws NoReplicaAvailableException {
+        Placement p = placer.place(facts, snap, tried, now);
+        reside(session, p.replica().id(), ws, sameStep, now);
+        relievePressure(p.replica(), session, now);
+        return p;
     }
 
     /**
@@ -311,37 +386,116 @@ public final class AdmissionController {
             reside(session, first.id(), ws, sameStep, now);
             return Optional.of(chosen);
         }
+        // Paused residents that cost more to hold than to recompute make room where the policy wants the step.
+        int revoked = makeRoom(first, ws, false, now);
+        if (residencies.fits(first, ws)) {
+            reside(session, first.id(), ws, sameStep, now);
+            return Optional.of(revoked == 0 ? chosen : chosen.withDecision(chosen.decision(), chosen.reason() + "; " + revoked
+                    + " paused resident(s) gave up their KV budget"));
+        }
+        // A session whose home still holds its prefix waits for room there rather than start cold elsewhere, unless a
+        // replica would otherwise idle: compute left unused costs more than a prefix recomputed.
+        boolean homeHoldsIt = chosen.decision() == Decision.STICKY
+                && 2L * prefixIndexes.heldTokens(first, facts.shape()) >= facts.shape().estimatedTokens();
         List<ReplicaView> others = new ArrayList<>(Candidates.eligible(facts, snap, tried));
-        others.removeIf(r -> r.id().equals(first.id()));
+        others.removeIf(r -> r.id().equals(first.id()) || (homeHoldsIt && !computeIdle(r)));
         others.sort(LoadOrder.FOR_NEW_SESSION);
         for (ReplicaView r : others) {
             if (residencies.fits(r, ws)) {
                 return Optional.of(moveTo(facts, session, ws, sameStep, chosen, r, now, "over its KV budget"));
             }
         }
-        // Work-conserving: a replica with nothing running must not idle while this waits; its idle
-        // residents are the cheapest thing to give up. Not in the instant between a reply and the next
-        // step, though: only residents that have paused for a while.
+        for (ReplicaView r : others) {
+            int n = makeRoom(r, ws, false, now);
+            if (residencies.fits(r, ws)) {
+                return Optional.of(moveTo(facts, session, ws, sameStep, chosen, r, now, "over its KV budget; "
+                        + n + " paused resident(s) of " + r.id() + " gave up theirs"));
+            }
+        }
+        // Work-conserving: a replica with nothing running must not idle while this waits; its residents that have
+        // paused for a while (half their usual pause) give way, never one about to return.
         List<ReplicaView> order = new ArrayList<>();
         order.add(first);
         order.addAll(others);
-        long pausedBefore = now - rules.residencyIdleNanos() / COMPUTE_IDLE_GRACE_DIVISOR;
         for (ReplicaView r : order) {
             if (computeIdle(r)) {
-                List<String> revoked = residencies.revokeIdleUntilFits(r.id(), ws, residencies.availableBlocks(r), pausedBefore, now);
-                totals.revokedUnderPressure.addAndGet(revoked.size());
+                int n = makeRoom(r, ws, true, now);
                 if (residencies.fits(r, ws)) {
                     if (r == first) {
                         reside(session, first.id(), ws, sameStep, now);
-                        return Optional.of(chosen.withDecision(chosen.decision(), chosen.reason() + "; " + revoked.size()
-                                + " idle resident(s) gave up their KV budget"));
+                        return Optional.of(chosen.withDecision(chosen.decision(), chosen.reason() + "; " + n
+                                + " paused resident(s) gave up their KV budget"));
                     }
                     return Optional.of(moveTo(facts, session, ws, sameStep, chosen, r, now, "over its KV budget; "
-                            + revoked.size() + " idle resident(s) of " + r.id() + " gave up theirs"));
+                            + n + " paused resident(s) of " + r.id() + " gave up theirs"));
                 }
             }
         }
         return Optional.empty();
+    }
+
+    /**
+     * Revokes the replica's paused residents in victim order until the working set fits, and on down to the release
+     * mark while any cost more to hold than to recompute. Returns how many were revoked.
+     */
+    private int makeRoom(ReplicaView r, WorkingSet ws, boolean workConserving, long now) {
+        int n = 0;
+        long available = residencies.availableBlocks(r);
+        for (String victim : victims.order(residencies.pausedOn(r.id()), now, breakEvenNanos(r), workConserving)) {
+            if (residencies.fits(r, ws) && Pressure.DEFAULT.released(residencies.usedBlocks(r.id()) + residencies.extraBlocks(r.id(), ws), available)) {
+                break;
+            }
+            residencies.revoke(victim);
+            n++;
+        }
+        totals.revokedUnderPressure.addAndGet(n);
+        return n;
+    }
+
+    /**
+     * Hysteresis: when the replica's residents hold more than the upper mark of its budget, paused residents that cost
+     * more to hold than to recompute give up their residency, down to the lower mark. {@code keep}: never this one.
+     */
+    private void relievePressure(ReplicaView r, String keep, long now) {
+        long available = residencies.availableBlocks(r);
+        if (!Pressure.DEFAULT.acts(residencies.usedBlocks(r.id()), available)) {
+            return;
+        }
+        int n = 0;
+        for (String victim : victims.order(residencies.pausedOn(r.id()), now, breakEvenNanos(r), Victims.Eligible.COSTLY)) {
+            if (Pressure.DEFAULT.released(residencies.usedBlocks(r.id()), available)) {
+                break;
+            }
+            if (!victim.equals(keep)) {
+                residencies.revoke(victim);
+                n++;
+            }
+        }
+        // While the pool thrashes the budget is the budget: residents admitted beyond it (before admission engaged)
+        // give it back as they pause, the least likely to return first.
+        if (rules.enabled() && thrash.engaged(now) && residencies.usedBlocks(r.id()) > available) {
+            for (String victim : victims.order(residencies.pausedOn(r.id()), now, breakEvenNanos(r), Victims.Eligible.ALL)) {
+                if (residencies.usedBlocks(r.id()) <= available) {
+                    break;
+                }
+                if (!victim.equals(keep)) {
+                    residencies.revoke(victim);
+                    n++;
+                }
+            }
+        }
+        totals.revokedUnderPressure.addAndGet(n);
+    }
+
+    /**
+     * How long holding a session's KV on the replica costs what recomputing it does: holding a working set of W blocks
+     * for d takes W/B of the replica's budget B for d, recomputing it takes W blocks' prefill; under pressure a share of
+     * the KV budget is that share of the replica's throughput, so the two are equal at d = prefill time of the whole
+     * budget, whatever the session's size.
+     */
+    long breakEvenNanos(ReplicaView r) {
+        double tokens = (double) residencies.availableBlocks(r) * PrefixIndexes.TOKENS_PER_BLOCK;
+        return Math.max(1, (long) (prefillRates.msPerToken(r.id()) * tokens * 1e6));
     }
 
     private void reside(String session, String replica, WorkingSet ws, boolean sameStep, long now) {
@@ -349,6 +503,7 @@ public final class AdmissionController {
             residencies.moved(session, replica, ws, now);
         } else {
             residencies.stepStarted(session, replica, ws, now);
+            returnTimes.stepStarted(session, now);
         }
     }
 
@@ -391,6 +546,7 @@ public final class AdmissionController {
                     closed = true;
                     admitted.remove(facts);
                     long now = clock.getAsLong();
+                    returnTimes.stepEnded(session, now);
                     boolean idle = residencies.stepEnded(session, now);
                     // Fairness: a long resident yields at its pause while others wait.
                     if (idle && !queue.isEmpty() && residencies.residentForNanos(session, now) >= rules.residencySliceNanos()) {
@@ -429,9 +585,36 @@ public final class AdmissionController {
         return facts.modelKey() + '\u0000' + facts.sessionKey().value();
     }
 
-    /** A replica left the pool: its residents are admitted afresh wherever they go next. */
-    public synchronized void forgetReplica(String replica) {
-        residencies.forgetReplica(replica);
+    /**
+     * Every resident of the replica leaves the ledger (the replica left the pool, or drains): they are admitted afresh
+     * wherever they go next. Returns how many there were.
+     */
+    public synchronized int forgetReplica(String replica) {
+        breakEvens.remove(replica);
+        return residencies.forgetReplica(replica);
+    }
+
+    /**
+     * The engine served a step of the request's session on {@code replica} ({@code promptTokens}, {@code cachedTokens} of
+     * them from its cache, and {@code outputTokens}; -1 where it reported none): the session's attained service grows,
+     * and a step back home after a short pause that found its own prefix gone is evidence of thrashing.
+     */
+    public synchronized void served(RequestFacts facts, String replica, long promptTokens, long cachedTokens, long outputTokens) {
+        long now = clock.getAsLong();
+        String session = sessionOf(facts);
+        service.add(session, Math.max(0, promptTokens - Math.max(0, cachedTokens)) + Math.max(0, outputTokens), now);
+        long breakEven = breakEvens.getOrDefault(replica, 0L);
+        long pause = returnTimes.lastPauseNanos(session);
+        // Only misses admission could have saved are evidence: after a pause shorter than the break-even, by a session
+        // that residency by cost would have kept (likely to return within the break-even).
+        boolean heldThrough = breakEven > 0 && pause >= 0 && pause < breakEven
+                && returnTimes.returnChance(session, 0, breakEven) >= Victims.PRESSURE_RETURN_CHANCE;
+        thrash.served(session, replica, promptTokens, cachedTokens, outputTokens, heldThrough, now);
+    }
+
+    /** Whether the KV budget applies now (admission on, and the pool thrashes or it is set to apply always). */
+    public synchronized boolean engaged() {
+        return rules.enabled() && thrash.engaged(clock.getAsLong());
     }
 
     public synchronized int queueLength() {
@@ -478,6 +661,8 @@ public final class AdmissionController {
 
     /** Totals since start, for the API and the capacity advisor. */
     public synchronized Map<String, Object> totals() {
-        return totals.asMap(residencies.size());
+        Map<String, Object> m = totals.asMap(residencies.size());
+        m.put("thrash", thrash.state(clock.getAsLong()));
+        return m;
     }
 }

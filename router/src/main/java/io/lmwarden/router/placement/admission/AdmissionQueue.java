@@ -1,28 +1,34 @@
 package io.lmwarden.router.placement.admission;
 
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.Iterator;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Optional;
+import java.util.TreeSet;
 
 /**
- * Requests waiting for admission, first come first served, bounded in length and in how long each
- * may wait. Two lanes: sessions interrupted mid-way (they lost their residency while pausing) go
- * before newcomers, each lane in arrival order. Not thread-safe: {@link AdmissionController} guards it.
+ * Requests waiting for admission, bounded in length. Two lanes: steps of sessions in progress go before newcomers,
+ * the least served session first (least attained service, {@link AttainedService#orderKey}; arrival order among
+ * equals); newcomers first come first served. A newcomer waits at most the queue timeout; a session in progress is
+ * never turned away ({@link #overdue} says who has waited that long, for the controller to admit). Not thread-safe:
+ * {@link AdmissionController} guards it.
  *
  * @param <T> what waits (the controller's waiter)
  */
 public final class AdmissionQueue<T> {
 
-    /** One waiting request and when it arrived. */
-    public record Entry<T>(T waiter, long enqueuedAtNanos) {
+    /** One waiting request, when it arrived, and its place in its lane (lower first). */
+    public record Entry<T>(T waiter, long enqueuedAtNanos, double priority, long seq) {
     }
 
     private final int maxLength;
     private final long timeoutNanos;
-    private final LinkedHashSet<Entry<T>> returning = new LinkedHashSet<>();
+    private final TreeSet<Entry<T>> returning = new TreeSet<>(
+            Comparator.<Entry<T>>comparingDouble(Entry::priority).thenComparingLong(Entry::seq));
     private final LinkedHashSet<Entry<T>> entries = new LinkedHashSet<>();
+    private long seq;
 
     public AdmissionQueue(int maxLength, long timeoutNanos) {
         if (maxLength < 0) {
@@ -34,28 +40,28 @@ public final class AdmissionQueue<T> {
 
     /** Appends a newcomer, or returns empty when the queue is full. */
     public Optional<Entry<T>> offer(T waiter, long nowNanos) {
-        return offer(waiter, nowNanos, false);
+        return offer(waiter, nowNanos, false, 0);
     }
 
-    /** Appends to the interrupted sessions' lane ({@code returning}) or the newcomers' lane; empty when full. */
-    public Optional<Entry<T>> offer(T waiter, long nowNanos, boolean returningSession) {
+    /** Adds to the lane of sessions in progress ({@code returningSession}, at {@code priority}) or the newcomers'; empty when full. */
+    public Optional<Entry<T>> offer(T waiter, long nowNanos, boolean returningSession, double priority) {
         if (size() >= maxLength) {
             return Optional.empty();
         }
-        Entry<T> e = new Entry<>(waiter, nowNanos);
+        Entry<T> e = new Entry<>(waiter, nowNanos, returningSession ? priority : 0, seq++);
         (returningSession ? returning : entries).add(e);
         return Optional.of(e);
     }
 
-    /** The next to admit: the oldest interrupted session, else the oldest newcomer. */
+    /** The next to admit: the least served session in progress, else the oldest newcomer. */
     public Optional<Entry<T>> head() {
         if (!returning.isEmpty()) {
-            return Optional.of(returning.iterator().next());
+            return Optional.of(returning.first());
         }
         return entries.isEmpty() ? Optional.empty() : Optional.of(entries.iterator().next());
     }
 
-    /** Whether interrupted sessions are waiting (a returning session queues behind those only). */
+    /** Whether sessions in progress are waiting (a returning session queues behind those only). */
     public boolean hasReturning() {
         return !returning.isEmpty();
     }
@@ -65,16 +71,10 @@ public final class AdmissionQueue<T> {
         return returning.remove(e) || entries.remove(e);
     }
 
-    /** Removes and returns, oldest first per lane, the entries that have waited {@code queueTimeout} or longer. */
+    /** Removes and returns, oldest first, the newcomers that have waited {@code queueTimeout} or longer. */
     public List<Entry<T>> removeExpired(long nowNanos) {
         List<Entry<T>> out = new ArrayList<>();
-        removeExpired(returning, nowNanos, out);
-        removeExpired(entries, nowNanos, out);
-        return out;
-    }
-
-    private void removeExpired(LinkedHashSet<Entry<T>> lane, long nowNanos, List<Entry<T>> out) {
-        Iterator<Entry<T>> it = lane.iterator();
+        Iterator<Entry<T>> it = entries.iterator();
         while (it.hasNext()) {
             Entry<T> e = it.next();
             // FIFO: arrival order is wait order, so the first one still in time ends the scan.
@@ -84,6 +84,18 @@ public final class AdmissionQueue<T> {
             it.remove();
             out.add(e);
         }
+        return out;
+    }
+
+    /** The sessions in progress that have waited {@code queueTimeout} or longer (still queued). */
+    public List<Entry<T>> overdue(long nowNanos) {
+        List<Entry<T>> out = new ArrayList<>();
+        for (Entry<T> e : returning) {
+            if (nowNanos - e.enqueuedAtNanos() >= timeoutNanos) {
+                out.add(e);
+            }
+        }
+        return out;
     }
 
     public int size() {
@@ -101,8 +113,8 @@ public final class AdmissionQueue<T> {
     /** How long the longest waiting entry has waited, 0 when empty. */
     public long oldestWaitNanos(long nowNanos) {
         long oldest = Long.MAX_VALUE;
-        if (!returning.isEmpty()) {
-            oldest = returning.iterator().next().enqueuedAtNanos();
+        for (Entry<T> e : returning) {
+            oldest = Math.min(oldest, e.enqueuedAtNanos());
         }
         if (!entries.isEmpty()) {
             oldest = Math.min(oldest, entries.iterator().next().enqueuedAtNanos());

@@ -2,28 +2,53 @@ package io.lmwarden.router.placement.admission;
 
 import io.lmwarden.router.config.AdmissionSettings;
 
+import java.time.Duration;
+
 /**
  * The admission settings as the controller applies them: every duration on the router's wall clock (a
  * simulator running K times faster divides the workload times by K). The values were checked when the
  * settings were read ({@link AdmissionSettings}).
  *
- * @param kvBudget            share of each replica's KV capacity the resident working sets may fill
- * @param residencyIdleNanos  a resident session with nothing in flight this long stops being resident
- * @param residencySliceNanos a session resident this long yields its residency at its next pause when others wait
- * @param queueMax            requests the queue holds; one more is rejected at once
- * @param queueTimeoutNanos   a request waits at most this long
- * @param keepAliveNanos      a queued stream gets a keep-alive event this often
+ * @param kvBudget              share of each replica's KV capacity the resident working sets may fill
+ * @param pausePriorNanos       the pause the return-time estimate assumes before it has seen any (its prior's median)
+ * @param residencySliceNanos   a session resident this long yields its residency at its next pause when others wait
+ * @param queueMax              requests the queue holds; one more is rejected at once
+ * @param queueTimeoutNanos     a newcomer waits at most this long
+ * @param keepAliveNanos        a queued stream gets a keep-alive event this often
+ * @param alwaysEngaged         the budget applies whatever the evidence; else only while the pool thrashes ({@link ThrashSignal})
+ * @param serviceHalfLifeNanos  half-life of the attained service the queue orders sessions in progress by
+ * @param calmNanos             how long the budget must have had room for everyone before engaged admission lets go
  */
-public record AdmissionRules(boolean enabled, double kvBudget, long residencyIdleNanos, long residencySliceNanos,
-                             int queueMax, long queueTimeoutNanos, long keepAliveNanos) {
+public record AdmissionRules(boolean enabled, double kvBudget, long pausePriorNanos, long residencySliceNanos,
+                             int queueMax, long queueTimeoutNanos, long keepAliveNanos, boolean alwaysEngaged,
+                             long serviceHalfLifeNanos, long calmNanos) {
+
+    /** llm-d's program-aware fairness decays attained service with this half-life. */
+    public static final Duration SERVICE_HALF_LIFE = Duration.ofSeconds(60);
+    /** Workload time without a request that found no room, before engaged admission lets go. */
+    public static final Duration CALM = Duration.ofSeconds(30);
 
     public static AdmissionRules of(AdmissionSettings s, double timeScale) {
         return new AdmissionRules(s.enabled(), s.kvBudget(), AdmissionSettings.wall(s.residencyIdle(), timeScale),
                 AdmissionSettings.wall(s.residencySlice(), timeScale), s.queueMax(), AdmissionSettings.wall(s.queueTimeout(), timeScale),
-                AdmissionSettings.wall(s.queueKeepAlive(), timeScale));
+                AdmissionSettings.wall(s.queueKeepAlive(), timeScale), AdmissionSettings.ENGAGE_ALWAYS.equals(s.engage()),
+                AdmissionSettings.wall(SERVICE_HALF_LIFE, timeScale), AdmissionSettings.wall(CALM, timeScale));
+    }
+
+    /** The rules tests start from: engaged always, the default half-life and calm period, on the wall clock. */
+    public static AdmissionRules engaged(double kvBudget, long pausePriorNanos, long residencySliceNanos, int queueMax,
+                                         long queueTimeoutNanos, long keepAliveNanos) {
+        return new AdmissionRules(true, kvBudget, pausePriorNanos, residencySliceNanos, queueMax, queueTimeoutNanos, keepAliveNanos,
+                true, SERVICE_HALF_LIFE.toNanos(), CALM.toNanos());
     }
 
     public AdmissionRules withEnabled(boolean on) {
-        return new AdmissionRules(on, kvBudget, residencyIdleNanos, residencySliceNanos, queueMax, queueTimeoutNanos, keepAliveNanos);
+        return new AdmissionRules(on, kvBudget, pausePriorNanos, residencySliceNanos, queueMax, queueTimeoutNanos, keepAliveNanos,
+                alwaysEngaged, serviceHalfLifeNanos, calmNanos);
+    }
+
+    public AdmissionRules withAlwaysEngaged(boolean always) {
+        return new AdmissionRules(enabled, kvBudget, pausePriorNanos, residencySliceNanos, queueMax, queueTimeoutNanos, keepAliveNanos,
+                always, serviceHalfLifeNanos, calmNanos);
     }
 }

@@ -13,7 +13,8 @@ final class AdmissionTotals {
     final AtomicLong rejected = new AtomicLong();
     final AtomicLong revokedUnderPressure = new AtomicLong();
     final AtomicLong yieldedSlice = new AtomicLong();
-    final AtomicLong expiredIdle = new AtomicLong();
+    final AtomicLong admittedOverBudget = new AtomicLong();
+    final AtomicLong rejectedAtOnce = new AtomicLong();
 
     Map<String, Object> asMap(int residentSessions) {
         Map<String, Object> m = new LinkedHashMap<>();
@@ -23,7 +24,8 @@ final class AdmissionTotals {
         m.put("rejected", rejected.get());
         m.put("revokedUnderPressure", revokedUnderPressure.get());
         m.put("yieldedSlice", yieldedSlice.get());
-        m.put("expiredIdle", expiredIdle.get());
+        m.put("admittedOverBudget", admittedOverBudget.get());
+        m.put("rejectedAtOnce", rejectedAtOnce.get());
         m.put("residentSessions", residentSessions);
         return m;
     }

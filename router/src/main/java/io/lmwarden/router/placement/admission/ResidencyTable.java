@@ -4,7 +4,6 @@ import io.lmwarden.router.placement.prefix.PrefixIndexes;
 import io.lmwarden.router.pool.ReplicaView;
 
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -13,7 +12,7 @@ import java.util.Optional;
 
 /**
  * Which sessions are resident on which replica: a resident session's steps go home without asking; a session stops
- * being resident when it has had nothing in flight for the idle limit, when it moves, or when it is revoked. Their
+ * being resident when it moves or is revoked (under pressure, or its slice is over). Their
  * working sets' blocks, the replicas' budgets and the peers' share are counted by its {@link KvLedger}, which it
  * keeps in step with the residencies.
  */
@@ -25,21 +24,8 @@ public final class ResidencyTable {
 
     private final Map<String, Residency> sessions = new HashMap<>();
     private final KvLedger ledger;
-    /**
-     * Residents with nothing in flight, in the order they went idle (so oldest idle first, on the
-     * controller's monotonic clock): expiry, which runs whenever a step ends, stops at the first one
-     * still within the limit instead of walking every resident.
-     */
+    /** Residents with nothing in flight, in the order they went idle (oldest idle first). */
     private final LinkedHashMap<String, Residency> idleOldestFirst = new LinkedHashMap<>();
-    /** Sessions that lost their residency while pausing (idle limit or pressure), most recent last; bounded. */
-    private final LinkedHashMap<String, Long> interrupted = new LinkedHashMap<>(256, 0.75f, true) {
-        @Override
-        protected boolean removeEldestEntry(Map.Entry<String, Long> eldest) {
-            return size() > MAX_INTERRUPTED;
-        }
-    };
-    private static final int MAX_INTERRUPTED = 65_536;
-
     /**
      * @param budgetShare           share of each replica's KV capacity the resident working sets may fill
      * @param defaultCapacityTokens a replica's capacity until its engine reports one
@@ -157,19 +143,9 @@ public final class ResidencyTable {
         return r == null ? -1 : nowNanos - r.residentSinceNanos;
     }
 
-    /** The session gives up its residency because it had its slice: when it comes back it queues like a newcomer. */
+    /** The session gives up its residency (its slice is over, or a paused resident under pressure). */
     public synchronized boolean revoke(String session) {
-        interrupted.remove(session);
         return drop(session);
-    }
-
-    /**
-     * Whether the session lost its residency by pausing (the idle limit, or pressure) less than
-     * {@code withinNanos} ago: a session in progress, which should not wait behind newcomers.
-     */
-    public synchronized boolean wasInterrupted(String session, long nowNanos, long withinNanos) {
-        Long at = interrupted.get(session);
-        return at != null && nowNanos - at < withinNanos;
     }
 
     private boolean drop(String session) {
@@ -182,48 +158,15 @@ public final class ResidencyTable {
         return true;
     }
 
-    private void interrupt(String session, long nowNanos) {
-        if (drop(session)) {
-            interrupted.put(session, nowNanos);
-        }
-    }
-
-    /** Ends the residency of every session idle for at least {@code idleNanos}; returns how many. */
-    public synchronized int expireIdle(long nowNanos, long idleNanos) {
-        List<String> expired = new ArrayList<>();
+    /** The residents of the replica with nothing in flight, and since when. */
+    public synchronized List<Victims.Paused> pausedOn(String replica) {
+        List<Victims.Paused> out = new ArrayList<>();
         for (Residency r : idleOldestFirst.values()) {
-            if (nowNanos - r.idleSinceNanos < idleNanos) {
-                break;
-            }
-            expired.add(r.session);
-        }
-        expired.forEach(s -> interrupt(s, nowNanos));
-        return expired.size();
-    }
-
-    /**
-     * Under pressure: revokes idle residents of the replica, longest idle first, until the working
-     * set fits the budget or no idle resident is left. Residents with a request in flight, or idle only
-     * since {@code idleSinceAtMostNanos} or later, are never touched. Returns the sessions revoked.
-     */
-    public synchronized List<String> revokeIdleUntilFits(String replica, WorkingSet ws, long budgetBlocks, long idleSinceAtMostNanos,
-                                                         long nowNanos) {
-        List<Residency> idle = new ArrayList<>();
-        for (Residency r : sessions.values()) {
-            if (r.replica.equals(replica) && r.idle() && r.idleSinceNanos <= idleSinceAtMostNanos) {
-                idle.add(r);
+            if (r.replica.equals(replica)) {
+                out.add(new Victims.Paused(r.session, r.idleSinceNanos));
             }
         }
-        idle.sort(Comparator.comparingLong(r -> r.idleSinceNanos));
-        List<String> revoked = new ArrayList<>();
-        for (Residency r : idle) {
-            if (fits(replica, ws, budgetBlocks)) {
-                break;
-            }
-            interrupt(r.session, nowNanos);
-            revoked.add(r.session);
-        }
-        return revoked;
+        return out;
     }
 
     /** What the other routers' residents hold on the replica beyond this router's residents ({@link KvLedger#peerBlocks}). */
@@ -266,13 +209,14 @@ public final class ResidencyTable {
         return sessions.size();
     }
 
-    /** A replica left the pool: its residents must be admitted afresh elsewhere. */
-    public synchronized void forgetReplica(String replica) {
+    /** Every resident of the replica stops being resident (it left the pool, or drains); returns how many. */
+    public synchronized int forgetReplica(String replica) {
         List<String> gone = sessions.values().stream().filter(r -> r.replica.equals(replica)).map(r -> r.session).toList();
         gone.forEach(s -> {
             sessions.remove(s);
             idleOldestFirst.remove(s);
         });
         ledger.forget(replica);
+        return gone.size();
     }
 }

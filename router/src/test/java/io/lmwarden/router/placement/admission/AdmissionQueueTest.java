@@ -19,12 +19,12 @@ class AdmissionQueueTest {
     }
 
     @Test
-    void interruptedSessionsGoBeforeNewcomersEachLaneInArrivalOrder() {
+    void sessionsInProgressGoBeforeNewcomersTheLeastServedFirstNewcomersInArrivalOrder() {
         AdmissionQueue<String> q = new AdmissionQueue<>(10, 1_000);
         q.offer("new1", 1);
-        q.offer("back1", 2, true);
+        q.offer("back2", 2, true, 7.5);
         q.offer("new2", 3);
-        q.offer("back2", 4, true);
+        q.offer("back1", 4, true, 3.0);
         StringBuilder order = new StringBuilder();
         while (!q.isEmpty()) {
             var h = q.head().orElseThrow();
@@ -54,6 +54,18 @@ class AdmissionQueueTest {
         assertThat(q.removeExpired(150).stream().map(AdmissionQueue.Entry::waiter)).containsExactly("a", "b");
         assertThat(q.head().orElseThrow().waiter()).isEqualTo("c");
         assertThat(q.oldestWaitNanos(150)).isEqualTo(60);
+    }
+
+    @Test
+    void aSessionInProgressNeverExpiresButIsReportedOverdue() {
+        AdmissionQueue<String> q = new AdmissionQueue<>(10, 100);
+        q.offer("back", 0, true, 1.0);
+        q.offer("new", 10);
+        assertThat(q.removeExpired(200).stream().map(AdmissionQueue.Entry::waiter)).containsExactly("new");
+        assertThat(q.overdue(50)).isEmpty();
+        assertThat(q.overdue(200).stream().map(AdmissionQueue.Entry::waiter)).containsExactly("back");
+        assertThat(q.size()).isEqualTo(1);
+        assertThat(q.oldestWaitNanos(200)).isEqualTo(200);
     }
 
     @Test

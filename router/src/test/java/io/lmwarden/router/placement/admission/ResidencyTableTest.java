@@ -76,16 +76,12 @@ class ResidencyTableTest {
     }
 
     @Test
-    void residencyEndsAfterTheIdleLimitOnlyWhenNothingIsInFlight() {
+    void residencyNeverEndsByTimeAlone() {
         ResidencyTable t = new ResidencyTable();
-        t.stepStarted("busy", "r0", ws(0, 0, 10, 1), 0);
         t.stepStarted("idle", "r0", ws(1, 0, 10, 1), 0);
         t.stepEnded("idle", 100);
-        assertThat(t.expireIdle(150, 100)).isZero();       // idle for 50 of 100
-        assertThat(t.expireIdle(200, 100)).isEqualTo(1);   // idle for 100
-        assertThat(t.isResident("idle")).isFalse();
-        assertThat(t.expireIdle(10_000, 100)).isZero();    // the busy one never expires while its step runs
-        assertThat(t.isResident("busy")).isTrue();
+        assertThat(t.isResident("idle")).isTrue();
+        assertThat(t.pausedOn("r0")).containsExactly(new Victims.Paused("idle", 100));
     }
 
     @Test
@@ -99,42 +95,21 @@ class ResidencyTableTest {
     }
 
     @Test
-    void pressureRevokesIdleResidentsLongestIdleFirstAndNeverOnesWithARequestInFlight() {
+    void pausedResidentsAreListedOldestPauseFirstAndNeverOnesWithARequestInFlight() {
         ResidencyTable t = new ResidencyTable();
         t.stepStarted("running", "r0", ws(0, 0, 300, 0), 0);
-        t.stepStarted("idleLong", "r0", ws(1, 0, 300, 0), 0);
         t.stepStarted("idleShort", "r0", ws(2, 0, 300, 0), 0);
+        t.stepStarted("idleLong", "r0", ws(1, 0, 300, 0), 0);
+        t.stepStarted("elsewhere", "r1", ws(3, 0, 300, 0), 0);
         t.stepEnded("idleLong", 10);
         t.stepEnded("idleShort", 20);
-        // Budget 1000, 900 used; a newcomer of 300 needs 200 more: the longest idle goes, the other stays.
-        assertThat(t.revokeIdleUntilFits("r0", ws(3, 0, 300, 0), 1000, 100, 200)).containsExactly("idleLong");
-        assertThat(t.isResident("idleShort")).isTrue();
-        // A newcomer of 900 cannot fit even without both idle ones: they go, the running one stays.
-        assertThat(t.revokeIdleUntilFits("r0", ws(4, 0, 900, 0), 1000, 100, 200)).containsExactly("idleShort");
-        assertThat(t.isResident("running")).isTrue();
-        assertThat(t.fits("r0", ws(4, 0, 900, 0), 1000)).isFalse();
-    }
-
-    @Test
-    void pressureSparesResidentsThatPausedOnlyJustNow() {
-        ResidencyTable t = new ResidencyTable();
-        t.stepStarted("a", "r0", ws(0, 0, 600, 0), 0);
-        t.stepEnded("a", 50);
-        assertThat(t.revokeIdleUntilFits("r0", ws(1, 0, 600, 0), 1000, 40, 200)).isEmpty();
-        assertThat(t.revokeIdleUntilFits("r0", ws(1, 0, 600, 0), 1000, 50, 200)).containsExactly("a");
-    }
-
-    @Test
-    void aSessionThatLostItsResidencyWhilePausingIsRememberedAsInterruptedButOneThatYieldedIsNot() {
-        ResidencyTable t = new ResidencyTable();
-        t.stepStarted("paused", "r0", ws(0, 0, 10, 1), 0);
-        t.stepStarted("yielded", "r0", ws(1, 0, 10, 1), 0);
-        t.stepEnded("paused", 10);
-        t.expireIdle(200, 100);
-        t.revoke("yielded");
-        assertThat(t.wasInterrupted("paused", 300, 1000)).isTrue();
-        assertThat(t.wasInterrupted("paused", 1300, 1000)).isFalse();
-        assertThat(t.wasInterrupted("yielded", 300, 1000)).isFalse();
+        t.stepEnded("elsewhere", 5);
+        assertThat(t.pausedOn("r0")).containsExactly(new Victims.Paused("idleLong", 10), new Victims.Paused("idleShort", 20));
+        assertThat(t.revoke("idleLong")).isTrue();
+        assertThat(t.usedBlocks("r0")).isEqualTo(600);
+        assertThat(t.forgetReplica("r0")).isEqualTo(2);
+        assertThat(t.isResident("running")).isFalse();
+        assertThat(t.isResident("elsewhere")).isTrue();
     }
 
     @Test

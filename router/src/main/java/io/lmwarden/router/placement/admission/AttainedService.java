@@ -1,0 +1,53 @@
+package io.lmwarden.router.placement.admission;
+
+import java.util.Map;
+
+/**
+ * The service each session has had lately: tokens the engines computed for it (prompt tokens not served from cache,
+ * plus output), decaying with a half-life (llm-d's program-aware fairness uses 60 s), so that the admission queue
+ * serves the least-served session first and neither long nor short sessions starve. Not thread-safe:
+ * {@link AdmissionController} guards it.
+ */
+public final class AttainedService {
+
+    private record Served(double tokens, long atNanos) {
+    }
+
+    private final Map<String, Served> sessions;
+    private final long halfLifeNanos;
+
+    public AttainedService(long halfLifeNanos, int sessionsRemembered) {
+        this.halfLifeNanos = Math.max(1, halfLifeNanos);
+        this.sessions = new BoundedSessions<>(sessionsRemembered);
+    }
+
+    public AttainedService(long halfLifeNanos) {
+        this(halfLifeNanos, BoundedSessions.DEFAULT_BOUND);
+    }
+
+    public void add(String session, long tokens, long nowNanos) {
+        if (tokens <= 0) {
+            return;
+        }
+        sessions.put(session, new Served(at(session, nowNanos) + tokens, nowNanos));
+    }
+
+    /** The session's decayed service at {@code nowNanos}. */
+    public double at(String session, long nowNanos) {
+        Served s = sessions.get(session);
+        return s == null ? 0 : s.tokens * Math.pow(0.5, (double) (nowNanos - s.atNanos) / halfLifeNanos);
+    }
+
+    /**
+     * A key that orders sessions by their decayed service at any one moment, and keeps that order as time passes
+     * (every session decays by the same factor): log2 of the service at its last update plus that moment in half-lives.
+     * Lower is served first. A session never served gets the lowest key.
+     */
+    public double orderKey(String session) {
+        Served s = sessions.get(session);
+        if (s == null || s.tokens < 1) {
+            return Double.NEGATIVE_INFINITY;
+        }
+        return Math.log(s.tokens) / Math.log(2) + (double) s.atNanos / halfLifeNanos;
+    }
+}

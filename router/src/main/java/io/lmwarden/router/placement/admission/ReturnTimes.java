@@ -1,0 +1,140 @@
+package io.lmwarden.router.placement.admission;
+
+import java.util.Map;
+
+/**
+ * When a paused session will send its next step, estimated from its own pauses shrunk towards a pool-wide log-normal
+ * prior (in the spirit of Continuum's TTLs from tool-run distributions): a session with few pauses behaves like the
+ * pool, one with many like itself. A pause may also be a session's end (it never comes back); the chance of that is
+ * the pool's share of first steps among all steps (every session starts once and ends once). Times are on the
+ * router's wall clock, in nanoseconds. Not thread-safe: {@link AdmissionController} guards it.
+ */
+public final class ReturnTimes {
+
+    /** The prior's deviation of ln(pause) before the pool has taught anything: a factor of e either way. */
+    static final double PRIOR_SIGMA = 1.0;
+    /** Pseudo-pauses of the pool's estimate a session's own are weighed against. */
+    static final double SHRINK_WEIGHT = 2;
+    /** No session is trusted to be more regular than this (ln units): tool runs vary. */
+    static final double MIN_SIGMA = 0.25;
+    /** Per pause, the weight of the pool's past: the prior follows roughly the last 200 pauses. */
+    static final double POOL_DECAY = 0.995;
+    /** Per step, the weight of the past in the end chance. */
+    static final double END_DECAY = 0.999;
+
+    /** One session's pauses (Welford's running mean and sum of squares of ln(pause)) and its steps in flight. */
+    private static final class History {
+        int inFlight;
+        long lastEndNanos = -1;
+        long lastPauseNanos = -1;
+        int pauses;
+        double mean;
+        double m2;
+    }
+
+    private final Map<String, History> sessions;
+    private double poolWeight;
+    private double poolMean;
+    private double poolVar;
+    private double steps;
+    private double starts;
+
+    /** @param priorMedianNanos the pause assumed before any is observed */
+    public ReturnTimes(long priorMedianNanos, int sessionsRemembered) {
+        this.sessions = new BoundedSessions<>(sessionsRemembered);
+        this.poolWeight = SHRINK_WEIGHT;
+        this.poolMean = Math.log(Math.max(1, priorMedianNanos));
+        this.poolVar = PRIOR_SIGMA * PRIOR_SIGMA;
+        // A session of ten steps until the pool says otherwise.
+        this.steps = 10;
+        this.starts = 1;
+    }
+
+    public ReturnTimes(long priorMedianNanos) {
+        this(priorMedianNanos, BoundedSessions.DEFAULT_BOUND);
+    }
+
+    /** A step of the session starts: the pause since its last step ended is learned from. */
+    public void stepStarted(String session, long nowNanos) {
+        History h = sessions.get(session);
+        steps = steps * END_DECAY + 1;
+        starts = starts * END_DECAY + (h == null ? 1 : 0);
+        if (h == null) {
+            h = new History();
+            sessions.put(session, h);
+        } else if (h.inFlight == 0 && h.lastEndNanos >= 0) {
+            pauseEnded(h, Math.max(1, nowNanos - h.lastEndNanos));
+        }
+        h.inFlight++;
+    }
+
+    /** A step of the session ended; with nothing else in flight, its pause starts now. */
+    public void stepEnded(String session, long nowNanos) {
+        History h = sessions.get(session);
+        if (h != null && --h.inFlight <= 0) {
+            h.inFlight = 0;
+            h.lastEndNanos = nowNanos;
+        }
+    }
+
+    private void pauseEnded(History h, long pauseNanos) {
+        double x = Math.log(pauseNanos);
+        h.lastPauseNanos = pauseNanos;
+        h.pauses++;
+        double d = x - h.mean;
+        h.mean += d / h.pauses;
+        h.m2 += d * (x - h.mean);
+        poolWeight = poolWeight * POOL_DECAY + 1;
+        double pd = x - poolMean;
+        poolMean += pd / poolWeight;
+        poolVar += (pd * (x - poolMean) - poolVar) / poolWeight;
+    }
+
+    /** Whether the session has sent a step before (and is remembered): a session in progress. */
+    public boolean knows(String session) {
+        return sessions.containsKey(session);
+    }
+
+    /** The pause before the session's latest step, or -1 when it had none. */
+    public long lastPauseNanos(String session) {
+        History h = sessions.get(session);
+        return h == null ? -1 : h.lastPauseNanos;
+    }
+
+    /** The session's pause distribution: its own pauses and the pool's, weighed by their numbers. */
+    LogNormal estimate(String session) {
+        History h = sessions.get(session);
+        int n = h == null ? 0 : h.pauses;
+        double k = SHRINK_WEIGHT;
+        if (n == 0) {
+            return new LogNormal(poolMean, Math.max(MIN_SIGMA, Math.sqrt(poolVar)));
+        }
+        double mu = (k * poolMean + n * h.mean) / (k + n);
+        double spread = h.mean - poolMean;
+        double var = (k * poolVar + h.m2 + k * n / (k + n) * spread * spread) / (k + n);
+        return new LogNormal(mu, Math.max(MIN_SIGMA, Math.sqrt(var)));
+    }
+
+    /** The chance that a pause is a session's last (it never sends another step). */
+    double endChance() {
+        return Math.max(0.005, Math.min(0.9, starts / steps));
+    }
+
+    /**
+     * The chance that the session, paused for {@code pausedNanos} so far, sends its next step within {@code horizonNanos}:
+     * it has not ended, and its pause ends inside the horizon, given that it has lasted this long.
+     */
+    public double returnChance(String session, long pausedNanos, long horizonNanos) {
+        LogNormal d = estimate(session);
+        double q = endChance();
+        double alive = d.survival(pausedNanos);
+        double within = alive - d.survival((double) pausedNanos + horizonNanos);
+        double denominator = q + (1 - q) * alive;
+        return denominator <= 0 ? 0 : (1 - q) * within / denominator;
+    }
+
+    /** The median of the session's pauses, as estimated. */
+    public double medianPauseNanos(String session) {
+        return estimate(session).median();
+    }
+}

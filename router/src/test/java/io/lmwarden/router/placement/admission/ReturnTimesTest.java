@@ -1,0 +1,81 @@
+package io.lmwarden.router.placement.admission;
+
+import org.junit.jupiter.api.Test;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.within;
+
+/** The return-time estimate: log-normal pauses per session, shrunk towards the pool's, and the chance that a pause was the last. */
+class ReturnTimesTest {
+
+    private static final long SECOND = 1_000_000_000L;
+
+    /** Runs {@code steps} steps of the session, each of 1 s, with pauses of {@code pause} between them; ends paused at the returned time. */
+    private static long steps(ReturnTimes t, String session, int steps, long pause, long from) {
+        long now = from;
+        for (int i = 0; i < steps; i++) {
+            t.stepStarted(session, now);
+            now += SECOND;
+            t.stepEnded(session, now);
+            now += pause;
+        }
+        return now - pause;
+    }
+
+    @Test
+    void theLogNormalSurvivalIsRightAtItsMedianAndOneSigmaAway() {
+        LogNormal d = new LogNormal(Math.log(10), 1.0);
+        assertThat(d.survival(10)).isCloseTo(0.5, within(1e-6));
+        assertThat(d.survival(10 * Math.E)).isCloseTo(0.158655, within(1e-5));
+        assertThat(d.survival(10 / Math.E)).isCloseTo(0.841345, within(1e-5));
+        assertThat(d.survival(0)).isEqualTo(1.0);
+    }
+
+    @Test
+    void aSessionWithoutPausesOfItsOwnFollowsThePriorAndOneWithManyFollowsItself() {
+        ReturnTimes t = new ReturnTimes(10 * SECOND);
+        t.stepStarted("new", 0);
+        assertThat(t.medianPauseNanos("new") / SECOND).isCloseTo(10, within(0.01));
+        steps(t, "regular", 30, SECOND, 0);
+        assertThat(t.medianPauseNanos("regular") / SECOND).isCloseTo(1.0, within(0.35));
+        // A few pauses of its own move a session only part of the way from the pool's estimate.
+        ReturnTimes fresh = new ReturnTimes(10 * SECOND);
+        steps(fresh, "two", 3, SECOND, 0);
+        double median = fresh.medianPauseNanos("two") / SECOND;
+        assertThat(median).isGreaterThan(1.5).isLessThan(8);
+    }
+
+    @Test
+    void theChanceToReturnSoonFallsTheLongerASessionStaysAway() {
+        ReturnTimes t = new ReturnTimes(10 * SECOND);
+        steps(t, "s", 20, 2 * SECOND, 0);
+        long h = 10 * SECOND;
+        double justPaused = t.returnChance("s", 0, h);
+        double overdue = t.returnChance("s", 30 * SECOND, h);
+        assertThat(justPaused).isGreaterThan(0.6);
+        assertThat(overdue).isLessThan(0.1);
+        // A pause several times the session's usual is most likely its end: the chance keeps falling.
+        assertThat(t.returnChance("s", 60 * SECOND, h)).isLessThan(overdue);
+    }
+
+    @Test
+    void shortPausersAreLikelierToReturnWithinTheHorizonThanLongPausers() {
+        ReturnTimes t = new ReturnTimes(10 * SECOND);
+        steps(t, "short", 10, 2 * SECOND, 0);
+        steps(t, "long", 10, 60 * SECOND, 0);
+        long h = 10 * SECOND;
+        assertThat(t.returnChance("short", SECOND, h)).isGreaterThan(0.5);
+        assertThat(t.returnChance("long", SECOND, h)).isLessThan(0.2);
+    }
+
+    @Test
+    void theEndChanceIsTheShareOfFirstStepsAmongAllSteps() {
+        ReturnTimes t = new ReturnTimes(10 * SECOND);
+        for (int s = 0; s < 200; s++) {
+            steps(t, "s" + s, 5, SECOND, s * 100L * SECOND);
+        }
+        assertThat(t.endChance()).isCloseTo(0.2, within(0.02));
+        assertThat(t.knows("s3")).isTrue();
+        assertThat(t.knows("never")).isFalse();
+    }
+}
