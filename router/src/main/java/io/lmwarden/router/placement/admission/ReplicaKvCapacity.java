@@ -11,10 +11,19 @@ import io.lmwarden.router.pool.ReplicaView;
  * block is copied to the tier), so the tier holds a copy of what the GPU holds and the two together keep
  * {@code max(gpu, host)} distinct tokens, not their sum.
  *
+ * <p>Admission's budget takes at most {@link #HOST_TIER_BUDGET_FACTOR} times the GPU cache of it, not the whole tier:
+ * the engine can only run what its GPU holds, and residents are admitted to their home whatever its load. With the
+ * whole tier (5× the GPU) as the budget, admission never engaged on the reference workload at 32–48 sessions; each
+ * replica then had 8–12 sessions in flight, past the spill threshold, and the spilled steps recomputed everything
+ * (bench/README.md, "Host-memory KV tier").
+ *
  * @param gpuTokens  the replica's KV cache (the engine's {@code cache_config_info}, else the default)
  * @param hostTier   its host tier as last scraped ({@link HostTierMetrics#NONE} without one)
  */
 public record ReplicaKvCapacity(long gpuTokens, HostTierMetrics hostTier) {
+
+    /** The most of the host tier admission counts, in GPU caches: twice the GPU's sessions resident. */
+    public static final int HOST_TIER_BUDGET_FACTOR = 2;
 
     public static ReplicaKvCapacity of(ReplicaView r, long defaultGpuTokens) {
         boolean reported = r.metrics() != null && r.metrics().kvCapacityTokens() > 0;
@@ -26,9 +35,12 @@ public record ReplicaKvCapacity(long gpuTokens, HostTierMetrics hostTier) {
         return hostTier.capacityTokens();
     }
 
-    /** Tokens of working sets the replica keeps without recomputing any: the larger tier. */
+    /**
+     * Tokens of working sets admission lets the replica keep resident: the larger tier (what it keeps without
+     * recomputing), the host tier counted up to {@link #HOST_TIER_BUDGET_FACTOR} GPU caches.
+     */
     public long residentTokens() {
-        return Math.max(gpuTokens, hostTierTokens());
+        return Math.max(gpuTokens, Math.min(hostTierTokens(), gpuTokens * HOST_TIER_BUDGET_FACTOR));
     }
 
     /** Engine milliseconds to bring {@code tokens} of a session back from the host tier to the GPU. */
