@@ -347,8 +347,21 @@
       residentCell(r),
       meterCell('kvCacheUsage', r.kvCacheUsage, 'kv', kvTitle),
       meterCell('recentHitRate', isNum(recent.prefixHitRate) ? recent.prefixHitRate : null, 'hit', recentTitle),
-      el('td', { 'data-col': 'prefixHitRate', title: sinceTitle, text: fmtPct(since) }),
+      sinceStartCell(since, sinceTitle, r.hostTier),
       el('td', { 'class': 'l spark-cell', 'data-col': 'chart' }, sparkline(r.series || [])));
+  }
+
+  /** GPU hit % since the engine started and, under it, its host-memory KV tier's (hits, size, learned bandwidth in the title). */
+  function sinceStartCell(since, sinceTitle, tier) {
+    if (!tier) {
+      return el('td', { 'data-col': 'prefixHitRate', title: sinceTitle, text: fmtPct(since) });
+    }
+    var tierTitle = 'host KV tier: ' + tier.sizeGib + ' GiB = ' + fmtInt(tier.capacityTokens) + ' tokens; '
+      + fmtInt(tier.hitTokens) + ' of ' + fmtInt(tier.queriedTokens) + ' tokens looked up there loaded from it; load '
+      + (tier.loadBytesPerSecond / 1e9).toFixed(1) + ' GB/s (engine time, ' + (tier.learned ? 'learned' : 'assumed until loads tell') + ')';
+    return el('td', { 'data-col': 'prefixHitRate', title: 'GPU: ' + sinceTitle + '\n' + tierTitle },
+      'GPU ' + fmtPct(since),
+      el('span', { 'class': 'tier-line', 'data-col': 'hostTierHitRate', text: 'host ' + fmtPct(tier.hitRate) }));
   }
 
   function spillTitle(r) {

@@ -83,7 +83,7 @@ final class RouterParts {
         PrefillRates prefillRates = new PrefillRates(config.placement().prefillMsPerToken() / timeScale);
         Watching watching = watching(pool, pins, prefillRates, tuning.activeWindowWorkload(), timeScale, config.logging().deployment());
         TtftEstimator estimator = new TtftEstimator(prefixIndexes, prefillRates, config.placement().maxNumSeqs(),
-                TtftEstimator.TYPICAL_DECODE_ENGINE_MS / timeScale);
+                TtftEstimator.TYPICAL_DECODE_ENGINE_MS / timeScale, timeScale);
         SessionHomes homes = new SessionHomes(pins);
         PolicyHolder policy = new PolicyHolder(new PolicyFactory(homes, config.placement().maxNumSeqs(), estimator, timeScale),
                 config.placement().startPolicy(), config.placement().spillThreshold());

@@ -72,6 +72,7 @@ public final class ReplicaRows {
             row.put("promptTokens", e == null ? null : e.promptTokens());
             row.put("generationTokens", e == null ? null : e.generationTokens());
             row.put("kvCapacityTokens", e == null ? null : e.kvCapacityTokens());
+            row.put("hostTier", HostTierRow.of(e));
             row.put("models", e == null ? List.of() : e.models());
             // All the names its endpoint answers to (GET /v1/models); the metrics' label (the first name) until they are read.
             row.put("servedModels", r.servedModels().known() ? r.servedModels().names()

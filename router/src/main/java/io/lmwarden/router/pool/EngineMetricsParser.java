@@ -55,6 +55,9 @@ public final class EngineMetricsParser {
     /** The sums of one set of samples (one engine, or all of them). */
     private static final class Accumulator {
         private final double[] v = new double[12];
+        /** Host tier: size GiB, external queries, external hits, load bytes, load seconds, and the deprecated CPU_to_GPU bytes and time. */
+        private final double[] tier = new double[7];
+        private boolean sawLoadSplit;
         private int kvSamples;
         private int gpuBlocks;
         private int blockSize;
@@ -91,7 +94,18 @@ public final class EngineMetricsParser {
                 case "vllm:cache_config_info" -> {
                     gpuBlocks += parseInt(s.labels().get("num_gpu_blocks"));
                     blockSize = Math.max(blockSize, parseInt(s.labels().get("block_size")));
+                    tier[0] += parseDouble(s.labels().get("kv_offloading_size"));
                 }
+                case "vllm:external_prefix_cache_queries_total" -> tier[1] += s.value();
+                case "vllm:external_prefix_cache_hits_total" -> tier[2] += s.value();
+                case "vllm:kv_offload_load_bytes_total" -> {
+                    tier[3] += s.value();
+                    sawLoadSplit = true;
+                }
+                case "vllm:kv_offload_load_time_total" -> tier[4] += s.value();
+                // Before the load/store split, one series per transfer_type; CPU_to_GPU is the load.
+                case "vllm:kv_offload_total_bytes_total" -> tier[5] += "CPU_to_GPU".equals(s.labels().get("transfer_type")) ? s.value() : 0;
+                case "vllm:kv_offload_total_time_total" -> tier[6] += "CPU_to_GPU".equals(s.labels().get("transfer_type")) ? s.value() : 0;
                 default -> {
                 }
             }
@@ -102,8 +116,24 @@ public final class EngineMetricsParser {
             double queries = sawCurrentPrefix ? v[3] : deprecatedPrefix[0];
             double hits = sawCurrentPrefix ? v[4] : deprecatedPrefix[1];
             double kv = kvSamples == 0 ? 0 : v[2] / kvSamples;
+            // A page with both forms of the load counters (vLLM keeps the deprecated ones for a while) counts each load twice.
+            HostTierMetrics hostTier = new HostTierMetrics(tier[0], tier[1], tier[2], sawLoadSplit ? tier[3] : tier[5],
+                    sawLoadSplit ? tier[4] : tier[6]);
             return new ScrapedMetrics(nowNanos, v[0], v[1], kv, queries, hits, v[5], v[6], v[7], gpuBlocks, blockSize,
-                    v[8], v[9], v[10], v[11], models);
+                    v[8], v[9], v[10], v[11], models, hostTier);
+        }
+    }
+
+    /** A Python float as vLLM's str() writes it ({@code "60.0"}); {@code "None"}, absent or unreadable: 0. */
+    private static double parseDouble(String s) {
+        if (s == null) {
+            return 0;
+        }
+        try {
+            double d = Double.parseDouble(s);
+            return Double.isFinite(d) && d > 0 ? d : 0;
+        } catch (NumberFormatException e) {
+            return 0;
         }
     }
 

@@ -22,10 +22,22 @@ public record ScrapedMetrics(
         double queueTimeCount,
         double prefillTimeSum,
         double prefillTimeCount,
-        Set<String> models) {
+        Set<String> models,
+        HostTierMetrics hostTier) {
 
     public ScrapedMetrics {
         models = Set.copyOf(models);
+        hostTier = hostTier == null ? HostTierMetrics.NONE : hostTier;
+    }
+
+    /** A scrape of an engine without a host-memory KV tier. */
+    public ScrapedMetrics(long scrapedAtNanos, double running, double waiting, double kvCacheUsage, double prefixCacheQueries,
+                          double prefixCacheHits, double promptTokens, double generationTokens, double preemptions, int numGpuBlocks,
+                          int blockSize, double queueTimeSum, double queueTimeCount, double prefillTimeSum, double prefillTimeCount,
+                          Set<String> models) {
+        this(scrapedAtNanos, running, waiting, kvCacheUsage, prefixCacheQueries, prefixCacheHits, promptTokens, generationTokens,
+                preemptions, numGpuBlocks, blockSize, queueTimeSum, queueTimeCount, prefillTimeSum, prefillTimeCount, models,
+                HostTierMetrics.NONE);
     }
 
     /** Total KV capacity in tokens, or 0 when the engine does not publish {@code cache_config_info}. */
@@ -60,6 +72,7 @@ public record ScrapedMetrics(
         private double prefillTimeSum;
         private double prefillTimeCount;
         private Set<String> models = Set.of();
+        private HostTierMetrics hostTier = HostTierMetrics.NONE;
 
         private Builder() {
         }
@@ -125,10 +138,16 @@ public record ScrapedMetrics(
             return this;
         }
 
+        /** The engine's host-memory KV tier. */
+        public Builder hostTier(HostTierMetrics v) {
+            hostTier = v;
+            return this;
+        }
+
         public ScrapedMetrics build() {
             return new ScrapedMetrics(scrapedAtNanos, running, waiting, kvCacheUsage, prefixCacheQueries, prefixCacheHits, promptTokens,
                     generationTokens, preemptions, numGpuBlocks, blockSize, queueTimeSum, queueTimeCount, prefillTimeSum,
-                    prefillTimeCount, models);
+                    prefillTimeCount, models, hostTier);
         }
     }
 }

@@ -85,6 +85,7 @@ public final class RouterMetrics implements AutoCloseable {
     private final MultiGauge inFlight;
     private final MultiGauge sticky;
     private final MultiGauge ready;
+    private final HostTierGauges hostTiers;
     private final JvmGcMetrics gc = new JvmGcMetrics();
     /** Meters by name and tag values: built once, so the request path does a map lookup only. */
     private final Map<MeterKey, Counter> counters = new ConcurrentHashMap<>();
@@ -115,6 +116,7 @@ public final class RouterMetrics implements AutoCloseable {
                 .description("Sessions the affinity table pins to each replica").register(registry);
         this.ready = MultiGauge.builder("lmw_replica_ready")
                 .description("1 while the replica is discovered ready and its health checks pass, else 0").register(registry);
+        this.hostTiers = new HostTierGauges(registry);
         this.overhead = Timer.builder("lmw_router_overhead_seconds").description("Router receive to upstream request sent")
                 .serviceLevelObjectives(OVERHEAD_BUCKETS).register(registry);
         Gauge.builder("lmw_affinity_entries", affinity, SessionPins::size)
@@ -275,6 +277,7 @@ public final class RouterMetrics implements AutoCloseable {
         inFlight.register(flight, true);
         sticky.register(pinned, true);
         ready.register(up, true);
+        hostTiers.refresh(pool.all());
         if (admission != null) {
             List<MultiGauge.Row<?>> sessions = new ArrayList<>();
             List<MultiGauge.Row<?>> tokens = new ArrayList<>();

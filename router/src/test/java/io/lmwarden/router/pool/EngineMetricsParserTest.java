@@ -90,4 +90,60 @@ class EngineMetricsParserTest {
         assertThat(m.running()).isEqualTo(7);
         assertThat(m.models()).contains("a \"quoted\" name");
     }
+
+    @Test
+    void readsTheHostKvTierAndLearnsItsBandwidthAndBytesPerToken() {
+        // As vLLM's OffloadingConnector and the scheduler's connector counters publish them (sim/README.md names the commits).
+        String text = """
+                vllm:cache_config_info{block_size="16",num_gpu_blocks="2400",kv_offloading_size="26.37",kv_offloading_backend="native",engine="0"} 1.0
+                vllm:prefix_cache_queries_total{engine="0",model_name="m"} 10000.0
+                vllm:prefix_cache_hits_total{engine="0",model_name="m"} 6000.0
+                vllm:external_prefix_cache_queries_total{engine="0",model_name="m"} 4000.0
+                vllm:external_prefix_cache_hits_total{engine="0",model_name="m"} 3200.0
+                vllm:kv_offload_load_bytes_total{engine="0",model_name="m"} 4.718592e+08
+                vllm:kv_offload_load_time_total{engine="0",model_name="m"} 0.0188743680
+                vllm:kv_offload_total_bytes_total{engine="0",model_name="m",transfer_type="CPU_to_GPU"} 4.718592e+08
+                vllm:kv_offload_total_bytes_total{engine="0",model_name="m",transfer_type="GPU_to_CPU"} 9.9e+08
+                """;
+        HostTierMetrics t = EngineMetricsParser.parse(text, 0).hostTier();
+        assertThat(t.present()).isTrue();
+        assertThat(t.sizeGib()).isEqualTo(26.37);
+        assertThat(t.hitRate()).isEqualTo(0.8);
+        // The split counters win over the deprecated transfer_type ones: each load counted once.
+        assertThat(t.loadBytes()).isEqualTo(471_859_200);
+        assertThat(t.learned()).isTrue();
+        assertThat(t.bytesPerToken()).isEqualTo(147_456);
+        assertThat(t.loadBytesPerSecond()).isCloseTo(25e9, org.assertj.core.api.Assertions.within(1e3));
+        assertThat(t.capacityTokens()).isEqualTo((long) (26.37 * (1L << 30) / 147_456));
+        // 12,000 tokens at 25 GB/s: ~71 ms of engine time (the issue's 12k-token working set).
+        assertThat(t.loadEngineMillis(12_000)).isCloseTo(70.8, org.assertj.core.api.Assertions.within(0.1));
+        // GPU hits stay GPU hits.
+        assertThat(EngineMetricsParser.parse(text, 0).prefixHitRate()).isEqualTo(0.6);
+    }
+
+    @Test
+    void readsTheDeprecatedTransferCountersAndNoTierWhenTheSizeIsNone() {
+        String old = """
+                vllm:cache_config_info{block_size="16",num_gpu_blocks="2400",kv_offloading_size="8.0",engine="0"} 1.0
+                vllm:external_prefix_cache_hits_total{engine="0",model_name="m"} 1000.0
+                vllm:kv_offload_total_bytes_total{engine="0",model_name="m",transfer_type="CPU_to_GPU"} 2.0e+08
+                vllm:kv_offload_total_time_total{engine="0",model_name="m",transfer_type="CPU_to_GPU"} 0.01
+                vllm:kv_offload_total_time_total{engine="0",model_name="m",transfer_type="GPU_to_CPU"} 5.0
+                """;
+        HostTierMetrics t = EngineMetricsParser.parse(old, 0).hostTier();
+        assertThat(t.loadBytes()).isEqualTo(2.0e8);
+        assertThat(t.loadBytesPerSecond()).isEqualTo(2.0e10);
+        assertThat(t.bytesPerToken()).isEqualTo(200_000);
+
+        String none = """
+                vllm:cache_config_info{block_size="16",num_gpu_blocks="2400",kv_offloading_size="None",engine="0"} 1.0
+                vllm:external_prefix_cache_queries_total{engine="0",model_name="m"} 0.0
+                """;
+        HostTierMetrics absent = EngineMetricsParser.parse(none, 0).hostTier();
+        assertThat(absent.present()).isFalse();
+        assertThat(absent.capacityTokens()).isZero();
+        // Until loads tell, the priors: the reference model's bytes per token, PCIe 4.0's bandwidth.
+        assertThat(absent.bytesPerToken()).isEqualTo(HostTierMetrics.PRIOR_BYTES_PER_TOKEN);
+        assertThat(absent.loadBytesPerSecond()).isEqualTo(HostTierMetrics.PRIOR_BYTES_PER_SECOND);
+    }
 }

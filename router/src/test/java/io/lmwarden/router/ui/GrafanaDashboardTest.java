@@ -44,7 +44,10 @@ class GrafanaDashboardTest {
             "lmw_prefix_breaks_total", "lmw_cache_misses_total", "lmw_queue_ate_gain_total", "lmw_sticky_sessions",
             "lmw_stale_metrics_fallbacks_total", "lmw_request_errors_total", "lmw_spills_out_total",
             "lmw_queue_length", "lmw_queue_wait_seconds_bucket", "lmw_admission_rejected_total", "lmw_resident_sessions",
-            "lmw_resident_tokens", "lmw_kv_budget_tokens");
+            "lmw_resident_tokens", "lmw_kv_budget_tokens",
+            // Issue 24: the host-memory KV tier.
+            "vllm:external_prefix_cache_hits_total", "vllm:external_prefix_cache_queries_total", "lmw_host_tier_capacity_tokens",
+            "lmw_host_tier_load_bytes_per_second");
 
     /** Series created by their first event rather than at 0 (N×(N−1) spill pairs would dominate the series count). */
     private static final Set<String> BORN_ON_FIRST_EVENT = Set.of("lmw_spills_total");
@@ -154,7 +157,8 @@ class GrafanaDashboardTest {
     void queriesOnlyMetricsTheRouterAndTheEnginesExpose() throws Exception {
         Set<String> routerNames;
         Set<String> engineNames;
-        try (RouterUnderTest router = RouterUnderTest.start(SimPool.start(2, SimProfile.defaultProfile(), 20), c -> c)) {
+        // Engines with a host KV tier: the router's lmw_host_tier_* series exist only for replicas that have one.
+        try (RouterUnderTest router = RouterUnderTest.start(SimPool.start(2, SimProfile.defaultProfile().withKvOffloadGib(1), 20), c -> c)) {
             AgentWorkload.Result traffic = new AgentWorkload(2, 2, AgentSession.Identity.CLAUDE_CODE_HEADER).run(router, "graf");
             assertThat(traffic.statuses()).containsOnly(200);
             Http http = new Http();

@@ -18,6 +18,7 @@ import io.lmwarden.router.testing.Prometheus.Sample;
 import io.lmwarden.router.testing.Prometheus.Target;
 import io.lmwarden.router.testing.RouterUnderTest;
 import io.lmwarden.router.testing.SimPool;
+import io.lmwarden.sim.EngineSnapshot;
 import io.lmwarden.sim.SimProfile;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Assumptions;
@@ -74,8 +75,11 @@ class PrometheusDashboardTest {
     static final String SATURATED_NAMESPACE = "saturated";
     static final String SATURATED_DEPLOYMENT = "qwen-small";
     static final String SATURATED_POD = "qwen-small-router-0";
-    /** 440 blocks × 16 = 7,040 tokens, a budget of 6,336: a shared ~1,000-token system prompt and two sessions of ~2,000. */
-    private static final SimProfile TWO_SESSIONS = SimProfile.defaultProfile().withKvBlocks(440);
+    /**
+     * 440 blocks × 16 = 7,040 tokens, a budget of 6,336: a shared ~1,000-token system prompt and two sessions of ~2,000.
+     * A host KV tier of 0.4 GiB (2,912 tokens) for the tier's panels: smaller than the GPU cache, so the budget stays the GPU's.
+     */
+    private static final SimProfile TWO_SESSIONS = SimProfile.defaultProfile().withKvBlocks(440).withKvOffloadGib(0.4);
     /** Long enough for the queue to be scraped holding two, and for the residents to outlast the final scrape on a busy machine. */
     private static final Duration RESIDENCY_IDLE = Duration.ofSeconds(7);
     private static final int SATURATED_QUEUE_MAX = 2;
@@ -562,6 +566,22 @@ class PrometheusDashboardTest {
         c.put("Resident sessions by replica / A", r -> {
             assertThat(replica.path("residentSessions").asInt()).isEqualTo(2);
             assertThat(single(r)).isEqualTo(2);
+        });
+        JsonNode tier = replica.path("hostTier");
+        c.put("Host KV tier hit rate by replica (engine) / A", r -> {
+            assertThat(r).extracting(s -> s.labels().get("pod")).containsExactly("small-sim-0");
+            EngineSnapshot e = smallSims.engines(0).get(0);
+            assertThat(e.externalPrefixQueries()).as("tokens looked up in the host tier").isPositive();
+            assertThat(single(r)).isCloseTo((double) e.externalPrefixHits() / e.externalPrefixQueries(), within(1e-6));
+        });
+        c.put("Host KV tier size by replica (router) / A", r -> {
+            // 0.4 GiB of 147,456-byte tokens, whole or not: the router divides the GiB by the bytes per token.
+            assertThat(tier.path("capacityTokens").asLong()).as("%s", tier).isBetween(2_900L, 2_913L);
+            assertThat(single(r)).isEqualTo(tier.path("capacityTokens").asDouble());
+        });
+        c.put("Host KV tier load bandwidth by replica (router) / A", r -> {
+            assertThat(tier.path("loadBytesPerSecond").asDouble()).as("%s", tier).isCloseTo(25e9, within(25e9 * 0.01));
+            assertThat(single(r)).isCloseTo(tier.path("loadBytesPerSecond").asDouble(), within(1.0));
         });
         return c;
     }

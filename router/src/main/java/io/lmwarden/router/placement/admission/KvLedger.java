@@ -59,9 +59,14 @@ final class KvLedger {
         return ledger(replica).extraBlocks(ws);
     }
 
-    /** The replica's budget in blocks: its KV capacity (the engine's, else the default) times the budget share. */
+    /**
+     * The replica's budget in blocks: what it keeps of resident working sets without recomputing (its KV capacity, the
+     * engine's else the default; or its host-memory KV tier when that is larger, {@link ReplicaKvCapacity}) times the
+     * budget share. With a tier, a resident paused long enough for its GPU blocks to be evicted still returns home for
+     * the load time, so it keeps its place in the budget instead of queueing as a newcomer.
+     */
     long budgetBlocks(ReplicaView r) {
-        long capacity = r.metrics() != null && r.metrics().kvCapacityTokens() > 0 ? r.metrics().kvCapacityTokens() : defaultCapacityTokens;
+        long capacity = ReplicaKvCapacity.of(r, defaultCapacityTokens).residentTokens();
         return (long) (capacity * budgetShare / PrefixIndexes.TOKENS_PER_BLOCK);
     }
 

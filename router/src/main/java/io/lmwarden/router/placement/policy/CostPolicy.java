@@ -85,7 +85,7 @@ public final class CostPolicy implements PlacementPolicy {
 
     /** Queue plus recompute, the recompute weighted for the harm it does to the requests behind it. */
     static double moveCost(TtftEstimate e) {
-        return e.queueMs() + RECOMPUTE_WEIGHT * e.prefillMs();
+        return e.queueMs() + e.loadMs() + RECOMPUTE_WEIGHT * e.prefillMs();
     }
 
     @Override

@@ -6,7 +6,12 @@ import io.lmwarden.router.session.PromptShape;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 
-/** One {@link PrefixIndex} per replica, sized from each replica's reported KV capacity. */
+/**
+ * One {@link PrefixIndex} per replica, sized from each replica's reported KV capacity; and for a replica whose engine
+ * has a host-memory KV tier, a second one for that tier, sized from the tier's GiB. vLLM's offloading connector copies
+ * every full prompt block to the tier as it is computed (write-through), so an accepted prompt is recorded in both;
+ * each evicts on its own, least recently used.
+ */
 public final class PrefixIndexes {
 
     /** Router blocks are {@link PromptShape#BLOCK_CHARS} characters: about 16 tokens each. */
@@ -17,6 +22,7 @@ public final class PrefixIndexes {
 
     private final int defaultCapacityTokens;
     private final Map<String, PrefixIndex> byReplica = new ConcurrentHashMap<>();
+    private final Map<String, PrefixIndex> hostTierByReplica = new ConcurrentHashMap<>();
 
     public PrefixIndexes(int defaultCapacityTokens) {
         this.defaultCapacityTokens = defaultCapacityTokens;
@@ -33,13 +39,51 @@ public final class PrefixIndexes {
         return index;
     }
 
-    /** Tokens of the prompt the replica probably holds. */
+    /** The replica's host-tier index, or null when its engine reports no host tier. */
+    PrefixIndex hostTierOf(ReplicaView replica) {
+        long tokens = replica.metrics() == null ? 0 : replica.metrics().hostTier().capacityTokens();
+        if (tokens <= 0) {
+            return null;
+        }
+        int blocks = (int) Math.min(Integer.MAX_VALUE, tokens / TOKENS_PER_BLOCK);
+        PrefixIndex index = hostTierByReplica.computeIfAbsent(replica.id(), id -> new PrefixIndex(blocks));
+        if (blocks != index.capacityBlocks()) {
+            index.setCapacityBlocks(blocks);
+        }
+        return index;
+    }
+
+    /** The engine accepted the prompt: after its prefill the replica holds it on the GPU, and in its host tier if it has one. */
+    public void accepted(ReplicaView replica, PromptShape shape) {
+        of(replica).insert(shape);
+        PrefixIndex host = hostTierOf(replica);
+        if (host != null) {
+            host.insert(shape);
+        }
+    }
+
+    /**
+     * Tokens of the prompt the replica probably holds on the GPU, and beyond them the tokens its host tier probably
+     * holds (what the engine would load rather than compute).
+     */
+    public TierHold hold(ReplicaView replica, PromptShape shape) {
+        int gpu = of(replica).heldBlocks(shape);
+        PrefixIndex host = hostTierOf(replica);
+        int both = host == null ? gpu : Math.max(gpu, host.heldBlocks(shape));
+        return new TierHold(gpu * TOKENS_PER_BLOCK, (both - gpu) * TOKENS_PER_BLOCK);
+    }
+
+    /**
+     * Tokens of the prompt the replica probably holds, on the GPU or in its host tier: what the engine reports as
+     * cached ({@code cached_tokens} counts local and loaded tokens alike).
+     */
     public int heldTokens(ReplicaView replica, PromptShape shape) {
-        return of(replica).heldBlocks(shape) * TOKENS_PER_BLOCK;
+        return hold(replica, shape).totalTokens();
     }
 
     /** A replica left the pool or restarted: its cache is gone. */
     public void forget(String replicaId) {
         byReplica.remove(replicaId);
+        hostTierByReplica.remove(replicaId);
     }
 }

@@ -4,17 +4,28 @@ import io.lmwarden.router.pool.ReplicaView;
 
 /**
  * Expected time to first token of one request on one replica, in the router's wall-clock
- * milliseconds: waiting behind the prefill work already queued there, then prefilling what the
- * replica does not hold.
+ * milliseconds: waiting behind the prefill work already queued there, then loading what its host-memory KV tier holds
+ * and prefilling what the replica does not hold.
+ *
+ * @param heldTokens   tokens the replica need not compute: in its GPU cache, or loaded from its host tier
+ * @param loadedTokens of those, the ones loaded from the host tier
+ * @param loadMs       the time that load takes at the tier's bandwidth
  */
-public record TtftEstimate(ReplicaView replica, int heldTokens, long uncachedTokens, double queueMs, double prefillMs) {
+public record TtftEstimate(ReplicaView replica, int heldTokens, long uncachedTokens, double queueMs, double prefillMs, int loadedTokens,
+                           double loadMs) {
+
+    /** A replica without a host tier. */
+    public TtftEstimate(ReplicaView replica, int heldTokens, long uncachedTokens, double queueMs, double prefillMs) {
+        this(replica, heldTokens, uncachedTokens, queueMs, prefillMs, 0, 0);
+    }
 
     public double totalMs() {
-        return queueMs + prefillMs;
+        return queueMs + loadMs + prefillMs;
     }
 
     public String describe() {
-        return String.format("%s: queue %.0f ms + prefill %d tokens %.0f ms (holds %d)", replica.id(), queueMs, uncachedTokens,
+        String load = loadedTokens == 0 ? "" : String.format(" + load %d tokens from host %.0f ms", loadedTokens, loadMs);
+        return String.format("%s: queue %.0f ms%s + prefill %d tokens %.0f ms (holds %d)", replica.id(), queueMs, load, uncachedTokens,
                 prefillMs, heldTokens);
     }
 }

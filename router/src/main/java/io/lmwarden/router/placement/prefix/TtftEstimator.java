@@ -5,9 +5,11 @@ import io.lmwarden.router.session.PromptShape;
 
 /**
  * The cost model of the home-or-elsewhere decision (WORKLOAD.md, "How to decide between the home
- * replica and a cold one"): {@code T = queue + prefill of the uncached remainder}.
+ * replica and a cold one"): {@code T = queue + load from the host tier + prefill of the uncached remainder}.
  * <ul>
- *   <li>Tokens held: the replica's {@link PrefixIndex}.</li>
+ *   <li>Tokens held: the replica's {@link PrefixIndex}; beyond them, the tokens its host-memory KV tier's index holds,
+ *       which cost their load time (bytes over the tier's learned bandwidth) instead of their prefill: a host-tier hit
+ *       is credited below a GPU hit by exactly its transfer time, as llm-d (0.8) and Dynamo (0.75) weigh theirs.</li>
  *   <li>Prefill rate: learned per replica from observed TTFBs, with the configured prior.</li>
  *   <li>Queue: the uncached tokens the router already sent there that have not produced a first
  *       byte, plus requests the engine reports waiting that are not the router's (another router,
@@ -25,12 +27,19 @@ public final class TtftEstimator {
     private final PrefillRates prefillRates;
     private final int maxNumSeqs;
     private final double decodeMsPerRequest;
+    private final double timeScale;
 
     /**
      * @param decodeMsPerRequest typical time a running request holds its slot after its first token,
      *                           in wall ms: what a request waits per sequence ahead when the engine is full
      */
     public TtftEstimator(PrefixIndexes prefixIndexes, PrefillRates prefillRates, int maxNumSeqs, double decodeMsPerRequest) {
+        this(prefixIndexes, prefillRates, maxNumSeqs, decodeMsPerRequest, 1);
+    }
+
+    /** {@code timeScale}: engines that run K times faster than real time (a simulator) load from their host tier K times faster. */
+    public TtftEstimator(PrefixIndexes prefixIndexes, PrefillRates prefillRates, int maxNumSeqs, double decodeMsPerRequest, double timeScale) {
+        this.timeScale = timeScale;
         this.prefixIndexes = prefixIndexes;
         this.prefillRates = prefillRates;
         this.maxNumSeqs = maxNumSeqs;
@@ -39,7 +48,10 @@ public final class TtftEstimator {
 
     public TtftEstimate estimate(ReplicaView r, PromptShape shape) {
         int prompt = shape.estimatedTokens();
-        int held = Math.min(prefixIndexes.heldTokens(r, shape), Math.max(0, prompt - 1));
+        TierHold hold = prefixIndexes.hold(r, shape);
+        int held = Math.min(hold.totalTokens(), Math.max(0, prompt - 1));
+        int loaded = Math.max(0, held - hold.gpuTokens());
+        double loadMs = loaded == 0 ? 0 : r.metrics().hostTier().loadEngineMillis(loaded) / timeScale;
         long uncached = prompt - held;
         double rate = prefillRates.msPerToken(r.id());
         long queuedTokens = r.pendingPrefillTokens();
@@ -56,6 +68,6 @@ public final class TtftEstimator {
             // Full: this request waits for one of the running ones to finish.
             queue += (busy - maxNumSeqs + 1) * decodeMsPerRequest / maxNumSeqs;
         }
-        return new TtftEstimate(r, held, uncached, queue, uncached * rate);
+        return new TtftEstimate(r, held, uncached, queue, uncached * rate, loaded, loadMs);
     }
 }

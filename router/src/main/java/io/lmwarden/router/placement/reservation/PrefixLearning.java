@@ -17,6 +17,6 @@ final class PrefixLearning implements PlacementFeedback {
 
     @Override
     public void accepted(Reservation r) {
-        indexes.of(r.placement().replica()).insert(r.facts().shape());
+        indexes.accepted(r.placement().replica(), r.facts().shape());
     }
 }

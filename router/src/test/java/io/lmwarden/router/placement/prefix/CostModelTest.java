@@ -9,6 +9,7 @@ import io.lmwarden.router.placement.policy.CostPolicy;
 import io.lmwarden.router.config.SpillThreshold;
 import io.lmwarden.router.pool.ScrapedMetrics;
 import io.lmwarden.router.pool.PoolSnapshot;
+import io.lmwarden.router.pool.HostTierMetrics;
 import io.lmwarden.router.pool.ReplicaView;
 import io.lmwarden.common.api.ApiDialect;
 import io.lmwarden.router.session.CanonicalPrompt;
@@ -85,6 +86,36 @@ class CostModelTest {
         assertThat(w.totalMs()).isLessThan(c.totalMs());
         ReplicaView warmButBusy = replica("warm", 3, 30_000, 3, 1, 2);
         assertThat(estimator.estimate(warmButBusy, shape).totalMs()).isGreaterThan(c.totalMs());
+    }
+
+    @Test
+    void whatOnlyTheHostTierHoldsCostsItsLoadTimeNotItsPrefill() {
+        PrefixIndexes indexes = new PrefixIndexes(38_400);
+        double timeScale = 10;
+        TtftEstimator estimator = new TtftEstimator(indexes, new PrefillRates(MS_PER_TOKEN), 32, 6400, timeScale);
+        // A GPU cache of 100 blocks (1,600 tokens) and a 1 GiB host tier at the priors (147,456 B per token, 25 GB/s).
+        ScrapedMetrics tiered = ScrapedMetrics.builder().kvBlocks(100, 16).hostTier(new HostTierMetrics(1, 0, 0, 0, 0)).build();
+        ReplicaView home = ReplicaView.builder("home").metrics(tiered).build();
+        ReplicaView plain = ReplicaView.builder("plain").metrics(ScrapedMetrics.builder().kvBlocks(100, 16).build()).build();
+        PromptShape session = prompt("s".repeat(64 * 300));
+        indexes.accepted(home, session);
+        indexes.accepted(plain, session);
+        // Another session pushes it out of both GPU caches; the host tier (7,281 tokens) keeps both.
+        indexes.accepted(home, prompt("o".repeat(64 * 100)));
+        indexes.accepted(plain, prompt("o".repeat(64 * 100)));
+
+        TtftEstimate h = estimator.estimate(home, session);
+        TtftEstimate p = estimator.estimate(plain, session);
+        assertThat(indexes.hold(home, session).gpuTokens()).isZero();
+        assertThat(h.loadedTokens()).isEqualTo(Math.min(session.blocks() * 16, session.estimatedTokens() - 1)).isPositive();
+        assertThat(h.heldTokens()).isEqualTo(h.loadedTokens());
+        assertThat(h.loadMs()).isCloseTo(h.loadedTokens() * 147_456 / 25e9 * 1000 / timeScale, org.assertj.core.api.Assertions.within(1e-9));
+        assertThat(h.prefillMs()).isEqualTo((session.estimatedTokens() - h.heldTokens()) * MS_PER_TOKEN);
+        assertThat(p.heldTokens()).isZero();
+        assertThat(p.loadMs()).isZero();
+        // Credited below a GPU hit by its load time, far above a recompute: ~3 ms against ~960 ms here.
+        assertThat(h.totalMs()).isPositive().isLessThan(p.totalMs() / 100);
+        assertThat(indexes.heldTokens(home, session)).as("what the engine would report cached").isEqualTo(h.heldTokens());
     }
 
     @Test
