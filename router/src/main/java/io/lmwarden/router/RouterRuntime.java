@@ -70,8 +70,9 @@ final class RouterRuntime {
         // epoll costs less CPU per request than NIO (router/README.md, "Transport"); without its library Vert.x falls back to NIO.
         Vertx vertx = Vertx.vertx(new VertxOptions().setPreferNativeTransport(config.server().transport().equals("native")));
         LineWriter requestLines = new LineWriter(System.err, RequestLog.QUEUED_LINES, "lmw-request-log");
+        RouterParts parts = null;
         try {
-            RouterParts parts = RouterParts.build(config, tuning, cluster, requestLines);
+            parts = RouterParts.build(config, tuning, cluster, requestLines);
             UpstreamClients clients = UpstreamClients.create(vertx, config);
             ClientConnections connections = new ClientConnections(vertx, config.server().maxClientConnections(),
                     config.server().clientIdleTimeout());
@@ -85,6 +86,9 @@ final class RouterRuntime {
                     "transport", transportName(vertx), "version", BuildVersion.of(RouterRuntime.class));
             return new RouterRuntime(config, vertx, parts, clients, timers, servers, requestLines);
         } catch (RuntimeException e) {
+            if (parts != null) {
+                parts.cacheViews.views().close();
+            }
             requestLines.close();
             vertx.close();
             cluster.close();
@@ -94,7 +98,8 @@ final class RouterRuntime {
 
     private static ProxyContext proxyContext(Vertx vertx, UpstreamClients clients, RouterConfig config, RouterParts parts) {
         return new ProxyContext(vertx, clients.proxy(), parts.pool, parts.snapshot, parts.placing.reservations(),
-                parts.placing.admission(), parts.watching.metrics(), parts.inFlight, config.upstream());
+                parts.placing.admission(), parts.watching.metrics(), parts.inFlight, config.upstream(),
+                parts.cacheViews.views().enabled());
     }
 
     /** Tenants are named and salted with a secret every router of the cluster agrees on before it serves. */
@@ -147,6 +152,7 @@ final class RouterRuntime {
             LOG.fine(() -> "server shutdown: " + e);
         }
         timers.close();
+        parts.cacheViews.views().close();
         parts.cluster.close();
         servers.closeAdmin();
         clients.close();

@@ -52,11 +52,11 @@ class LayeringTest {
             // pipeline (Placer: filters, client pinning, the policy); each concern below it, none above.
             Map.entry("placement", Set.of("placement.filter", "placement.prefix", "pool", "session", "config", "common")),
             Map.entry("placement.filter", Set.of("pool", "session", "config", "common")),
-            Map.entry("placement.prefix", Set.of("pool", "session", "config", "common")),
+            Map.entry("placement.prefix", Set.of("kvevents", "pool", "session", "config", "common")),
             Map.entry("placement.pins", Set.of("placement", "pool", "session", "config", "common")),
             Map.entry("placement.policy", Set.of("placement", "placement.pins", "placement.prefix", "pool", "session", "config",
                     "common")),
-            Map.entry("placement.reservation", Set.of("placement", "placement.prefix", "pool", "session", "config", "common")),
+            Map.entry("placement.reservation", Set.of("placement", "placement.prefix", "kvevents", "pool", "session", "config", "common")),
             // Admission wraps the pipeline: the budget in front of the reservation, for every attempt.
             Map.entry("placement.admission", Set.of("placement", "placement.filter", "placement.pins", "placement.prefix", "pool",
                     "session", "config", "common")),

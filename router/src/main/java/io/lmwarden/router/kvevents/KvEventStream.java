@@ -33,9 +33,15 @@ final class KvEventStream {
     private final ReplicaCacheView view;
     private final KvEventsSettings settings;
     private final KvEventDecoder decoder;
-    private final ZMQ.Socket sub;
-    private final ZMQ.Socket monitor;
+    private final ZContext ctx;
+    private final String monitorAddress;
     private final ZMQ.Socket replay;
+    private ZMQ.Socket sub;
+    private ZMQ.Socket monitor;
+    private int subGeneration;
+    private long subOpenedNanos;
+    private long tcpConnectedNanos = Long.MIN_VALUE;
+    private boolean handshaken;
 
     private int subIndex = -1;
     private int monitorIndex = -1;
@@ -52,25 +58,14 @@ final class KvEventStream {
 
     KvEventStream(ZContext ctx, KvEventEndpoint endpoint, ReplicaCacheView view, KvEventsSettings settings,
                   KvEventDecoder decoder, String monitorAddress) {
+        this.ctx = ctx;
         this.endpoint = endpoint;
         this.view = view;
         this.settings = settings;
         this.decoder = decoder;
+        this.monitorAddress = monitorAddress;
         int heartbeat = (int) settings.heartbeat().toMillis();
-        sub = ctx.createSocket(SocketType.SUB);
-        sub.setLinger(0);
-        sub.setRcvHWM(100_000);
-        sub.setReconnectIVL(100);
-        sub.setReconnectIVLMax(5_000);
-        sub.setHeartbeatIvl(heartbeat);
-        sub.setHeartbeatTimeout(heartbeat * 3);
-        // The monitor goes on before connecting, so that the first connection is seen.
-        sub.monitor(monitorAddress, ZMQ.EVENT_CONNECTED | ZMQ.EVENT_DISCONNECTED);
-        monitor = ctx.createSocket(SocketType.PAIR);
-        monitor.setLinger(0);
-        monitor.connect(monitorAddress);
-        sub.subscribe(endpoint.topic().getBytes(StandardCharsets.UTF_8));
-        sub.connect("tcp://" + endpoint.host() + ":" + endpoint.eventsPort());
+        openSub();
         if (endpoint.hasReplay()) {
             replay = ctx.createSocket(SocketType.DEALER);
             replay.setLinger(0);
@@ -78,10 +73,69 @@ final class KvEventStream {
             replay.setReconnectIVLMax(5_000);
             replay.setHeartbeatIvl(heartbeat);
             replay.setHeartbeatTimeout(heartbeat * 3);
+            replay.setHandshakeIvl(heartbeat);
             replay.connect("tcp://" + endpoint.host() + ":" + endpoint.replayPort());
         } else {
             replay = null;
         }
+    }
+
+    /**
+     * A new SUB socket with its monitor. Each one gets a monitor address of its own: a closed monitor's inproc address
+     * is not free again at once.
+     */
+    private void openSub() {
+        int heartbeat = (int) settings.heartbeat().toMillis();
+        String address = monitorAddress + "-" + subGeneration++;
+        sub = ctx.createSocket(SocketType.SUB);
+        sub.setLinger(0);
+        sub.setRcvHWM(100_000);
+        sub.setReconnectIVL(100);
+        sub.setReconnectIVLMax(5_000);
+        sub.setHeartbeatIvl(heartbeat);
+        sub.setHeartbeatTimeout(heartbeat * 3);
+        // A greeting that does not complete within this closes the connection, and ZeroMQ connects again.
+        sub.setHandshakeIvl(heartbeat);
+        // The monitor goes on before connecting, so that the first connection is seen.
+        sub.monitor(address, ZMQ.EVENT_CONNECTED | ZMQ.EVENT_DISCONNECTED | ZMQ.EVENT_HANDSHAKE_PROTOCOL);
+        monitor = ctx.createSocket(SocketType.PAIR);
+        monitor.setLinger(0);
+        monitor.connect(address);
+        sub.subscribe(endpoint.topic().getBytes(StandardCharsets.UTF_8));
+        sub.connect("tcp://" + endpoint.host() + ":" + endpoint.eventsPort());
+        subOpenedNanos = System.nanoTime();
+        tcpConnectedNanos = Long.MIN_VALUE;
+        handshaken = false;
+    }
+
+    private void closeSub() {
+        sub.monitor(null, 0);
+        sub.close();
+        monitor.close();
+    }
+
+    /**
+     * JeroMQ 0.6.0 sometimes leaves a fresh SUB connection with its greeting unfinished for good: connected, never
+     * subscribed, silent. Such a socket (connected without a finished handshake for two heartbeats, or silent for
+     * half of {@code staleAfter} after the router sent its engine a request) is replaced by a new one. Returns whether
+     * it was, so that the poller is rebuilt.
+     */
+    boolean reconnectIfSilent() {
+        long now = System.nanoTime();
+        long patience = settings.heartbeat().toNanos() * 2;
+        boolean stuckGreeting = tcpConnectedNanos != Long.MIN_VALUE && !handshaken && now - tcpConnectedNanos > patience;
+        boolean silentUnderTraffic = view.unansweredTrafficNanos(now) > settings.staleAfter().toNanos() / 2
+                && now - subOpenedNanos > settings.staleAfter().toNanos() / 2;
+        if (!stuckGreeting && !silentUnderTraffic) {
+            return false;
+        }
+        LOG.info(() -> "KV-event stream of " + view.id() + " at " + endpoint.host() + ":" + endpoint.eventsPort()
+                + (stuckGreeting ? " connected without finishing its handshake" : " silent while requests were sent")
+                + "; connecting a new socket");
+        view.countReconnect();
+        closeSub();
+        openSub();
+        return true;
     }
 
     ReplicaCacheView view() {
@@ -113,9 +167,7 @@ final class KvEventStream {
     }
 
     void close() {
-        sub.monitor(null, 0);
-        sub.close();
-        monitor.close();
+        closeSub();
         if (replay != null) {
             replay.close();
         }
@@ -125,8 +177,13 @@ final class KvEventStream {
         ZMQ.Event event;
         while ((event = ZMQ.Event.recv(monitor, ZMQ.DONTWAIT)) != null) {
             if (event.getEvent() == ZMQ.EVENT_CONNECTED) {
+                tcpConnectedNanos = System.nanoTime();
                 view.connected(true);
+            } else if (event.getEvent() == ZMQ.EVENT_HANDSHAKE_PROTOCOL) {
+                handshaken = true;
             } else if (event.getEvent() == ZMQ.EVENT_DISCONNECTED) {
+                tcpConnectedNanos = Long.MIN_VALUE;
+                handshaken = false;
                 view.connected(false);
             }
         }

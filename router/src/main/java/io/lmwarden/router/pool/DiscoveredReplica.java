@@ -5,16 +5,30 @@ package io.lmwarden.router.pool;
  * and how many data-parallel engine ranks it serves when that is declared ({@code http://host:8000#ranks=4}).
  * {@code ranks} 0 means "learn it from the endpoint's {@code /metrics}": more than one {@code engine} label
  * value makes each engine a replica of its own; one (or none) keeps the endpoint a single replica.
+ * {@code kvEventsPort} / {@code kvReplayPort}: where rank 0 of the endpoint publishes vLLM's KV events (ZMQ PUB) and
+ * answers replays (ZMQ ROUTER); rank r adds r (vLLM's rule); 0 = not published / no replay socket.
  */
-public record DiscoveredReplica(String id, String url, boolean ready, int ranks) {
+public record DiscoveredReplica(String id, String url, boolean ready, int ranks, int kvEventsPort, int kvReplayPort) {
 
     public DiscoveredReplica {
         if (ranks < 0) {
             throw new IllegalArgumentException("ranks of " + id + " must be >= 0, got " + ranks);
         }
+        if (kvEventsPort < 0 || kvEventsPort > 65535 || kvReplayPort < 0 || kvReplayPort > 65535) {
+            throw new IllegalArgumentException("KV event ports of " + id + " must be 1..65535 (0 = none)");
+        }
+    }
+
+    public DiscoveredReplica(String id, String url, boolean ready, int ranks) {
+        this(id, url, ready, ranks, 0, 0);
     }
 
     public DiscoveredReplica(String id, String url, boolean ready) {
         this(id, url, ready, 0);
+    }
+
+    /** Whether the endpoint publishes KV events that the router can follow. */
+    public boolean publishesKvEvents() {
+        return kvEventsPort > 0;
     }
 }

@@ -12,7 +12,10 @@ import io.vertx.core.http.HttpClient;
 import java.time.Duration;
 import java.util.function.LongFunction;
 
-/** What every proxied exchange shares. */
+/**
+ * What every proxied exchange shares. {@code askTokenIds}: the engines' cache views are followed, so chat/completions
+ * and completions requests ask the engine for the prompt's token ids ({@link TokenIdsRequest}).
+ */
 public record ProxyContext(
         Vertx vertx,
         HttpClient client,
@@ -22,7 +25,8 @@ public record ProxyContext(
         AdmissionController admission,
         RouterMetrics metrics,
         InFlightTracker inFlight,
-        UpstreamSettings upstream) {
+        UpstreamSettings upstream,
+        boolean askTokenIds) {
 
     /** How long a request may wait for a pooled connection: the wait at the replica's connection cap plus the TCP connect. */
     Duration acquireTimeout() {

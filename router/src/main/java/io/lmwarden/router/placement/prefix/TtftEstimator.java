@@ -7,7 +7,8 @@ import io.lmwarden.router.session.PromptShape;
  * The cost model of the home-or-elsewhere decision (WORKLOAD.md, "How to decide between the home
  * replica and a cold one"): {@code T = queue + prefill of the uncached remainder}.
  * <ul>
- *   <li>Tokens held: the replica's {@link PrefixIndex}.</li>
+ *   <li>Tokens held: {@link HeldTokens}: the engine's own KV events where its view is live and the prompt's keys
+ *       are known, else the replica's {@link PrefixIndex}.</li>
  *   <li>Prefill rate: learned per replica from observed TTFBs, with the configured prior.</li>
  *   <li>Queue: the uncached tokens the router already sent there that have not produced a first
  *       byte, plus requests the engine reports waiting that are not the router's (another router,
@@ -21,7 +22,7 @@ public final class TtftEstimator {
     /** Size assumed for a queued request the router knows nothing about. */
     static final int UNKNOWN_REQUEST_TOKENS = 2048;
 
-    private final PrefixIndexes prefixIndexes;
+    private final HeldTokens heldTokens;
     private final PrefillRates prefillRates;
     private final int maxNumSeqs;
     private final double decodeMsPerRequest;
@@ -31,7 +32,11 @@ public final class TtftEstimator {
      *                           in wall ms: what a request waits per sequence ahead when the engine is full
      */
     public TtftEstimator(PrefixIndexes prefixIndexes, PrefillRates prefillRates, int maxNumSeqs, double decodeMsPerRequest) {
-        this.prefixIndexes = prefixIndexes;
+        this(HeldTokens.estimatesOnly(prefixIndexes), prefillRates, maxNumSeqs, decodeMsPerRequest);
+    }
+
+    public TtftEstimator(HeldTokens heldTokens, PrefillRates prefillRates, int maxNumSeqs, double decodeMsPerRequest) {
+        this.heldTokens = heldTokens;
         this.prefillRates = prefillRates;
         this.maxNumSeqs = maxNumSeqs;
         this.decodeMsPerRequest = decodeMsPerRequest;
@@ -39,7 +44,8 @@ public final class TtftEstimator {
 
     public TtftEstimate estimate(ReplicaView r, PromptShape shape) {
         int prompt = shape.estimatedTokens();
-        int held = Math.min(prefixIndexes.heldTokens(r, shape), Math.max(0, prompt - 1));
+        HeldTokens.Held h = heldTokens.held(r, shape);
+        int held = Math.min(h.tokens(), Math.max(0, prompt - 1));
         long uncached = prompt - held;
         double rate = prefillRates.msPerToken(r.id());
         long queuedTokens = r.pendingPrefillTokens();
@@ -56,6 +62,6 @@ public final class TtftEstimator {
             // Full: this request waits for one of the running ones to finish.
             queue += (busy - maxNumSeqs + 1) * decodeMsPerRequest / maxNumSeqs;
         }
-        return new TtftEstimate(r, held, uncached, queue, uncached * rate);
+        return new TtftEstimate(r, held, uncached, queue, uncached * rate, h.source());
     }
 }

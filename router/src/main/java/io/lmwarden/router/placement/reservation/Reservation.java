@@ -29,6 +29,7 @@ public final class Reservation {
     private boolean prefillPending;
     private boolean accepted;
     private AttemptEnd end;
+    private int[] promptTokenIds;
 
     Reservation(RequestFacts facts, Placement placement, ReplicaState replica, int attempt, long receivedAtNanos,
                 List<PlacementFeedback> listeners) {
@@ -132,6 +133,16 @@ public final class Reservation {
             accepted = true;
             listeners.forEach(l -> l.accepted(this));
         }
+    }
+
+    /** The prompt's token ids as the engine returned them ({@code return_token_ids}); told before the attempt ends. */
+    public void promptTokenIds(int[] ids) {
+        promptTokenIds = ids;
+    }
+
+    /** The prompt's token ids the engine returned, or null. */
+    public int[] promptTokenIds() {
+        return promptTokenIds;
     }
 
     public void finish(int status, boolean completed, long cachedTokens, long promptTokens, long outputTokens) {

@@ -1,0 +1,46 @@
+package io.lmwarden.router.placement.reservation;
+
+import io.lmwarden.router.kvevents.BlockKeys;
+import io.lmwarden.router.kvevents.EngineCacheViews;
+import io.lmwarden.router.placement.prefix.TokenKeyDictionary;
+import io.lmwarden.router.session.RequestFacts;
+
+/**
+ * Files the block keys of each prompt the engine served well, from the token ids it returned for it
+ * ({@code prompt_token_ids}), at the block size the replica's events announce and under the request's cache salt
+ * (vLLM mixes it into the first block), so that the session's next step, and other sessions that start the same way,
+ * can be looked up in the engines' cache views.
+ */
+public final class TokenKeyLearning implements PlacementFeedback {
+
+    private final TokenKeyDictionary dictionary;
+    private final EngineCacheViews views;
+
+    public TokenKeyLearning(TokenKeyDictionary dictionary, EngineCacheViews views) {
+        this.dictionary = dictionary;
+        this.views = views;
+    }
+
+    /** An engine that takes requests publishes events: its view goes stale if none follow (see {@code noteTraffic}). */
+    @Override
+    public void placed(Reservation r) {
+        views.view(r.replicaId()).ifPresent(v -> v.noteTraffic());
+    }
+
+    @Override
+    public void ended(Reservation r, AttemptEnd end) {
+        int[] ids = r.promptTokenIds();
+        if (!end.ok() || ids == null || ids.length == 0) {
+            return;
+        }
+        int blockSize = views.view(r.replicaId()).map(v -> v.blockSize()).orElse(0);
+        if (blockSize <= 0) {
+            return;
+        }
+        RequestFacts f = r.facts();
+        String salt = f.tenant().present() ? f.tenant().cacheSalt() : null;
+        long[] keys = BlockKeys.chain(BlockKeys.root(null, salt), ids, blockSize);
+        dictionary.learn(f.modelKey() + "\u0000" + f.sessionKey().value(), f.shape(),
+                new TokenKeyDictionary.Entry(keys, blockSize, ids.length, 0));
+    }
+}
