@@ -35,6 +35,12 @@ final class KvEventFollower {
     private final String topic;
     private volatile Map<String, DiscoveredReplica> publishers = Map.of(); // by endpoint id
     private final Map<String, Long> coldSeen = new HashMap<>();
+    private CacheViewMeters meters;
+
+    /** Meters for each view followed from now on. */
+    void meter(CacheViewMeters m) {
+        this.meters = m;
+    }
 
     KvEventFollower(EngineCacheViews views, ReplicaPool pool, PrefixIndexes prefixIndexes, String topic) {
         this.views = views;
@@ -57,6 +63,9 @@ final class KvEventFollower {
         }
         views.follow(wanted());
         for (ReplicaCacheView v : views.all()) {
+            if (meters != null) {
+                meters.viewFollowed(v.id());
+            }
             long colds = v.coldEvents();
             Long seen = coldSeen.put(v.id(), colds);
             if (seen != null && colds > seen) {

@@ -156,6 +156,7 @@ final class RouterParts {
         placing.reservations().listen(watching.accounting());
         placing.reservations().listen(requestLog);
         metrics.gaugeAdmission(admission);
+        cacheViews.follower().meter(new CacheViewMeters(metrics.registry(), cacheViews.views()));
         metrics.countRequestLogDrops(requestLines);
     }
 

@@ -114,7 +114,8 @@ final class RouterRuntime {
         AdminAuth auth = new AdminAuth(config.server().adminToken());
         RouterParts.Watching w = parts.watching;
         PolicyApi policy = new PolicyApi(parts.placing.policy(), parts.placing.admission());
-        ReplicaRows rows = new ReplicaRows(parts.pool, parts.placing.admission(), w.sessions(), parts.pins(), w.history(), w.metrics());
+        ReplicaRows rows = new ReplicaRows(parts.pool, parts.placing.admission(), w.sessions(), parts.pins(), w.history(), w.metrics(),
+                parts.cacheViews.views());
         return new RouteTable.Admin(auth, new Probes(parts.snapshot, w.metrics()), policy, new SessionsApi(w.sessions(), parts.pins(), parts.pool::modelKey, auth),
                 new StatsApi(w.tokenRates(), w.accounting()),
                 new ReplicasApi(parts.snapshot, policy, rows, parts.placing.admission(), w.workingSets(), w.accounting(), parts.inFlight,

@@ -37,7 +37,7 @@ class LayeringTest {
     private static final Map<String, Set<String>> MAY_IMPORT = Map.ofEntries(
             Map.entry(ROOT, ANYTHING),
             Map.entry("edge", Set.of("proxy", "session", "config", "common")),
-            Map.entry("api", Set.of("proxy", "stats", "diagnostics", "cluster", "placement", "placement.admission", "placement.pins",
+            Map.entry("api", Set.of("kvevents", "proxy", "stats", "diagnostics", "cluster", "placement", "placement.admission", "placement.pins",
                     "placement.policy", "placement.prefix", "pool", "session", "config", "common")),
             // The cluster implements placement's pin store and carries the peers' load; placement never sees it.
             Map.entry("cluster", Set.of("placement.pins", "placement.admission", "pool", "config", "common")),
