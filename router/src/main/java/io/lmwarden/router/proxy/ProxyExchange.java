@@ -296,7 +296,8 @@ final class ProxyExchange {
                 if (rest.length() > 0) {
                     response.write(rest);
                 }
-                r.promptTokenIds(ids.promptTokenIds());
+                // Before the client has the end of the answer: its next step may be placed with these keys.
+                r.tokenIds(ids.promptTokenIds(), ids.outputTokenIds());
             }
             response.end();
             boolean completed = facts.stream() ? observer.completed() : status < 400;

@@ -27,6 +27,7 @@ final class TokenIdsFilter {
     private final boolean stream;
     private final ByteArrayOutputStream pending = new ByteArrayOutputStream();
     private int[] promptIds;
+    private int[] outputIds = new int[0];
     private boolean broken;
 
     /**
@@ -81,6 +82,11 @@ final class TokenIdsFilter {
         return broken ? null : promptIds;
     }
 
+    /** The generated tokens' ids (empty when none came, or they could not be read). */
+    int[] outputTokenIds() {
+        return broken ? new int[0] : outputIds;
+    }
+
     private byte[] line(byte[] line) {
         if (!contains(line, MARK)) {
             return line;
@@ -113,8 +119,16 @@ final class TokenIdsFilter {
                 if (t == JsonToken.FIELD_NAME && (p.currentName().equals("prompt_token_ids") || p.currentName().equals("token_ids"))) {
                     boolean prompt = p.currentName().equals("prompt_token_ids");
                     p.nextToken();
-                    if (prompt && promptIds == null && p.currentToken() == JsonToken.START_ARRAY) {
+                    if (p.currentToken() != JsonToken.START_ARRAY) {
+                        p.skipChildren();
+                    } else if (prompt && promptIds == null) {
                         promptIds = readInts(p);
+                    } else if (!prompt) {
+                        // A stream's deltas in order; a body's one list. (Agents ask for one choice.)
+                        int[] more = readInts(p);
+                        int at = outputIds.length;
+                        outputIds = Arrays.copyOf(outputIds, at + more.length);
+                        System.arraycopy(more, 0, outputIds, at, more.length);
                     } else {
                         p.skipChildren();
                     }

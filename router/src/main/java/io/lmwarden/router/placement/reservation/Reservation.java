@@ -135,9 +135,15 @@ public final class Reservation {
         }
     }
 
-    /** The prompt's token ids as the engine returned them ({@code return_token_ids}); told before the attempt ends. */
-    public void promptTokenIds(int[] ids) {
-        promptTokenIds = ids;
+    /**
+     * The token ids the engine returned ({@code return_token_ids}): the prompt's and the reply's; told to the
+     * listeners at once, before the client has the end of the answer (and so before its next step).
+     */
+    public void tokenIds(int[] prompt, int[] output) {
+        promptTokenIds = prompt;
+        if (prompt != null && end == null) {
+            listeners.forEach(l -> l.tokenIds(this, prompt, output));
+        }
     }
 
     /** The prompt's token ids the engine returned, or null. */

@@ -5,9 +5,11 @@ import io.lmwarden.router.kvevents.EngineCacheViews;
 import io.lmwarden.router.placement.prefix.TokenKeyDictionary;
 import io.lmwarden.router.session.RequestFacts;
 
+import java.util.Arrays;
+
 /**
- * Files the block keys of each prompt the engine served well, from the token ids it returned for it
- * ({@code prompt_token_ids}), at the block size the replica's events announce and under the request's cache salt
+ * Files the block keys of each prompt the engine accepted, from the token ids it returned for it
+ * ({@code prompt_token_ids}, then the reply's {@code token_ids}), at the block size the replica's events announce and under the request's cache salt
  * (vLLM mixes it into the first block), so that the session's next step, and other sessions that start the same way,
  * can be looked up in the engines' cache views.
  */
@@ -27,20 +29,25 @@ public final class TokenKeyLearning implements PlacementFeedback {
         views.view(r.replicaId()).ifPresent(v -> v.noteTraffic());
     }
 
+    /**
+     * Keys over the prompt and the reply: the engine caches the blocks it generated too, and the session's next step
+     * re-sends the reply right after the prompt.
+     */
     @Override
-    public void ended(Reservation r, AttemptEnd end) {
-        int[] ids = r.promptTokenIds();
-        if (!end.ok() || ids == null || ids.length == 0) {
+    public void tokenIds(Reservation r, int[] prompt, int[] output) {
+        if (prompt.length == 0 || !r.accepted()) {
             return;
         }
         int blockSize = views.view(r.replicaId()).map(v -> v.blockSize()).orElse(0);
         if (blockSize <= 0) {
             return;
         }
+        int[] ids = Arrays.copyOf(prompt, prompt.length + output.length);
+        System.arraycopy(output, 0, ids, prompt.length, output.length);
         RequestFacts f = r.facts();
         String salt = f.tenant().present() ? f.tenant().cacheSalt() : null;
         long[] keys = BlockKeys.chain(BlockKeys.root(null, salt), ids, blockSize);
         dictionary.learn(f.modelKey() + "\u0000" + f.sessionKey().value(), f.shape(),
-                new TokenKeyDictionary.Entry(keys, blockSize, ids.length, 0));
+                new TokenKeyDictionary.Entry(keys, blockSize, prompt.length, 0));
     }
 }
