@@ -49,8 +49,19 @@ class CacheViewOverHttpTest {
             messages.addObject().put("role", "user").put("content", firstMessage);
         }
 
+        private String user;
+
+        /** From now on the session names itself with the body's {@code user} field. */
+        ChatSession keyed(String key) {
+            user = key;
+            return this;
+        }
+
         String body(boolean stream) {
             ObjectNode b = JSON.createObjectNode();
+            if (user != null) {
+                b.put("user", user);
+            }
             b.put("model", MODEL);
             b.put("max_tokens", 24);
             b.put("stream", stream);
@@ -143,6 +154,121 @@ class CacheViewOverHttpTest {
             assertThat(within).as("steps predicted within 5 %").isGreaterThanOrEqualTo(total - sessions);
             assertThat(warm).as("steps that hit the cache").isGreaterThanOrEqualTo((long) sessions * (steps - 1));
         }
+    }
+
+    /**
+     * An engine whose cache was reset ({@code POST /reset_prefix_cache}: {@code AllBlocksCleared}) or whose process
+     * restarted (its publisher starts over at sequence 0) is known cold at once, and the session that lived there is
+     * not expected to hit there any more.
+     */
+    @Test
+    void aClearedOrRestartedReplicaIsKnownCold() throws Exception {
+        try (SimPool sims = SimPool.startWithKvEvents(SimProfile.named("a4000-qwen3-4b"), TIME_SCALE, true, true);
+             RouterUnderTest router = RouterUnderTest.start(sims, c -> c.with(PlacementSettings.POLICY, "cost").withTimeScale(TIME_SCALE))) {
+            Http http = new Http();
+            awaitEveryView(http, router, "events", Duration.ofSeconds(20));
+            ChatSession session = new ChatSession(words(new Random(3), 2000), words(new Random(4), 4000), 5);
+            String home = null;
+            for (int step = 0; step < 3; step++) {
+                Http.Reply r = http.post(router.url() + "/v1/chat/completions", session.keyed("cold-1").body(false), Map.of());
+                assertThat(r.status()).as(r.body()).isEqualTo(200);
+                home = r.replica();
+                session.append(JSON.readTree(r.body()).path("choices").path(0).path("message").path("content").asText());
+            }
+            int index = Integer.parseInt(home.substring("sim-".length()));
+            assertThat(kvEvents(http, router, home).path("gpuBlocks").asLong()).isPositive();
+
+            long resetAt = System.nanoTime();
+            assertThat(http.post(sims.url(index) + "/reset_prefix_cache", "", Map.of()).status()).isEqualTo(200);
+            long coldAfterMs = awaitCold(http, router, home, resetAt);
+            System.out.println("cleared replica known cold after " + coldAfterMs + " ms");
+            Http.Reply next = http.post(router.url() + "/v1/chat/completions", session.keyed("cold-1").body(false), Map.of());
+            assertThat(next.status()).isEqualTo(200);
+            JsonNode last = lastStep(http, router, "cold-1");
+            assertThat(last.path("expectedCachedTokens").asLong()).as("nothing expected where the engine holds nothing")
+                    .isLessThanOrEqualTo(last.path("cachedTokens").asLong());
+            assertThat(last.path("cachedTokens").asLong()).isZero();
+            session.append(JSON.readTree(next.body()).path("choices").path(0).path("message").path("content").asText());
+
+            // Warm again there, then the simulator restarts on its ports: a publisher starting over is a cold engine.
+            Http.Reply warm = http.post(router.url() + "/v1/chat/completions", session.keyed("cold-1").body(false), Map.of());
+            home = warm.replica();
+            index = Integer.parseInt(home.substring("sim-".length()));
+            assertThat(kvEvents(http, router, home).path("gpuBlocks").asLong()).isPositive();
+            long restartAt = System.nanoTime();
+            sims.restart(index, List.of(MODEL));
+            long restartColdMs = awaitCold(http, router, home, restartAt);
+            System.out.println("restarted replica known cold after " + restartColdMs + " ms");
+        }
+    }
+
+    /**
+     * A replica listed with a publisher that never answers goes stale after {@code kvEventsStaleAfter}: its row says
+     * {@code estimated} and stale, {@code lmw_kv_view_stale} is 1, and placement expects what the router's own index
+     * says it holds there, as without events.
+     */
+    @Test
+    void aReplicaWithoutEventsFallsBackToTheEstimates() throws Exception {
+        try (SimPool sims = SimPool.startWithKvEvents(SimProfile.named("a4000-qwen3-4b"), TIME_SCALE, true, false);
+             RouterUnderTest router = RouterUnderTest.start(sims, c -> c.with(PlacementSettings.POLICY, "cost").withTimeScale(TIME_SCALE)
+                     .with(CacheViewSettings.KV_EVENTS_STALE_AFTER, Duration.ofMillis(500)))) {
+            Http http = new Http();
+            long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
+            JsonNode silent = null;
+            while (System.nanoTime() < deadline) {
+                silent = row(http, router, "sim-1");
+                if (silent.path("cacheViewStale").asBoolean() && "events".equals(row(http, router, "sim-0").path("cacheView").asText())) {
+                    break;
+                }
+                Thread.sleep(50);
+            }
+            assertThat(silent.path("cacheView").asText()).isEqualTo("estimated");
+            assertThat(silent.path("cacheViewStale").asBoolean()).isTrue();
+            assertThat(silent.path("kvEvents").path("state").asText()).isEqualTo("stale");
+            assertThat(http.get(router.adminUrl() + "/metrics").body()).contains("lmw_kv_view_stale{replica=\"sim-1\"} 1.0");
+
+            ChatSession session = new ChatSession(words(new Random(8), 2000), words(new Random(9), 4000), 6);
+            for (int step = 0; step < 2; step++) {
+                Http.Reply r = http.post(router.url() + "/v1/chat/completions", session.keyed("stale-1").body(false),
+                        Map.of("X-LMW-Replica", "sim-1"));
+                assertThat(r.status()).as(r.body()).isEqualTo(200);
+                assertThat(r.replica()).isEqualTo("sim-1");
+                session.append(JSON.readTree(r.body()).path("choices").path(0).path("message").path("content").asText());
+            }
+            JsonNode last = lastStep(http, router, "stale-1");
+            assertThat(last.path("expectedCachedTokens").asLong()).as("the router's own estimate, as without events").isPositive();
+        }
+    }
+
+    private static long awaitCold(Http http, RouterUnderTest router, String replica, long sinceNanos) throws Exception {
+        long sinceMillis = System.currentTimeMillis() - (System.nanoTime() - sinceNanos) / 1_000_000;
+        long deadline = sinceNanos + Duration.ofSeconds(10).toNanos();
+        while (System.nanoTime() < deadline) {
+            JsonNode k = kvEvents(http, router, replica);
+            if (k.path("gpuBlocks").asLong() == 0 && k.path("clearedAtMillis").asLong() >= sinceMillis - 5) {
+                return (System.nanoTime() - sinceNanos) / 1_000_000;
+            }
+            Thread.sleep(10);
+        }
+        throw new AssertionError(replica + " not known cold within 10 s: " + kvEvents(http, router, replica));
+    }
+
+    private static JsonNode lastStep(Http http, RouterUnderTest router, String key) throws Exception {
+        JsonNode steps = JSON.readTree(http.get(router.adminUrl() + "/api/sessions/" + key).body()).path("steps");
+        return steps.get(steps.size() - 1);
+    }
+
+    private static JsonNode row(Http http, RouterUnderTest router, String replica) throws Exception {
+        for (JsonNode r : JSON.readTree(http.get(router.adminUrl() + "/api/replicas").body()).path("replicas")) {
+            if (r.path("id").asText().equals(replica)) {
+                return r;
+            }
+        }
+        throw new AssertionError("no replica " + replica);
+    }
+
+    private static JsonNode kvEvents(Http http, RouterUnderTest router, String replica) throws Exception {
+        return row(http, router, replica).path("kvEvents");
     }
 
     private static void awaitEveryView(Http http, RouterUnderTest router, String view, Duration within) throws Exception {
