@@ -152,7 +152,7 @@ final class RouterParts {
         // prefix index, the prefill rates), so that everything after it reads the updated state; then the accounting;
         // the request log last. Admission is no listener: every attempt passes it, and it hears of the request's end
         // once, from the exchange, after the attempt's listeners.
-        placing.reservations().listen(new TokenKeyLearning(cacheViews.tokenKeys(), cacheViews.views()));
+        placing.reservations().listen(new TokenKeyLearning(cacheViews.tokenKeys(), cacheViews.views(), cacheViews.held()));
         placing.reservations().listen(watching.accounting());
         placing.reservations().listen(requestLog);
         metrics.gaugeAdmission(admission);

@@ -240,6 +240,35 @@ class CacheViewOverHttpTest {
         }
     }
 
+    /**
+     * A session whose blocks the engine evicted (another session needed the room) comes back: its step says when the
+     * first block it missed left the GPU, and expects only what is still there.
+     */
+    @Test
+    void aStepAfterAnEvictionSaysWhenItsPrefixWasEvicted() throws Exception {
+        // 260 blocks of 16 tokens: room for one of these sessions at a time.
+        SimProfile small = SimProfile.named("a4000-qwen3-4b").withKvBlocks(260);
+        try (SimPool sims = SimPool.startWithKvEvents(small, TIME_SCALE, true);
+             RouterUnderTest router = RouterUnderTest.start(sims, c -> c.with(PlacementSettings.POLICY, "cost").withTimeScale(TIME_SCALE))) {
+            Http http = new Http();
+            awaitEveryView(http, router, "events", Duration.ofSeconds(20));
+            ChatSession a = new ChatSession(words(new Random(21), 3000), words(new Random(22), 8000), 23).keyed("evict-a");
+            ChatSession b = new ChatSession(words(new Random(31), 3000), words(new Random(32), 8000), 33).keyed("evict-b");
+            long before = System.currentTimeMillis();
+            a.append(JSON.readTree(http.post(router.url() + "/v1/chat/completions", a.body(false), Map.of()).body())
+                    .path("choices").path(0).path("message").path("content").asText());
+            http.post(router.url() + "/v1/chat/completions", b.body(false), Map.of());
+            Http.Reply again = http.post(router.url() + "/v1/chat/completions", a.body(false), Map.of());
+            assertThat(again.status()).isEqualTo(200);
+            JsonNode last = lastStep(http, router, "evict-a");
+            System.out.println("returning step: " + last);
+            assertThat(last.path("expectedFrom").asText()).isEqualTo("events");
+            assertThat(last.path("prefixEvictedAtMillis").asLong()).as("when its prefix left the GPU")
+                    .isBetween(before, System.currentTimeMillis());
+            assertThat(last.path("expectedCachedTokens").asLong()).isLessThanOrEqualTo(last.path("cachedTokens").asLong() + 16);
+        }
+    }
+
     private static long awaitCold(Http http, RouterUnderTest router, String replica, long sinceNanos) throws Exception {
         long sinceMillis = System.currentTimeMillis() - (System.nanoTime() - sinceNanos) / 1_000_000;
         long deadline = sinceNanos + Duration.ofSeconds(10).toNanos();

@@ -6,6 +6,8 @@ import io.lmwarden.router.pool.ReplicaAddress;
 import io.lmwarden.router.pool.ReplicaState;
 import io.lmwarden.router.session.RequestFacts;
 
+import io.lmwarden.router.placement.prefix.HeldTokens;
+
 import java.util.List;
 
 /**
@@ -30,6 +32,7 @@ public final class Reservation {
     private boolean accepted;
     private AttemptEnd end;
     private int[] promptTokenIds;
+    private HeldTokens.Held heldAtPlacement = new HeldTokens.Held(0, HeldTokens.Source.ESTIMATED, -1);
 
     Reservation(RequestFacts facts, Placement placement, ReplicaState replica, int attempt, long receivedAtNanos,
                 List<PlacementFeedback> listeners) {
@@ -144,6 +147,15 @@ public final class Reservation {
         if (prompt != null && end == null) {
             listeners.forEach(l -> l.tokenIds(this, prompt, output));
         }
+    }
+
+    /** What the replica held of the prompt when the attempt was placed there, and by which source. */
+    public HeldTokens.Held heldAtPlacement() {
+        return heldAtPlacement;
+    }
+
+    public void heldAtPlacement(HeldTokens.Held held) {
+        heldAtPlacement = held;
     }
 
     /** The prompt's token ids the engine returned, or null. */

@@ -2,6 +2,7 @@ package io.lmwarden.router.placement.reservation;
 
 import io.lmwarden.router.kvevents.BlockKeys;
 import io.lmwarden.router.kvevents.EngineCacheViews;
+import io.lmwarden.router.placement.prefix.HeldTokens;
 import io.lmwarden.router.placement.prefix.TokenKeyDictionary;
 import io.lmwarden.router.session.RequestFacts;
 
@@ -17,15 +18,24 @@ public final class TokenKeyLearning implements PlacementFeedback {
 
     private final TokenKeyDictionary dictionary;
     private final EngineCacheViews views;
+    private final HeldTokens heldTokens;
 
-    public TokenKeyLearning(TokenKeyDictionary dictionary, EngineCacheViews views) {
+    public TokenKeyLearning(TokenKeyDictionary dictionary, EngineCacheViews views, HeldTokens heldTokens) {
         this.dictionary = dictionary;
         this.views = views;
+        this.heldTokens = heldTokens;
     }
 
-    /** An engine that takes requests publishes events: its view goes stale if none follow (see {@code noteTraffic}). */
+    /**
+     * Notes what the replica holds of the prompt before the engine sees it (for the diagnostics: "evicted at T"), and
+     * tells its view that traffic went there: an engine that takes requests publishes events, so a view that stays
+     * silent goes stale (see {@code noteTraffic}).
+     */
     @Override
     public void placed(Reservation r) {
+        if (views.enabled()) {
+            r.heldAtPlacement(heldTokens.held(r.placement().replica(), r.facts().shape()));
+        }
         views.view(r.replicaId()).ifPresent(v -> v.noteTraffic());
     }
 
