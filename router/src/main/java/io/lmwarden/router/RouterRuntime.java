@@ -99,7 +99,7 @@ final class RouterRuntime {
     private static ProxyContext proxyContext(Vertx vertx, UpstreamClients clients, RouterConfig config, RouterParts parts) {
         return new ProxyContext(vertx, clients.proxy(), parts.pool, parts.snapshot, parts.placing.reservations(),
                 parts.placing.admission(), parts.watching.metrics(), parts.inFlight, config.upstream(),
-                parts.cacheViews.views().enabled());
+                parts.cacheViews.views()::followsAny);
     }
 
     /** Tenants are named and salted with a secret every router of the cluster agrees on before it serves. */

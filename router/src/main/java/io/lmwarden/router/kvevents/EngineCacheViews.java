@@ -15,6 +15,7 @@ public final class EngineCacheViews implements AutoCloseable {
 
     private final KvEventSubscriber subscriber; // null when off
     private final Map<String, KvEventEndpoint> followed = new HashMap<>();
+    private volatile boolean followsAny;
 
     private EngineCacheViews(KvEventSubscriber subscriber) {
         this.subscriber = subscriber;
@@ -52,6 +53,12 @@ public final class EngineCacheViews implements AutoCloseable {
                 followed.put(id, e);
             }
         });
+        followsAny = !followed.isEmpty();
+    }
+
+    /** Whether any publisher is followed now: only then is it worth asking the engines for token ids. */
+    public boolean followsAny() {
+        return followsAny;
     }
 
     /** The replica's view, whatever its state (for the admin API and meters). */

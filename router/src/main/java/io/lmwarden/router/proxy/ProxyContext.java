@@ -10,11 +10,12 @@ import io.vertx.core.Vertx;
 import io.vertx.core.http.HttpClient;
 
 import java.time.Duration;
+import java.util.function.BooleanSupplier;
 import java.util.function.LongFunction;
 
 /**
- * What every proxied exchange shares. {@code askTokenIds}: the engines' cache views are followed, so chat/completions
- * and completions requests ask the engine for the prompt's token ids ({@link TokenIdsRequest}).
+ * What every proxied exchange shares. {@code askTokenIds}: true while some engine's cache view is followed, so that
+ * chat/completions and completions requests ask the engine for the prompt's token ids ({@link TokenIdsRequest}).
  */
 public record ProxyContext(
         Vertx vertx,
@@ -26,7 +27,7 @@ public record ProxyContext(
         RouterMetrics metrics,
         InFlightTracker inFlight,
         UpstreamSettings upstream,
-        boolean askTokenIds) {
+        BooleanSupplier askTokenIds) {
 
     /** How long a request may wait for a pooled connection: the wait at the replica's connection cap plus the TCP connect. */
     Duration acquireTimeout() {

@@ -48,7 +48,7 @@ public final class ProxyHandler {
         facts = facts.withModelKey(ctx.pool().modelKey(facts.model()));
         Buffer upstreamBody = tenant.present() ? Buffer.buffer(CacheSaltWriter.apply(bytes, facts.cacheSaltSpans(), tenant.cacheSalt())) : body;
         TokenIds ids = TokenIds.NONE;
-        if (ctx.askTokenIds() && (dialect == ApiDialect.OPENAI_CHAT || dialect == ApiDialect.OPENAI_COMPLETIONS)) {
+        if (ctx.askTokenIds().getAsBoolean() && (dialect == ApiDialect.OPENAI_CHAT || dialect == ApiDialect.OPENAI_COMPLETIONS)) {
             byte[] asked = TokenIdsRequest.ask(upstreamBody.getBytes());
             if (asked != null) {
                 upstreamBody = Buffer.buffer(asked);
