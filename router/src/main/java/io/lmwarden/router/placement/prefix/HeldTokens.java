@@ -35,6 +35,8 @@ public final class HeldTokens {
     private final PrefixIndexes prefixIndexes;
     private final TokenKeyDictionary dictionary;
     private final EngineCacheViews views;
+    /** The last prompt looked up and its match: a placement asks once per candidate replica for the same prompt. */
+    private final ThreadLocal<Object[]> lastMatch = ThreadLocal.withInitial(() -> new Object[2]);
 
     public HeldTokens(PrefixIndexes prefixIndexes, TokenKeyDictionary dictionary, EngineCacheViews views) {
         this.prefixIndexes = prefixIndexes;
@@ -50,7 +52,7 @@ public final class HeldTokens {
     public Held held(ReplicaView replica, PromptShape shape) {
         Optional<ReplicaCacheView> view = views.live(replica.id());
         if (view.isPresent()) {
-            TokenKeyDictionary.Match m = dictionary.find(shape);
+            TokenKeyDictionary.Match m = match(shape);
             if (m != null && m.entry().blockSize() == view.get().blockSize()) {
                 CachedPrefix p = view.get().lookup(m.entry().blockKeys());
                 long cap = m.wholePrompt() ? m.entry().promptTokens() : Long.MAX_VALUE;
@@ -59,6 +61,15 @@ public final class HeldTokens {
             }
         }
         return new Held(prefixIndexes.heldTokens(replica, shape), Source.ESTIMATED, -1);
+    }
+
+    private TokenKeyDictionary.Match match(PromptShape shape) {
+        Object[] last = lastMatch.get();
+        if (last[0] != shape) {
+            last[0] = shape;
+            last[1] = dictionary.find(shape);
+        }
+        return (TokenKeyDictionary.Match) last[1];
     }
 
     public int heldTokens(ReplicaView replica, PromptShape shape) {
