@@ -91,7 +91,7 @@ final class RouterParts {
         // The prior is in engine time; a simulator running K times faster prefills K times faster.
         PrefillRates prefillRates = new PrefillRates(config.placement().prefillMsPerToken() / timeScale);
         Watching watching = watching(pool, pins, prefillRates, tuning.activeWindowWorkload(), timeScale);
-        CacheViews cacheViews = cacheViews(config.cacheView(), pool, prefixIndexes);
+        CacheViews cacheViews = cacheViews(config.kvEvents(), pool, prefixIndexes);
         TtftEstimator estimator = new TtftEstimator(cacheViews.held(), prefillRates, config.placement().maxNumSeqs(),
                 TtftEstimator.TYPICAL_DECODE_ENGINE_MS / timeScale);
         SessionHomes homes = new SessionHomes(pins);

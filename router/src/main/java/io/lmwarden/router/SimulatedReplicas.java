@@ -32,14 +32,14 @@ final class SimulatedReplicas implements ReplicaSource {
     static SimulatedReplicas start(RouterConfig config) {
         SimProfile profile = SimProfile.named(config.simulation().profile());
         int n = config.discovery().simulate();
-        int kvBase = config.cacheView().enabled() ? FreePorts.consecutive(2 * n) : 0;
+        int kvBase = config.kvEvents().enabled() ? FreePorts.consecutive(2 * n) : 0;
         SimOptions options = SimOptions.defaults();
         if (kvBase > 0) {
             // As the operator configures vLLM: events on the base port, replays after every replica's events port; a
             // wildcard address, since vLLM's publisher binds only those (it connects to anything else).
             ObjectNode kv = new ObjectMapper().createObjectNode().put("enable_kv_cache_events", true).put("publisher", "zmq")
                     .put("endpoint", "tcp://*:" + kvBase).put("replay_endpoint", "tcp://*:" + (kvBase + n))
-                    .put("topic", config.cacheView().topic());
+                    .put("topic", config.kvEvents().topic());
             options = options.withKvEvents(KvEventsConfig.parse(kv.toString()));
         }
         SimCluster cluster = SimCluster.start(options

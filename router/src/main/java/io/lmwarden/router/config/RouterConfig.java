@@ -89,7 +89,7 @@ public final class RouterConfig {
         return area(SimulationSettings.class);
     }
 
-    public CacheViewSettings cacheView() {
+    public CacheViewSettings kvEvents() {
         return area(CacheViewSettings.class);
     }
 
