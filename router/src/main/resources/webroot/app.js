@@ -431,6 +431,20 @@
   }
 
   /** Under a replica's row: the recent sessions whose home it is, the steps that spilled off it and where to, its chart. */
+  /** Where placement's idea of this replica's cache comes from: the engine's KV events, or the router's estimates. */
+  function cacheViewLine(r) {
+    var k = r.kvEvents;
+    var text = 'cache view: ' + (r.cacheView || 'estimated');
+    if (k && r.cacheView === 'events') {
+      text += ' (' + fmtInt(k.gpuBlocks) + ' GPU blocks' + (k.cpuBlocks > 0 ? ', ' + fmtInt(k.cpuBlocks) + ' CPU' : '') + ')';
+    } else if (k) {
+      text += ' (events ' + k.state + ')';
+    }
+    return el('div', { 'class': 'muted cache-view', 'data-cache-view': r.cacheView || 'estimated',
+      title: k ? 'KV events: ' + fmtInt(k.batches) + ' batches, ' + fmtInt(k.gaps) + ' gaps, ' + fmtInt(k.resyncs) + ' resyncs'
+        : 'no KV-event publisher followed for this replica', text: text });
+  }
+
   function detailRow(r) {
     var sessions = Array.isArray(r.recentSessions) ? r.recentSessions : [];
     var sessBox = el('div', { 'class': 'detail-block detail-sessions' },
@@ -463,7 +477,8 @@
     var chartBox = el('div', { 'class': 'detail-block detail-chart' },
       el('div', { 'class': 'detail-title' }, 'Requests and prefix hits ', el('span', { 'class': 'muted', text: 'per 10 s, last 5 min' })),
       bucketChart(r.series || [], { width: 300, height: 86, pad: 1, labels: true }),
-      el('div', { 'class': 'muted legend-mini' }, el('i', { 'class': 'sw sw-req' }), 'requests ', el('i', { 'class': 'sw sw-hit' }), 'hit %'));
+      el('div', { 'class': 'muted legend-mini' }, el('i', { 'class': 'sw sw-req' }), 'requests ', el('i', { 'class': 'sw sw-hit' }), 'hit %'),
+      cacheViewLine(r));
 
     var drainOn = r.drain === 'draining' || r.drain === 'drained';
     var drainStatus = el('div', { 'class': 'muted drain-status' });

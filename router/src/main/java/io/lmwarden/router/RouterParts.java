@@ -2,7 +2,13 @@ package io.lmwarden.router;
 
 import io.lmwarden.common.build.BuildVersion;
 import io.lmwarden.router.cluster.RouterCluster;
+import io.lmwarden.router.config.CacheViewSettings;
 import io.lmwarden.router.config.DiscoverySettings;
+import io.lmwarden.router.kvevents.EngineCacheViews;
+import io.lmwarden.router.kvevents.KvEventsSettings;
+import io.lmwarden.router.placement.prefix.HeldTokens;
+import io.lmwarden.router.placement.prefix.TokenKeyDictionary;
+import io.lmwarden.router.placement.reservation.TokenKeyLearning;
 import io.lmwarden.router.config.RouterConfig;
 import io.lmwarden.router.diagnostics.LiveWorkingSets;
 import io.lmwarden.router.diagnostics.PrefixBreakDetector;
@@ -49,6 +55,10 @@ final class RouterParts {
                    Reservations reservations, AdmissionController admission) {
     }
 
+    /** The engines' own cache views (KV events), the token keys learned for them, and the query placement asks. */
+    record CacheViews(EngineCacheViews views, KvEventFollower follower, TokenKeyDictionary tokenKeys, HeldTokens held) {
+    }
+
     /** What counts and explains: meters, the session log, the UI's history and the diagnostics. */
     record Watching(RouterMetrics metrics, SessionLog sessions, ReplicaHistory history, TokenRates tokenRates,
                     LiveWorkingSets workingSets, RequestAccounting accounting) {
@@ -60,10 +70,12 @@ final class RouterParts {
     final LongFunction<PoolSnapshot> snapshot;
     final Placing placing;
     final Watching watching;
+    final CacheViews cacheViews;
     final InFlightTracker inFlight = new InFlightTracker();
 
     private RouterParts(ReplicaDiscovery discovery, ReplicaPool pool, RouterCluster cluster, LongFunction<PoolSnapshot> snapshot,
-                        Placing placing, Watching watching) {
+                        Placing placing, Watching watching, CacheViews cacheViews) {
+        this.cacheViews = cacheViews;
         this.discovery = discovery;
         this.pool = pool;
         this.cluster = cluster;
@@ -82,20 +94,33 @@ final class RouterParts {
         // The prior is in engine time; a simulator running K times faster prefills K times faster.
         PrefillRates prefillRates = new PrefillRates(config.placement().prefillMsPerToken() / timeScale);
         Watching watching = watching(pool, pins, prefillRates, tuning.activeWindowWorkload(), timeScale, config.logging().deployment());
-        TtftEstimator estimator = new TtftEstimator(prefixIndexes, prefillRates, config.placement().maxNumSeqs(),
+        CacheViews cacheViews = cacheViews(config.kvEvents(), pool, prefixIndexes);
+        TtftEstimator estimator = new TtftEstimator(cacheViews.held(), prefillRates, config.placement().maxNumSeqs(),
                 TtftEstimator.TYPICAL_DECODE_ENGINE_MS / timeScale, timeScale);
         SessionHomes homes = new SessionHomes(pins);
         PolicyHolder policy = new PolicyHolder(new PolicyFactory(homes, config.placement().maxNumSeqs(), estimator, timeScale),
                 config.placement().startPolicy(), config.placement().spillThreshold());
-        Placer placer = new Placer(policy, prefixIndexes);
+        Placer placer = new Placer(policy, cacheViews.held());
         Reservations reservations = new Reservations(pool, prefixIndexes, prefillRates);
         AdmissionController admission = new AdmissionController(AdmissionRules.of(config.admission(), timeScale), placer, snapshot,
                 policy, homes, prefixIndexes, prefillRates, PrefixIndexes.DEFAULT_KV_CAPACITY_TOKENS, watching.metrics().admissionObserver(),
                 System::nanoTime, cluster.peerResidents());
         RouterParts parts = new RouterParts(discovery(config.discovery()), pool, cluster, snapshot,
-                new Placing(prefixIndexes, prefillRates, homes, policy, reservations, admission), watching);
+                new Placing(prefixIndexes, prefillRates, homes, policy, reservations, admission), watching, cacheViews);
         parts.connect(RequestLog.to(requestLines, config.logging().json()), requestLines);
         return parts;
+    }
+
+    /** Token keys: 4M block keys at most (32 MB), enough for 64 sessions of 100k tokens at block 16 many times over. */
+    static final long TOKEN_KEYS_KEPT = 4_000_000;
+
+    private static CacheViews cacheViews(CacheViewSettings s, ReplicaPool pool, PrefixIndexes prefixIndexes) {
+        EngineCacheViews views = s.enabled()
+                ? EngineCacheViews.start(KvEventsSettings.defaults().withStaleAfter(s.staleAfter()).withReplayTimeout(s.replayTimeout()))
+                : EngineCacheViews.off();
+        TokenKeyDictionary tokenKeys = new TokenKeyDictionary(TOKEN_KEYS_KEPT);
+        return new CacheViews(views, new KvEventFollower(views, pool, prefixIndexes, s.topic()), tokenKeys,
+                new HeldTokens(prefixIndexes, tokenKeys, views));
     }
 
     private static ReplicaDiscovery discovery(DiscoverySettings s) {
@@ -143,9 +168,11 @@ final class RouterParts {
                 }
             }
         });
+        placing.reservations().listen(new TokenKeyLearning(cacheViews.tokenKeys(), cacheViews.views(), cacheViews.held()));
         placing.reservations().listen(watching.accounting());
         placing.reservations().listen(requestLog);
         metrics.gaugeAdmission(admission);
+        cacheViews.follower().meter(new CacheViewMeters(metrics.registry(), cacheViews.views()));
         metrics.countRequestLogDrops(requestLines);
     }
 

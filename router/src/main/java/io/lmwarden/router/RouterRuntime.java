@@ -75,8 +75,9 @@ final class RouterRuntime {
         Vertx vertx = Vertx.vertx(new VertxOptions().setPreferNativeTransport(config.server().transport().equals("native")));
         LineWriter requestLines = new LineWriter(System.err, RequestLog.QUEUED_LINES, "lmw-request-log");
         AtomicBoolean stopping = new AtomicBoolean();
+        RouterParts parts = null;
         try {
-            RouterParts parts = RouterParts.build(config, tuning, cluster, requestLines);
+            parts = RouterParts.build(config, tuning, cluster, requestLines);
             UpstreamClients clients = UpstreamClients.create(vertx, config);
             ClientConnections connections = new ClientConnections(vertx, config.server().maxClientConnections(),
                     config.server().clientIdleTimeout());
@@ -90,6 +91,9 @@ final class RouterRuntime {
                     "transport", transportName(vertx), "version", BuildVersion.of(RouterRuntime.class));
             return new RouterRuntime(config, vertx, parts, clients, timers, servers, requestLines, stopping);
         } catch (RuntimeException e) {
+            if (parts != null) {
+                parts.cacheViews.views().close();
+            }
             requestLines.close();
             vertx.close();
             cluster.close();
@@ -99,7 +103,8 @@ final class RouterRuntime {
 
     private static ProxyContext proxyContext(Vertx vertx, UpstreamClients clients, RouterConfig config, RouterParts parts) {
         return new ProxyContext(vertx, clients.proxy(), parts.pool, parts.snapshot, parts.placing.reservations(),
-                parts.placing.admission(), parts.watching.metrics(), parts.inFlight, config.upstream());
+                parts.placing.admission(), parts.watching.metrics(), parts.inFlight, config.upstream(),
+                parts.cacheViews.views()::followsAny);
     }
 
     /** Tenants are named and salted with a secret every router of the cluster agrees on before it serves. */
@@ -114,8 +119,10 @@ final class RouterRuntime {
         AdminAuth auth = new AdminAuth(config.server().adminToken());
         RouterParts.Watching w = parts.watching;
         PolicyApi policy = new PolicyApi(parts.placing.policy(), parts.placing.admission());
-        ReplicaRows rows = new ReplicaRows(parts.pool, parts.placing.admission(), w.sessions(), parts.pins(), w.history(), w.metrics());
-        return new RouteTable.Admin(auth, new Probes(parts.snapshot, w.metrics(), stopping::get), policy, new SessionsApi(w.sessions(), parts.pins(), parts.pool::modelKey, auth),
+        ReplicaRows rows = new ReplicaRows(parts.pool, parts.placing.admission(), w.sessions(), parts.pins(), w.history(), w.metrics(),
+                parts.cacheViews.views());
+        return new RouteTable.Admin(auth, new Probes(parts.snapshot, w.metrics(), stopping::get), policy,
+                new SessionsApi(w.sessions(), parts.pins(), parts.pool::modelKey, auth),
                 new StatsApi(w.tokenRates(), w.accounting()),
                 new ReplicasApi(parts.snapshot, policy, rows, parts.placing.admission(), w.workingSets(), w.accounting(), parts.inFlight,
                         parts.cluster, parts.discovery.describe(), auth),
@@ -169,6 +176,7 @@ final class RouterRuntime {
             LOG.fine(() -> "server shutdown: " + e);
         }
         timers.close();
+        parts.cacheViews.views().close();
         parts.cluster.close();
         servers.closeAdmin();
         clients.close();

@@ -41,7 +41,12 @@ final class RouterTimers implements AutoCloseable {
         AdmissionController admission = parts.placing.admission();
         SessionHomes homes = parts.placing.homes();
         ReplicaHistory history = parts.watching.history();
-        parts.discovery.start(pool::apply);
+        KvEventFollower kv = parts.cacheViews.follower();
+        parts.discovery.start(found -> {
+            pool.apply(found);
+            kv.discovered(found);
+        });
+        vertx.setPeriodic(KvEventFollower.SYNC_MILLIS, id -> kv.sync());
         EngineMetricsScraper scraper = new EngineMetricsScraper(vertx, checks, pool, config.discovery().scrapeInterval(),
                 config.discovery().healthTimeout());
         scraper.start();

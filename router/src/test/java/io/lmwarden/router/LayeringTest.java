@@ -37,7 +37,7 @@ class LayeringTest {
     private static final Map<String, Set<String>> MAY_IMPORT = Map.ofEntries(
             Map.entry(ROOT, ANYTHING),
             Map.entry("edge", Set.of("proxy", "session", "config", "common")),
-            Map.entry("api", Set.of("proxy", "stats", "diagnostics", "cluster", "placement", "placement.admission", "placement.pins",
+            Map.entry("api", Set.of("kvevents", "proxy", "stats", "diagnostics", "cluster", "placement", "placement.admission", "placement.pins",
                     "placement.policy", "placement.prefix", "pool", "session", "config", "common")),
             // The cluster implements placement's pin store and carries the peers' load; placement never sees it.
             Map.entry("cluster", Set.of("placement.pins", "placement.admission", "pool", "config", "common")),
@@ -52,11 +52,11 @@ class LayeringTest {
             // pipeline (Placer: filters, client pinning, the policy); each concern below it, none above.
             Map.entry("placement", Set.of("placement.filter", "placement.prefix", "pool", "session", "config", "common")),
             Map.entry("placement.filter", Set.of("pool", "session", "config", "common")),
-            Map.entry("placement.prefix", Set.of("pool", "session", "config", "common")),
+            Map.entry("placement.prefix", Set.of("kvevents", "pool", "session", "config", "common")),
             Map.entry("placement.pins", Set.of("placement", "pool", "session", "config", "common")),
             Map.entry("placement.policy", Set.of("placement", "placement.pins", "placement.prefix", "pool", "session", "config",
                     "common")),
-            Map.entry("placement.reservation", Set.of("placement", "placement.prefix", "pool", "session", "config", "common")),
+            Map.entry("placement.reservation", Set.of("placement", "placement.prefix", "kvevents", "pool", "session", "config", "common")),
             // Admission wraps the pipeline: the budget in front of the reservation, for every attempt.
             Map.entry("placement.admission", Set.of("placement", "placement.filter", "placement.pins", "placement.prefix", "pool",
                     "session", "config", "common")),

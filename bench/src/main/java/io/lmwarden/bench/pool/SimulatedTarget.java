@@ -109,13 +109,23 @@ public final class SimulatedTarget implements BenchTarget {
     private VariantTarget openInProcess(SimulatedVariant variant) {
         SimOptions options = SimOptions.defaults().withReplicas(pool.simulate()).withProfile(forVariant(profile, variant))
                 .withTimeScale(timeScale).withSeed(seed).withEngines(pool.engines()).withDpBalancer(variant.era());
+        int kvBase = 0;
+        if ("true".equals(pool.routerSettings().get("kvEvents"))) {
+            // --router-set kvEvents=true: the replicas publish vLLM's KV events (events on base + rank, replays after
+            // every rank's events port, as the operator lays them out) and the router follows them.
+            int ranks = pool.simulate() * pool.engines();
+            kvBase = consecutiveFreePorts(2 * ranks);
+            options = options.withKvEvents(io.lmwarden.sim.kvevents.KvEventsConfig.parse("{\"enable_kv_cache_events\":true,"
+                    + "\"publisher\":\"zmq\",\"endpoint\":\"tcp://*:" + kvBase + "\",\"replay_endpoint\":\"tcp://*:"
+                    + (kvBase + ranks) + "\"}"));
+        }
         for (Map.Entry<Integer, String> e : replicaOverrides.entrySet()) {
             options = options.withReplicaProfile(e.getKey(), forVariant(ProfileOverrides.apply(profile, e.getValue()), variant));
         }
         SimCluster cluster = SimCluster.start(options);
         LoopbackRouters routers;
         try {
-            routers = startRouters(variant, cluster.replicas().stream().map(r -> r.id()).toList(), cluster.urls());
+            routers = startRouters(variant, cluster.replicas().stream().map(r -> r.id()).toList(), cluster.urls(), kvBase);
         } catch (RuntimeException e) {
             cluster.close();
             throw e;
@@ -145,7 +155,7 @@ public final class SimulatedTarget implements BenchTarget {
         SimProcessPool processes = SimProcessPool.start(profiles, timeScale, seed, pool.engines(), variant.era());
         LoopbackRouters routers;
         try {
-            routers = startRouters(variant, processes.ids(), processes.urls());
+            routers = startRouters(variant, processes.ids(), processes.urls(), 0);
         } catch (RuntimeException e) {
             processes.close();
             throw e;
@@ -188,10 +198,19 @@ public final class SimulatedTarget implements BenchTarget {
      * counters line up. Ranks are declared, as an operator who knows the servers' --data-parallel-size would: no first
      * requests go out as one plain replica before the first scrape reveals the engines.
      */
-    private LoopbackRouters startRouters(SimulatedVariant variant, List<String> ids, List<String> urls) {
+    private LoopbackRouters startRouters(SimulatedVariant variant, List<String> ids, List<String> urls, int kvBase) {
         List<String> entries = new java.util.ArrayList<>();
+        int ranks = ids.size() * pool.engines();
         for (int i = 0; i < ids.size(); i++) {
-            entries.add(ids.get(i) + "=" + urls.get(i) + (pool.engines() == 1 ? "" : "#ranks=" + pool.engines()));
+            List<String> fragment = new java.util.ArrayList<>();
+            if (pool.engines() > 1) {
+                fragment.add("ranks=" + pool.engines());
+            }
+            if (kvBase > 0) {
+                fragment.add("kv=" + (kvBase + i * pool.engines()));
+                fragment.add("replay=" + (kvBase + ranks + i * pool.engines()));
+            }
+            entries.add(ids.get(i) + "=" + urls.get(i) + (fragment.isEmpty() ? "" : "#" + String.join("&", fragment)));
         }
         // Defaults (plus --router-set), then what the variant asks for: "default" changes nothing.
         RouterConfig base = io.lmwarden.router.config.ConfigResolver.resolve(Map.of(), Map.of(), pool.routerSettings())
@@ -203,6 +222,37 @@ public final class SimulatedTarget implements BenchTarget {
         }
         // A cluster name of this variant's own: no other bench or test on the machine can join it.
         return LoopbackRouters.start(config, variant.routers(), "lmw-bench-" + ProcessHandle.current().pid() + "-" + System.nanoTime());
+    }
+
+    /** A run of free loopback ports (probed; a publisher binds them right after). */
+    private static int consecutiveFreePorts(int count) {
+        java.util.Random random = new java.util.Random();
+        for (int attempt = 0; attempt < 50; attempt++) {
+            int base = 20_000 + random.nextInt(40_000 - count);
+            List<java.net.ServerSocket> held = new java.util.ArrayList<>();
+            boolean free = true;
+            try {
+                for (int p = base; p < base + count; p++) {
+                    java.net.ServerSocket s = new java.net.ServerSocket();
+                    held.add(s);
+                    s.bind(new java.net.InetSocketAddress(java.net.InetAddress.getLoopbackAddress(), p));
+                }
+            } catch (java.io.IOException e) {
+                free = false;
+            } finally {
+                for (java.net.ServerSocket s : held) {
+                    try {
+                        s.close();
+                    } catch (java.io.IOException ignored) {
+                        // a probe
+                    }
+                }
+            }
+            if (free) {
+                return base;
+            }
+        }
+        throw new IllegalStateException("no " + count + " consecutive free ports for the simulated KV-event publishers");
     }
 
     @Override

@@ -1,5 +1,6 @@
 package io.lmwarden.router.api;
 
+import io.lmwarden.router.kvevents.EngineCacheViews;
 import io.lmwarden.router.placement.prefix.PrefixIndexes;
 import io.lmwarden.router.placement.pins.SessionPins;
 import io.lmwarden.router.placement.admission.AdmissionController;
@@ -28,9 +29,11 @@ public final class ReplicaRows {
     private final SessionPins pins;
     private final ReplicaHistory history;
     private final RouterMetrics metrics;
+    private final EngineCacheViews cacheViews;
 
     public ReplicaRows(ReplicaPool pool, AdmissionController admission, SessionLog sessions, SessionPins pins, ReplicaHistory history,
-                RouterMetrics metrics) {
+                RouterMetrics metrics, EngineCacheViews cacheViews) {
+        this.cacheViews = cacheViews;
         this.pool = pool;
         this.admission = admission;
         this.sessions = sessions;
@@ -78,6 +81,7 @@ public final class ReplicaRows {
             row.put("servedModels", r.servedModels().known() ? r.servedModels().names()
                     : r.metrics() == null ? List.of() : List.copyOf(r.metrics().models()));
             row.put("servedModelsFrom", r.servedModels().known() ? "/v1/models" : r.metrics() == null ? null : "metrics");
+            CacheViewFields.put(row, cacheViews, r.id());
             ResidencyTable.ReplicaLoad load = resident.get(r.id());
             row.put("residentSessions", load == null ? 0 : load.residentSessions());
             row.put("workingSetTokens", load == null ? 0 : load.usedBlocks() * PrefixIndexes.TOKENS_PER_BLOCK);

@@ -89,6 +89,10 @@ public final class RouterConfig {
         return area(SimulationSettings.class);
     }
 
+    public CacheViewSettings kvEvents() {
+        return area(CacheViewSettings.class);
+    }
+
     // Shorthands for the overrides every embedding of the router (tests, the bench) makes.
 
     public RouterConfig withPort(int port) {

@@ -29,7 +29,8 @@ public final class SettingsTable {
             Area.of("cluster", ClusterSettings.class),
             Area.of("tenants", TenantSettings.class),
             Area.of("logging", LogSettings.class),
-            Area.of("simulation", SimulationSettings.class));
+            Area.of("simulation", SimulationSettings.class),
+            Area.of("kvEvents", CacheViewSettings.class));
 
     /** Read before everything else (it names the file the rest may come from), so it belongs to no area. */
     public static final Setting<String> CONFIG = Setting.text("config", "", "YAML config file with any of these keys");

@@ -28,14 +28,25 @@ final class KvEventStream {
     private static final Logger LOG = Logger.getLogger(KvEventStream.class.getName());
     private static final long END_OF_REPLAY = -1;
     private static final int MAX_MESSAGES_PER_POLL = 1_000;
+    private static final long SILENT_REOPEN_NANOS = 30_000_000_000L;
 
     private final KvEventEndpoint endpoint;
     private final ReplicaCacheView view;
     private final KvEventsSettings settings;
     private final KvEventDecoder decoder;
-    private final ZMQ.Socket sub;
-    private final ZMQ.Socket monitor;
+    private final ZContext ctx;
+    private final String monitorAddress;
     private final ZMQ.Socket replay;
+    private ZMQ.Socket sub;
+    private ZMQ.Socket monitor;
+    private int subGeneration;
+    private long subOpenedNanos;
+    private long tcpConnectedNanos = Long.MIN_VALUE;
+    private boolean handshaken;
+    private boolean disconnectedOnce;
+    /** The next sequence number before the connection was lost, while the replay after reconnecting runs; else -1. */
+    private long expectedBeforeReconnect = -1;
+    private byte[] unsentReplayRequest;
 
     private int subIndex = -1;
     private int monitorIndex = -1;
@@ -52,36 +63,86 @@ final class KvEventStream {
 
     KvEventStream(ZContext ctx, KvEventEndpoint endpoint, ReplicaCacheView view, KvEventsSettings settings,
                   KvEventDecoder decoder, String monitorAddress) {
+        this.ctx = ctx;
         this.endpoint = endpoint;
         this.view = view;
         this.settings = settings;
         this.decoder = decoder;
+        this.monitorAddress = monitorAddress;
         int heartbeat = (int) settings.heartbeat().toMillis();
-        sub = ctx.createSocket(SocketType.SUB);
-        sub.setLinger(0);
-        sub.setRcvHWM(100_000);
-        sub.setReconnectIVL(100);
-        sub.setReconnectIVLMax(5_000);
-        sub.setHeartbeatIvl(heartbeat);
-        sub.setHeartbeatTimeout(heartbeat * 3);
-        // The monitor goes on before connecting, so that the first connection is seen.
-        sub.monitor(monitorAddress, ZMQ.EVENT_CONNECTED | ZMQ.EVENT_DISCONNECTED);
-        monitor = ctx.createSocket(SocketType.PAIR);
-        monitor.setLinger(0);
-        monitor.connect(monitorAddress);
-        sub.subscribe(endpoint.topic().getBytes(StandardCharsets.UTF_8));
-        sub.connect("tcp://" + endpoint.host() + ":" + endpoint.eventsPort());
+        openSub();
         if (endpoint.hasReplay()) {
             replay = ctx.createSocket(SocketType.DEALER);
             replay.setLinger(0);
             replay.setReconnectIVL(100);
-            replay.setReconnectIVLMax(5_000);
+            replay.setReconnectIVLMax(1_000);
             replay.setHeartbeatIvl(heartbeat);
             replay.setHeartbeatTimeout(heartbeat * 3);
+            replay.setHandshakeIvl(heartbeat);
             replay.connect("tcp://" + endpoint.host() + ":" + endpoint.replayPort());
         } else {
             replay = null;
         }
+    }
+
+    /**
+     * A new SUB socket with its monitor. Each one gets a monitor address of its own: a closed monitor's inproc address
+     * is not free again at once.
+     */
+    private void openSub() {
+        int heartbeat = (int) settings.heartbeat().toMillis();
+        String address = monitorAddress + "-" + subGeneration++;
+        sub = ctx.createSocket(SocketType.SUB);
+        sub.setLinger(0);
+        sub.setRcvHWM(100_000);
+        sub.setReconnectIVL(100);
+        sub.setReconnectIVLMax(1_000);
+        sub.setHeartbeatIvl(heartbeat);
+        sub.setHeartbeatTimeout(heartbeat * 3);
+        // A greeting that does not complete within this closes the connection, and ZeroMQ connects again.
+        sub.setHandshakeIvl(heartbeat);
+        // The monitor goes on before connecting, so that the first connection is seen.
+        sub.monitor(address, ZMQ.EVENT_CONNECTED | ZMQ.EVENT_DISCONNECTED | ZMQ.EVENT_HANDSHAKE_PROTOCOL);
+        monitor = ctx.createSocket(SocketType.PAIR);
+        monitor.setLinger(0);
+        monitor.connect(address);
+        sub.subscribe(endpoint.topic().getBytes(StandardCharsets.UTF_8));
+        sub.connect("tcp://" + endpoint.host() + ":" + endpoint.eventsPort());
+        subOpenedNanos = System.nanoTime();
+        tcpConnectedNanos = Long.MIN_VALUE;
+        handshaken = false;
+    }
+
+    private void closeSub() {
+        sub.monitor(null, 0);
+        sub.close();
+        monitor.close();
+    }
+
+    /**
+     * JeroMQ 0.6.0 sometimes leaves a fresh SUB connection with its greeting unfinished for good: connected, never
+     * subscribed, silent. Such a socket (connected without a finished handshake for two heartbeats) is replaced by a
+     * new one; so is one that stayed silent for {@link #SILENT_REOPEN_NANOS} (or three {@code staleAfter}s, if longer)
+     * while the router kept sending its engine requests, at most once per that period. Returns whether it was, so
+     * that the poller is rebuilt. (A replaced socket may miss what is published while it connects: the next batch
+     * shows the gap, and the replay fills it.)
+     */
+    boolean reconnectIfSilent() {
+        long now = System.nanoTime();
+        long patience = settings.heartbeat().toNanos() * 2;
+        long silentLimit = Math.max(SILENT_REOPEN_NANOS, settings.staleAfter().toNanos() * 3);
+        boolean stuckGreeting = tcpConnectedNanos != Long.MIN_VALUE && !handshaken && now - tcpConnectedNanos > patience;
+        boolean silentUnderTraffic = view.unansweredTrafficNanos(now) > silentLimit && now - subOpenedNanos > silentLimit;
+        if (!stuckGreeting && !silentUnderTraffic) {
+            return false;
+        }
+        LOG.info(() -> "KV-event stream of " + view.id() + " at " + endpoint.host() + ":" + endpoint.eventsPort()
+                + (stuckGreeting ? " connected without finishing its handshake" : " silent while requests were sent")
+                + "; connecting a new socket");
+        view.countReconnect();
+        closeSub();
+        openSub();
+        return true;
     }
 
     ReplicaCacheView view() {
@@ -105,6 +166,9 @@ final class KvEventStream {
         if (poller.pollin(subIndex)) {
             readLive();
         }
+        if (replaying && unsentReplayRequest != null) {
+            sendReplayRequest();
+        }
         if (replaying && System.nanoTime() - replayDeadlineNanos > 0) {
             LOG.warning(() -> "KV-event replay from " + endpoint.host() + ":" + endpoint.replayPort()
                     + " did not end within " + settings.replayTimeout() + "; resynchronising view " + view.id());
@@ -113,9 +177,7 @@ final class KvEventStream {
     }
 
     void close() {
-        sub.monitor(null, 0);
-        sub.close();
-        monitor.close();
+        closeSub();
         if (replay != null) {
             replay.close();
         }
@@ -125,8 +187,17 @@ final class KvEventStream {
         ZMQ.Event event;
         while ((event = ZMQ.Event.recv(monitor, ZMQ.DONTWAIT)) != null) {
             if (event.getEvent() == ZMQ.EVENT_CONNECTED) {
+                tcpConnectedNanos = System.nanoTime();
                 view.connected(true);
+            } else if (event.getEvent() == ZMQ.EVENT_HANDSHAKE_PROTOCOL) {
+                handshaken = true;
+                if (disconnectedOnce) {
+                    reconnected();
+                }
             } else if (event.getEvent() == ZMQ.EVENT_DISCONNECTED) {
+                disconnectedOnce = true;
+                tcpConnectedNanos = Long.MIN_VALUE;
+                handshaken = false;
                 view.connected(false);
             }
         }
@@ -188,16 +259,52 @@ final class KvEventStream {
         }
     }
 
+    /**
+     * Connected again after the publisher went away. Its socket closing is, for vLLM, almost always its engine going
+     * (a restart: the cache is empty), and an idle restarted engine publishes nothing that would tell. So the view is
+     * dropped and rebuilt from the publisher's replay buffer from sequence 0: a restarted publisher's buffer holds its
+     * whole new life (the view is complete, and cold if that is all); one that only lost the connection gives back what
+     * it still buffers. Without a replay socket the view starts over partial with the next batch.
+     */
+    private void reconnected() {
+        if (replay == null || expected < 0) {
+            return; // the sequence rule still tells a restart from a blip once batches flow
+        }
+        view.countResync();
+        view.reset(false, System.currentTimeMillis());
+        heldBack.clear();
+        expectedBeforeReconnect = expected;
+        expected = 0;
+        catchingUpFromStart = true;
+        askReplay(0);
+    }
+
     private void startReplay(long from, long seq, byte[] payload) {
         heldBack.clear();
         heldBack.add(new Frame(seq, payload));
         expected = from;
-        replay.sendMore(new byte[0]);
-        replay.send(ByteBuffer.allocate(8).putLong(from).array());
+        askReplay(from);
+    }
+
+    private void askReplay(long from) {
+        unsentReplayRequest = ByteBuffer.allocate(8).putLong(from).array();
+        sendReplayRequest();
         replaying = true;
         replayDeadlineNanos = System.nanoTime() + settings.replayTimeout().toNanos();
         view.syncing(true);
         view.countReplay();
+    }
+
+    /**
+     * Never blocks: a DEALER without a connected peer (the replay socket reconnecting) would block a plain send, and
+     * with it every stream. What cannot go now is tried again on the next poll, until the replay times out.
+     */
+    private void sendReplayRequest() {
+        byte[] request = unsentReplayRequest;
+        if (request != null && replay.send(new byte[0], ZMQ.SNDMORE | ZMQ.DONTWAIT)) {
+            replay.send(request, 0);
+            unsentReplayRequest = null;
+        }
     }
 
     private void readReplay() {
@@ -236,6 +343,17 @@ final class KvEventStream {
     private void endReplay() {
         boolean nothingFromStart = catchingUpFromStart; // no frame came: the view simply starts partial
         replaying = false;
+        unsentReplayRequest = null;
+        if (expectedBeforeReconnect >= 0) {
+            // The publisher's whole buffer came back: a sequence shorter than before is a publisher that started over.
+            if (expected < expectedBeforeReconnect) {
+                view.countRestart();
+                if (nothingFromStart) {
+                    view.markComplete(); // a new publisher that has sent nothing: its engine holds nothing
+                }
+            }
+            expectedBeforeReconnect = -1;
+        }
         catchingUpFromStart = false;
         view.syncing(false);
         for (Frame f : heldBack) {

@@ -124,8 +124,14 @@ public final class KvEventSubscriber implements AutoCloseable {
                     continue;
                 }
                 poller.poll(settings.pollInterval().toMillis());
+                boolean reopened = false;
                 for (KvEventStream s : streams.values()) {
                     serviceOne(s, poller);
+                    reopened |= s.reconnectIfSilent();
+                }
+                if (reopened) {
+                    poller.close();
+                    poller = null; // rebuilt with the new sockets on the next round
                 }
             }
         } catch (InterruptedException e) {

@@ -34,6 +34,9 @@ public final class ReplicaCacheView {
     private volatile long unreadable;
     private volatile long skipped;
     private volatile long restarts;
+    private volatile long reconnects;
+    private volatile long colds;
+    private volatile long coldAtMillis = -1;
 
     ReplicaCacheView(String id, Duration staleAfter, int evictionLogCapacity) {
         this.id = id;
@@ -109,9 +112,25 @@ public final class ReplicaCacheView {
                 since == Long.MIN_VALUE || answered(since) ? now : since);
     }
 
+    /** How long the router's traffic there has gone without a batch following it (0 when answered or none). */
+    long unansweredTrafficNanos(long now) {
+        long traffic = unansweredTrafficSince.get();
+        return traffic == Long.MIN_VALUE || answered(traffic) ? 0 : now - traffic;
+    }
+
+    /** SUB sockets replaced because the stream stayed silent (JeroMQ's unfinished greetings). */
+    public long reconnects() {
+        return reconnects;
+    }
+
     private boolean answered(long trafficNanos) {
         long batch = lastBatchNanos;
         return batch != Long.MIN_VALUE && batch - trafficNanos >= 0;
+    }
+
+    /** How far the view can be trusted right now (cheaper than {@link #status()}: no lock). */
+    public ViewState state() {
+        return state(System.nanoTime());
     }
 
     public ViewStatus status() {
@@ -172,6 +191,7 @@ public final class ReplicaCacheView {
                 index.apply(e, nowMillis);
                 if (e instanceof KvEvent.AllBlocksCleared) {
                     complete = true; // from here on, every block it holds is announced
+                    cold(nowMillis);
                 }
             }
         } finally {
@@ -206,7 +226,30 @@ public final class ReplicaCacheView {
         resyncs++;
     }
 
+    void countReconnect() {
+        reconnects++;
+    }
+
     void countRestart() {
         restarts++;
+        cold(System.currentTimeMillis());
+    }
+
+    private void cold(long nowMillis) {
+        coldAtMillis = nowMillis;
+        colds++;
+    }
+
+    /**
+     * How often the engine's cache was known to become empty (an {@code AllBlocksCleared}: a reset or a fresh
+     * engine; a publisher that started over), and when it last was (epoch ms, -1 never). A resync is not counted:
+     * then the view lost track, the engine lost nothing.
+     */
+    public long coldEvents() {
+        return colds;
+    }
+
+    public long lastColdAtMillis() {
+        return coldAtMillis;
     }
 }

@@ -3,6 +3,7 @@ package io.lmwarden.router.placement;
 import io.lmwarden.common.logging.LogFields;
 import io.lmwarden.router.placement.filter.Candidates;
 import io.lmwarden.router.placement.filter.NoReplicaAvailableException;
+import io.lmwarden.router.placement.prefix.HeldTokens;
 import io.lmwarden.router.placement.prefix.PrefixIndexes;
 import io.lmwarden.router.pool.PoolSnapshot;
 import io.lmwarden.router.pool.ReplicaView;
@@ -30,12 +31,16 @@ public final class Placer {
     private static final int UNSERVED_NAMES_LOGGED = 1000;
 
     private final Supplier<PlacementPolicy> policy;
-    private final PrefixIndexes prefixIndexes;
+    private final HeldTokens heldTokens;
     private final Set<String> unservedLogged = ConcurrentHashMap.newKeySet();
 
     public Placer(Supplier<PlacementPolicy> policy, PrefixIndexes prefixIndexes) {
+        this(policy, HeldTokens.estimatesOnly(prefixIndexes));
+    }
+
+    public Placer(Supplier<PlacementPolicy> policy, HeldTokens heldTokens) {
         this.policy = policy;
-        this.prefixIndexes = prefixIndexes;
+        this.heldTokens = heldTokens;
     }
 
     public Placement place(RequestFacts facts, PoolSnapshot pool, Set<String> alreadyTried, long nowNanos)
@@ -58,7 +63,10 @@ public final class Placer {
             }
         }
         // What the chosen replica should hold, for question 2 ("did it reach the replica with its prefix?").
-        return p.expectedCachedTokens() > 0 ? p : p.withExpectedCachedTokens(prefixIndexes.heldTokens(p.replica(), facts.shape()));
+        // The engine's own word, where its view is live and the prompt's keys are known, over any estimate.
+        HeldTokens.Held held = heldTokens.held(p.replica(), facts.shape());
+        return held.source() == HeldTokens.Source.EVENTS || p.expectedCachedTokens() <= 0
+                ? p.withExpectedCachedTokens(held.tokens()) : p;
     }
 
     private void logUnserved(String model, List<ReplicaView> ready) {

@@ -7,13 +7,23 @@ package io.lmwarden.router.pool;
  * value makes each engine a replica of its own; one (or none) keeps the endpoint a single replica.
  * {@code draining}: the endpoint is going (Kubernetes: {@code terminating=true}, {@code serving=true}) but still
  * serves what it has in flight; it takes no new work, while {@code ready} is false.
+ * {@code kvEventsPort} / {@code kvReplayPort}: where rank 0 of the endpoint publishes vLLM's KV events (ZMQ PUB) and
+ * answers replays (ZMQ ROUTER); rank r adds r (vLLM's rule); 0 = not published / no replay socket.
  */
-public record DiscoveredReplica(String id, String url, boolean ready, int ranks, boolean draining) {
+public record DiscoveredReplica(String id, String url, boolean ready, int ranks, boolean draining, int kvEventsPort,
+                                int kvReplayPort) {
 
     public DiscoveredReplica {
         if (ranks < 0) {
             throw new IllegalArgumentException("ranks of " + id + " must be >= 0, got " + ranks);
         }
+        if (kvEventsPort < 0 || kvEventsPort > 65535 || kvReplayPort < 0 || kvReplayPort > 65535) {
+            throw new IllegalArgumentException("KV event ports of " + id + " must be 1..65535 (0 = none)");
+        }
+    }
+
+    public DiscoveredReplica(String id, String url, boolean ready, int ranks, boolean draining) {
+        this(id, url, ready, ranks, draining, 0, 0);
     }
 
     public DiscoveredReplica(String id, String url, boolean ready, int ranks) {
@@ -27,5 +37,10 @@ public record DiscoveredReplica(String id, String url, boolean ready, int ranks,
     /** Whether requests in flight there go on: ready, or draining. */
     public boolean serving() {
         return ready || draining;
+    }
+
+    /** Whether the endpoint publishes KV events that the router can follow. */
+    public boolean publishesKvEvents() {
+        return kvEventsPort > 0;
     }
 }

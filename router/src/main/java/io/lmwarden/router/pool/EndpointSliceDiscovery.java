@@ -29,6 +29,12 @@ public final class EndpointSliceDiscovery implements ReplicaDiscovery {
 
     private static final Logger LOG = Logger.getLogger(EndpointSliceDiscovery.class.getName());
     static final String SERVICE_NAME_LABEL = "kubernetes.io/service-name";
+    /**
+     * The replica Service's ports for rank 0's KV-event publisher and replay socket (the operator's names; further
+     * ranks' ports, named {@code kv-events-<r>}, are rank 0's + r, so these two are enough).
+     */
+    static final String KV_EVENTS_PORT = "kv-events";
+    static final String KV_REPLAY_PORT = "kv-replay";
     private static final Path SERVICE_ACCOUNT_NAMESPACE = Path.of("/var/run/secrets/kubernetes.io/serviceaccount/namespace");
 
     private final String service;
@@ -83,6 +89,8 @@ public final class EndpointSliceDiscovery implements ReplicaDiscovery {
         Map<String, DiscoveredReplica> byId = new LinkedHashMap<>();
         for (EndpointSlice slice : slices) {
             Integer port = portOf(slice);
+            int kv = namedPort(slice, KV_EVENTS_PORT);
+            int replay = namedPort(slice, KV_REPLAY_PORT);
             if (port == null || slice.getEndpoints() == null) {
                 continue;
             }
@@ -101,11 +109,24 @@ public final class EndpointSliceDiscovery implements ReplicaDiscovery {
                 boolean terminating = c != null && Boolean.TRUE.equals(c.getTerminating());
                 boolean ready = c == null || (!Boolean.FALSE.equals(c.getReady()) && !terminating);
                 boolean draining = terminating && !Boolean.FALSE.equals(c.getServing());
-                DiscoveredReplica d = new DiscoveredReplica(id, "http://" + host + ":" + port, ready, 0, draining);
+                DiscoveredReplica d = new DiscoveredReplica(id, "http://" + host + ":" + port, ready, 0, draining, kv,
+                        kv > 0 ? replay : 0);
                 byId.merge(id, d, (a, b) -> a.ready() || !b.serving() ? a : b);
             }
         }
         return new ArrayList<>(byId.values());
+    }
+
+    /** A port by name, 0 when the slice has none of that name. */
+    private static int namedPort(EndpointSlice slice, String name) {
+        if (slice.getPorts() != null) {
+            for (EndpointPort p : slice.getPorts()) {
+                if (name.equals(p.getName()) && p.getPort() != null) {
+                    return p.getPort();
+                }
+            }
+        }
+        return 0;
     }
 
     private static Integer portOf(EndpointSlice slice) {

@@ -10,9 +10,13 @@ import io.vertx.core.Vertx;
 import io.vertx.core.http.HttpClient;
 
 import java.time.Duration;
+import java.util.function.BooleanSupplier;
 import java.util.function.LongFunction;
 
-/** What every proxied exchange shares. */
+/**
+ * What every proxied exchange shares. {@code askTokenIds}: true while some engine's cache view is followed, so that
+ * chat/completions and completions requests ask the engine for the prompt's token ids ({@link TokenIdsRequest}).
+ */
 public record ProxyContext(
         Vertx vertx,
         HttpClient client,
@@ -22,7 +26,8 @@ public record ProxyContext(
         AdmissionController admission,
         RouterMetrics metrics,
         InFlightTracker inFlight,
-        UpstreamSettings upstream) {
+        UpstreamSettings upstream,
+        BooleanSupplier askTokenIds) {
 
     /** How long a request may wait for a pooled connection: the wait at the replica's connection cap plus the TCP connect. */
     Duration acquireTimeout() {

@@ -61,6 +61,7 @@ final class ProxyExchange {
     };
 
     private Reservation reservation;
+    private final ProxyHandler.TokenIds tokenIds;
     private HttpClientRequest upstream;
     /** When the first attempt started: the retry budget's time runs from here, not from the queue. */
     private long firstAttemptNanos;
@@ -70,7 +71,9 @@ final class ProxyExchange {
     private Placement admitted;
     private long queuedNanos;
 
-    ProxyExchange(ProxyContext ctx, HttpServerRequest request, RequestFacts facts, Buffer body, long receivedAtNanos) {
+    ProxyExchange(ProxyContext ctx, HttpServerRequest request, RequestFacts facts, Buffer body, long receivedAtNanos,
+                  ProxyHandler.TokenIds tokenIds) {
+        this.tokenIds = tokenIds;
         this.ctx = ctx;
         this.request = request;
         this.response = request.response();
@@ -222,6 +225,8 @@ final class ProxyExchange {
         if (source != null) {
             source.heardFrom(System.nanoTime());
         }
+        TokenIdsFilter ids = tokenIds == ProxyHandler.TokenIds.NONE || status >= 300 ? null
+                : new TokenIdsFilter(tokenIds == ProxyHandler.TokenIds.ASKED_BY_ROUTER, facts.stream());
         if (response.headWritten()) {
             // The queue's keep-alives already sent a 200 head: what the headers would say goes in an SSE comment.
             if (status >= 400) {
@@ -240,7 +245,10 @@ final class ProxyExchange {
             if (queuedNanos > 0) {
                 response.putHeader("X-LMW-Queue-Wait-Ms", Long.toString(queuedNanos / 1_000_000));
             }
-            if (!up.headers().contains(HttpHeaders.CONTENT_LENGTH)) {
+            if (ids != null && ids.changesLength()) {
+                response.headers().remove(HttpHeaders.CONTENT_LENGTH);
+            }
+            if (!response.headers().contains(HttpHeaders.CONTENT_LENGTH)) {
                 response.setChunked(true);
             }
         }
@@ -255,7 +263,10 @@ final class ProxyExchange {
             }
             idle.heard(r);
             observer.accept(chunk);
-            response.write(chunk);
+            Buffer out = ids == null ? chunk : ids.accept(chunk);
+            if (out.length() > 0) {
+                response.write(out);
+            }
             if (response.writeQueueFull()) {
                 up.pause();
                 response.drainHandler(v -> up.resume());
@@ -280,6 +291,14 @@ final class ProxyExchange {
             }
             observer.end();
             r.firstByte(System.nanoTime(), status);
+            if (ids != null) {
+                Buffer rest = ids.end();
+                if (rest.length() > 0) {
+                    response.write(rest);
+                }
+                // Before the client has the end of the answer: its next step may be placed with these keys.
+                r.tokenIds(ids.promptTokenIds(), ids.outputTokenIds());
+            }
             response.end();
             boolean completed = facts.stream() ? observer.completed() : status < 400;
             end(res -> res.finish(status, completed, observer.cachedTokens(), observer.promptTokens(), observer.outputTokens()));

@@ -47,9 +47,22 @@ public final class ProxyHandler {
         // Pinned under the model the name serves: a session that switches between two aliases keeps its home.
         facts = facts.withModelKey(ctx.pool().modelKey(facts.model()));
         Buffer upstreamBody = tenant.present() ? Buffer.buffer(CacheSaltWriter.apply(bytes, facts.cacheSaltSpans(), tenant.cacheSalt())) : body;
+        TokenIds ids = TokenIds.NONE;
+        if (ctx.askTokenIds().getAsBoolean() && (dialect == ApiDialect.OPENAI_CHAT || dialect == ApiDialect.OPENAI_COMPLETIONS)) {
+            byte[] asked = TokenIdsRequest.ask(upstreamBody.getBytes());
+            if (asked != null) {
+                upstreamBody = Buffer.buffer(asked);
+                ids = TokenIds.ASKED_BY_ROUTER;
+            } else if (TokenIdsRequest.mentioned(bytes)) {
+                ids = TokenIds.ASKED_BY_CLIENT;
+            }
+        }
         ctx.metrics().sessionKeySource(facts.sessionKey().source().label());
-        new ProxyExchange(ctx, rc.request(), facts, upstreamBody, received).start();
+        new ProxyExchange(ctx, rc.request(), facts, upstreamBody, received, ids).start();
     }
+
+    /** Whether the answer carries the prompt's token ids, and who asked for them (the router takes its own out). */
+    enum TokenIds { NONE, ASKED_BY_CLIENT, ASKED_BY_ROUTER }
 
     private void badRequest(RoutingContext rc, ApiDialect dialect, String message) {
         ctx.metrics().error("bad_request");

@@ -12,6 +12,7 @@ import io.lmwarden.router.placement.prefix.PrefillRates;
 import io.lmwarden.router.placement.reservation.Reservation;
 import io.lmwarden.router.session.RequestFacts;
 
+import io.lmwarden.router.placement.prefix.HeldTokens;
 import java.util.Collections;
 import java.util.IdentityHashMap;
 import java.util.Map;
@@ -152,7 +153,8 @@ public final class RequestAccounting implements PlacementFeedback {
                 facts.model(), facts.dialect().path(), replica, placement.decision().name(), placement.reason(), cmp.sideRequest(), prompt,
                 cmp.sharedPrefixTokens(), cmp.prefixBreak().orElse(null), placement.expectedCachedTokens(), o.cachedTokens(),
                 miss, o.outputTokens(), ttfbMs, routerMs, split, queueAteGain, o.status(), o.completed(), o.outcome(),
-                placement.movedFrom()));
+                placement.movedFrom(), r.heldAtPlacement().source() == HeldTokens.Source.EVENTS ? "events" : "estimated",
+                r.heldAtPlacement().firstMissEvictedAtMillis()));
     }
 
     /** Share of placed requests that stayed on their home replica, among those that were not new sessions. */

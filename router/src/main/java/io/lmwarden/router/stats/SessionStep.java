@@ -22,6 +22,10 @@ import io.lmwarden.router.diagnostics.TtfbSplit;
  * @param completed            the stream ended with its completion marker (or a non-stream body ended)
  * @param outcome              ok, or what went wrong
  * @param movedFrom            the home replica the step was moved off (a spill), else null
+ * @param expectedFrom         where {@code expectedCachedTokens} came from: {@code events} (the engine's KV events) or
+ *                             {@code estimated} (the router's prefix index)
+ * @param prefixEvictedAtMillis with events: when the first block of the prompt the replica did not hold left its GPU
+ *                             (epoch ms; the miss was an eviction at that time), -1 when unknown or nothing was missing
  */
 public record SessionStep(
         long epochMillis,
@@ -47,12 +51,15 @@ public record SessionStep(
         int status,
         boolean completed,
         String outcome,
-        String movedFrom) {
+        String movedFrom,
+        String expectedFrom,
+        long prefixEvictedAtMillis) {
 
     /** The same step under another name for its session: a hash shown instead of a raw key. */
     public SessionStep withSessionKey(String key) {
         return new SessionStep(epochMillis, key, sessionKeySource, model, api, replica, decision, reason, sideRequest,
                 promptTokens, sharedPrefixTokens, prefixBreak, expectedCachedTokens, cachedTokens, cacheMiss, outputTokens,
-                ttfbMillis, routerMillis, ttfbSplit, queueAteGain, status, completed, outcome, movedFrom);
+                ttfbMillis, routerMillis, ttfbSplit, queueAteGain, status, completed, outcome, movedFrom, expectedFrom,
+                prefixEvictedAtMillis);
     }
 }

@@ -164,6 +164,7 @@ class ConfigResolverTest {
             case "tenants" -> c.tenants();
             case "logging" -> c.logging();
             case "simulation" -> c.simulation();
+            case "kvEvents" -> c.kvEvents();
             default -> throw new AssertionError("an area without an accessor on RouterConfig: " + area.name());
         };
     }

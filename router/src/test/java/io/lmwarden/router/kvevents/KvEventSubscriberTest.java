@@ -266,6 +266,39 @@ class KvEventSubscriberTest {
         await("stale once the publisher is gone", () -> view.status().state() == ViewState.STALE);
     }
 
+    /**
+     * JeroMQ 0.6.0 sometimes leaves a fresh SUB connection with its greeting unfinished for good (this class's warm-up
+     * flaked on it). A peer that accepts the TCP connection and never greets stands for it: the subscriber must
+     * connect again rather than wait on that connection forever.
+     */
+    @Test
+    void aConnectionWhoseGreetingNeverCompletesIsReplaced() throws Exception {
+        java.util.concurrent.atomic.AtomicInteger accepted = new java.util.concurrent.atomic.AtomicInteger();
+        List<java.net.Socket> held = java.util.Collections.synchronizedList(new ArrayList<>());
+        try (java.net.ServerSocket mute = new java.net.ServerSocket(0, 50, java.net.InetAddress.getLoopbackAddress())) {
+            Thread acceptor = new Thread(() -> {
+                while (!mute.isClosed()) {
+                    try {
+                        held.add(mute.accept()); // kept open, never written to
+                        accepted.incrementAndGet();
+                    } catch (java.io.IOException e) {
+                        return;
+                    }
+                }
+            }, "mute-publisher");
+            acceptor.setDaemon(true);
+            acceptor.start();
+            KvEventsSettings quick = new KvEventsSettings(Duration.ofSeconds(10), PATIENCE, Duration.ofMillis(200), 10_000,
+                    1024, Duration.ofMillis(20));
+            subscriber(quick).subscribe(new KvEventEndpoint("mute", "127.0.0.1", mute.getLocalPort(), 0, TOPIC));
+            await("a second connection after the first one's greeting stalled", () -> accepted.get() >= 2);
+        } finally {
+            for (java.net.Socket s : held) {
+                s.close();
+            }
+        }
+    }
+
     @Test
     void eachDataParallelRankHasItsOwnViewOnPortPlusRank() throws Exception {
         TestPublisher[] ranks = consecutivePublishers();

@@ -11,7 +11,7 @@ class SessionLogTest {
 
     private static SessionStep step(String session, long millis, String replica, String movedFrom) {
         return new SessionStep(millis, session, "header", "m", "/v1/chat/completions", replica, movedFrom == null ? "STICKY" : "SPILL",
-                "", false, 100, 0, null, 0, 0, false, 1, 5, 1, null, false, 200, true, "ok", movedFrom);
+                "", false, 100, 0, null, 0, 0, false, 1, 5, 1, null, false, 200, true, "ok", movedFrom, "estimated", -1);
     }
 
     @Test

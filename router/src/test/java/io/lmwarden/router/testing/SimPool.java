@@ -5,6 +5,7 @@ import io.lmwarden.sim.SimCluster;
 import io.lmwarden.sim.SimOptions;
 import io.lmwarden.sim.SimProfile;
 import io.lmwarden.sim.dp.BalancerEra;
+import io.lmwarden.sim.kvevents.KvEventsConfig;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -19,6 +20,8 @@ public final class SimPool implements AutoCloseable {
     private final List<Boolean> running = new ArrayList<>();
     /** How replica i was started, so that it can be started again on its port. */
     private final List<SimOptions> options = new ArrayList<>();
+    /** Replica i's KV-event ports {events, replay}, when it publishes them. */
+    private final List<int[]> kvPorts = new ArrayList<>();
 
     private SimPool() {
     }
@@ -54,6 +57,38 @@ public final class SimPool implements AutoCloseable {
     }
 
     /**
+     * Replicas that publish vLLM's KV events (map encoding, a replay socket), each on two free ports of its own,
+     * listed to the router with {@code #kv=…&replay=…}. {@code publishing[i]} false: replica i publishes nothing, but
+     * is listed with ports where nothing listens (a publisher the router cannot reach).
+     */
+    public static SimPool startWithKvEvents(SimProfile profile, double timeScale, boolean... publishing) {
+        SimPool pool = new SimPool();
+        for (int i = 0; i < publishing.length; i++) {
+            int events = freePort();
+            int replay = freePort();
+            SimOptions o = SimOptions.defaults().withReplicas(1).withProfile(profile).withTimeScale(timeScale).withSeed(1000 + i);
+            if (publishing[i]) {
+                o = o.withKvEvents(KvEventsConfig.parse("{\"enable_kv_cache_events\":true,\"publisher\":\"zmq\","
+                        + "\"endpoint\":\"tcp://*:" + events + "\",\"replay_endpoint\":\"tcp://*:" + replay
+                        + "\",\"topic\":\"kv-events\"}"));
+            }
+            pool.clusters.add(SimCluster.start(o));
+            pool.options.add(o);
+            pool.running.add(true);
+            pool.kvPorts.add(new int[] {events, replay});
+        }
+        return pool;
+    }
+
+    private static int freePort() {
+        try (java.net.ServerSocket s = new java.net.ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+            return s.getLocalPort();
+        } catch (java.io.IOException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    /**
      * Restarts replica i on its own port as a new process would come back: its cache empty, answering to
      * {@code servedModelNames} from now on.
      */
@@ -75,7 +110,8 @@ public final class SimPool implements AutoCloseable {
     public List<String> routerEntries() {
         List<String> out = new ArrayList<>();
         for (int i = 0; i < clusters.size(); i++) {
-            out.add("sim-" + i + "=" + url(i));
+            out.add("sim-" + i + "=" + url(i) + (kvPorts.isEmpty() ? ""
+                    : "#kv=" + kvPorts.get(i)[0] + "&replay=" + kvPorts.get(i)[1]));
         }
         return out;
     }

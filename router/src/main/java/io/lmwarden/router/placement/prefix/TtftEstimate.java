@@ -10,13 +10,14 @@ import io.lmwarden.router.pool.ReplicaView;
  * @param heldTokens   tokens the replica need not compute: in its GPU cache, or loaded from its host tier
  * @param loadedTokens of those, the ones loaded from the host tier
  * @param loadMs       the time that load takes at the tier's bandwidth
+ * @param heldFrom     whether {@code heldTokens} came from the engine's KV events or the router's estimate
  */
 public record TtftEstimate(ReplicaView replica, int heldTokens, long uncachedTokens, double queueMs, double prefillMs, int loadedTokens,
-                           double loadMs) {
+                           double loadMs, HeldTokens.Source heldFrom) {
 
-    /** A replica without a host tier. */
+    /** A replica without a host tier, held tokens from the router's estimate. */
     public TtftEstimate(ReplicaView replica, int heldTokens, long uncachedTokens, double queueMs, double prefillMs) {
-        this(replica, heldTokens, uncachedTokens, queueMs, prefillMs, 0, 0);
+        this(replica, heldTokens, uncachedTokens, queueMs, prefillMs, 0, 0, HeldTokens.Source.ESTIMATED);
     }
 
     public double totalMs() {
@@ -25,7 +26,7 @@ public record TtftEstimate(ReplicaView replica, int heldTokens, long uncachedTok
 
     public String describe() {
         String load = loadedTokens == 0 ? "" : String.format(" + load %d tokens from host %.0f ms", loadedTokens, loadMs);
-        return String.format("%s: queue %.0f ms%s + prefill %d tokens %.0f ms (holds %d)", replica.id(), queueMs, load, uncachedTokens,
-                prefillMs, heldTokens);
+        return String.format("%s: queue %.0f ms%s + prefill %d tokens %.0f ms (holds %d, %s)", replica.id(), queueMs, load,
+                uncachedTokens, prefillMs, heldTokens, heldFrom == HeldTokens.Source.EVENTS ? "events" : "estimated");
     }
 }

@@ -7,9 +7,11 @@ import io.lmwarden.router.session.PromptShape;
  * The cost model of the home-or-elsewhere decision (WORKLOAD.md, "How to decide between the home
  * replica and a cold one"): {@code T = queue + load from the host tier + prefill of the uncached remainder}.
  * <ul>
- *   <li>Tokens held: the replica's {@link PrefixIndex}; beyond them, the tokens its host-memory KV tier's index holds,
- *       which cost their load time (bytes over the tier's learned bandwidth) instead of their prefill: a host-tier hit
- *       is credited below a GPU hit by exactly its transfer time, as llm-d (0.8) and Dynamo (0.75) weigh theirs.</li>
+ *   <li>Tokens held: {@link HeldTokens}: the engine's own KV events where its view is live and the prompt's keys
+ *       are known, else the replica's {@link PrefixIndex}; beyond the GPU's, the tokens its host-memory KV tier's index
+ *       holds, which cost their load time (bytes over the tier's learned bandwidth) instead of their prefill: a
+ *       host-tier hit is credited below a GPU hit by exactly its transfer time, as llm-d (0.8) and Dynamo (0.75) weigh
+ *       theirs.</li>
  *   <li>Prefill rate: learned per replica from observed TTFBs, with the configured prior.</li>
  *   <li>Queue: the uncached tokens the router already sent there that have not produced a first
  *       byte, plus requests the engine reports waiting that are not the router's (another router,
@@ -23,7 +25,7 @@ public final class TtftEstimator {
     /** Size assumed for a queued request the router knows nothing about. */
     static final int UNKNOWN_REQUEST_TOKENS = 2048;
 
-    private final PrefixIndexes prefixIndexes;
+    private final HeldTokens heldTokens;
     private final PrefillRates prefillRates;
     private final int maxNumSeqs;
     private final double decodeMsPerRequest;
@@ -34,13 +36,17 @@ public final class TtftEstimator {
      *                           in wall ms: what a request waits per sequence ahead when the engine is full
      */
     public TtftEstimator(PrefixIndexes prefixIndexes, PrefillRates prefillRates, int maxNumSeqs, double decodeMsPerRequest) {
-        this(prefixIndexes, prefillRates, maxNumSeqs, decodeMsPerRequest, 1);
+        this(HeldTokens.estimatesOnly(prefixIndexes), prefillRates, maxNumSeqs, decodeMsPerRequest, 1);
     }
 
     /** {@code timeScale}: engines that run K times faster than real time (a simulator) load from their host tier K times faster. */
     public TtftEstimator(PrefixIndexes prefixIndexes, PrefillRates prefillRates, int maxNumSeqs, double decodeMsPerRequest, double timeScale) {
+        this(HeldTokens.estimatesOnly(prefixIndexes), prefillRates, maxNumSeqs, decodeMsPerRequest, timeScale);
+    }
+
+    public TtftEstimator(HeldTokens heldTokens, PrefillRates prefillRates, int maxNumSeqs, double decodeMsPerRequest, double timeScale) {
         this.timeScale = timeScale;
-        this.prefixIndexes = prefixIndexes;
+        this.heldTokens = heldTokens;
         this.prefillRates = prefillRates;
         this.maxNumSeqs = maxNumSeqs;
         this.decodeMsPerRequest = decodeMsPerRequest;
@@ -48,9 +54,9 @@ public final class TtftEstimator {
 
     public TtftEstimate estimate(ReplicaView r, PromptShape shape) {
         int prompt = shape.estimatedTokens();
-        TierHold hold = prefixIndexes.hold(r, shape);
-        int held = Math.min(hold.totalTokens(), Math.max(0, prompt - 1));
-        int loaded = Math.max(0, held - hold.gpuTokens());
+        HeldTokens.Held h = heldTokens.held(r, shape);
+        int held = Math.min(h.tokens(), Math.max(0, prompt - 1));
+        int loaded = Math.min(held, h.hostTokens());
         double loadMs = loaded == 0 ? 0 : r.metrics().hostTier().loadEngineMillis(loaded) / timeScale;
         long uncached = prompt - held;
         double rate = prefillRates.msPerToken(r.id());
@@ -68,6 +74,6 @@ public final class TtftEstimator {
             // Full: this request waits for one of the running ones to finish.
             queue += (busy - maxNumSeqs + 1) * decodeMsPerRequest / maxNumSeqs;
         }
-        return new TtftEstimate(r, held, uncached, queue, uncached * rate, loaded, loadMs);
+        return new TtftEstimate(r, held, uncached, queue, uncached * rate, loaded, loadMs, h.source());
     }
 }

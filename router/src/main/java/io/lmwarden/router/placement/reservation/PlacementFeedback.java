@@ -15,6 +15,10 @@ public interface PlacementFeedback {
     default void accepted(Reservation r) {
     }
 
+    /** The engine's token ids of the prompt and of the reply, when the router asked for them; before {@link #ended}. */
+    default void tokenIds(Reservation r, int[] prompt, int[] output) {
+    }
+
     default void ended(Reservation r, AttemptEnd end) {
     }
 }

@@ -6,6 +6,8 @@ import io.lmwarden.router.pool.ReplicaAddress;
 import io.lmwarden.router.pool.ReplicaState;
 import io.lmwarden.router.session.RequestFacts;
 
+import io.lmwarden.router.placement.prefix.HeldTokens;
+
 import java.util.List;
 
 /**
@@ -29,6 +31,8 @@ public final class Reservation {
     private boolean prefillPending;
     private boolean accepted;
     private AttemptEnd end;
+    private int[] promptTokenIds;
+    private HeldTokens.Held heldAtPlacement = new HeldTokens.Held(0, 0, HeldTokens.Source.ESTIMATED, -1);
 
     Reservation(RequestFacts facts, Placement placement, ReplicaState replica, int attempt, long receivedAtNanos,
                 List<PlacementFeedback> listeners) {
@@ -132,6 +136,31 @@ public final class Reservation {
             accepted = true;
             listeners.forEach(l -> l.accepted(this));
         }
+    }
+
+    /**
+     * The token ids the engine returned ({@code return_token_ids}): the prompt's and the reply's; told to the
+     * listeners at once, before the client has the end of the answer (and so before its next step).
+     */
+    public void tokenIds(int[] prompt, int[] output) {
+        promptTokenIds = prompt;
+        if (prompt != null && end == null) {
+            listeners.forEach(l -> l.tokenIds(this, prompt, output));
+        }
+    }
+
+    /** What the replica held of the prompt when the attempt was placed there, and by which source. */
+    public HeldTokens.Held heldAtPlacement() {
+        return heldAtPlacement;
+    }
+
+    public void heldAtPlacement(HeldTokens.Held held) {
+        heldAtPlacement = held;
+    }
+
+    /** The prompt's token ids the engine returned, or null. */
+    public int[] promptTokenIds() {
+        return promptTokenIds;
     }
 
     public void finish(int status, boolean completed, long cachedTokens, long promptTokens, long outputTokens) {
