@@ -24,8 +24,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * Issue 24 over HTTP against two simulated replicas of 4,096 KV tokens each. Four sessions take a step (two per
- * replica) and pause past the residency idle limit; one long newcomer per replica then fills its KV budget and, on the
- * GPU, evicts most of the paused sessions' blocks. The paused sessions come back all at once:
+ * replica) and pause six times their usual pause; one long newcomer per replica then takes their room in its KV budget
+ * (admission always engaged) and, on the GPU, evicts most of the paused sessions' blocks. The paused sessions come back all at once:
  * <ul>
  *   <li>with a host-memory KV tier of 5× the GPU cache, each goes home at once (STICKY, no queue wait), the engine
  *       loads its blocks from the tier (external prefix-cache hits, reported as cached tokens), and
@@ -107,6 +107,7 @@ class HostTierReturnTest {
     private static Returned pauseEvictAndReturn(double tierGib) throws Exception {
         try (RouterUnderTest router = RouterUnderTest.start(SimPool.start(2, SMALL.withKvOffloadGib(tierGib), 1),
                 c -> c.with(PlacementSettings.POLICY, "affinity").with(AdmissionSettings.ADMISSION, true)
+                        .with(AdmissionSettings.ENGAGE, AdmissionSettings.ENGAGE_ALWAYS)
                         .with(AdmissionSettings.RESIDENCY_IDLE, Duration.ofMillis(500))
                         .with(AdmissionSettings.QUEUE_TIMEOUT, Duration.ofSeconds(120)))) {
             // Step 1 of the four paused sessions, ~1,000 tokens each, two per replica.
@@ -120,16 +121,19 @@ class HostTierReturnTest {
                 firstPrompts.add(prompt);
             }
             assertThat(homes).as("two sessions per replica").containsExactlyInAnyOrder("sim-0", "sim-0", "sim-1", "sim-1");
-            // They pause past the idle limit: no longer resident.
-            await(router, "the paused sessions' residency to end", r -> residents(r) == 0);
+            // They pause for six times their usual pause (the prior's median, residencyIdle): residents still, but on an
+            // idle replica a newcomer that needs their room takes it (residency by cost: none of them is likely back soon).
+            RouterUnderTest.sleep(3000);
 
             // One newcomer per replica: ~3,300 tokens plus a 200-token reply fill its KV budget (0.9 × 4,096) and evict
-            // most of the paused sessions' blocks on the GPU while it runs.
+            // most of the paused sessions' blocks on the GPU while it runs. Without a tier they take the paused sessions'
+            // room; with one, the budget counts the tier (up to 2x the GPU) and all fit.
             List<CompletableFuture<Http.Reply>> newcomers = new ArrayList<>();
             for (String s : List.of("newcomer-x", "newcomer-y")) {
                 newcomers.add(CompletableFuture.supplyAsync(() -> send(router, s, chat(s, 200, text(s, 3300)))));
-                await(router, s + " resident", r -> residents(r) == newcomers.size());
             }
+            await(router, "the newcomers admitted", r -> r.path("queue").path("admittedAtOnce").asInt()
+                    + r.path("queue").path("admittedFromQueue").asInt() == PAUSED.size() + newcomers.size());
             long hitsBefore = externalHits(router.sims());
 
             // The paused sessions come back at once, each with its previous prompt, the reply and a new turn.

@@ -15,9 +15,9 @@ class KvEventPublishersDiscoveryTest {
     @Test
     void aStaticEntryNamesItsPublisherAfterTheUrl() {
         assertThat(StaticReplicaDiscovery.parse("gpu-0=http://10.0.0.5:8000#kv=5557&replay=5558"))
-                .isEqualTo(new DiscoveredReplica("gpu-0", "http://10.0.0.5:8000", true, 0, 5557, 5558));
+                .isEqualTo(new DiscoveredReplica("gpu-0", "http://10.0.0.5:8000", true, 0, false, 5557, 5558));
         assertThat(StaticReplicaDiscovery.parse("http://10.0.0.5:8000#ranks=4&kv=5557&replay=5561"))
-                .isEqualTo(new DiscoveredReplica("10.0.0.5:8000", "http://10.0.0.5:8000", true, 4, 5557, 5561));
+                .isEqualTo(new DiscoveredReplica("10.0.0.5:8000", "http://10.0.0.5:8000", true, 4, false, 5557, 5561));
         assertThat(StaticReplicaDiscovery.parse("http://10.0.0.5:8000#kv=5557").kvReplayPort()).isZero();
         assertThat(StaticReplicaDiscovery.parse("http://10.0.0.5:8000").publishesKvEvents()).isFalse();
     }

@@ -38,7 +38,7 @@ class AutoscalingMetersTest {
     @Test
     void queueWaitAndBudgetShareAreServedTaggedWithTheDeployment() throws Exception {
         try (RouterUnderTest router = RouterUnderTest.start(SimPool.start(1, SimProfile.defaultProfile(), 1),
-                c -> c.with(AdmissionSettings.KV_BUDGET, 0.0001).with(AdmissionSettings.RESIDENCY_IDLE, Duration.ofSeconds(1))
+                c -> c.with(AdmissionSettings.ENGAGE, AdmissionSettings.ENGAGE_ALWAYS).with(AdmissionSettings.KV_BUDGET, 0.0001).with(AdmissionSettings.RESIDENCY_IDLE, Duration.ofSeconds(1))
                         .with(AdmissionSettings.QUEUE_TIMEOUT, Duration.ofSeconds(60))
                         .with(LogSettings.DEPLOYMENT, Optional.of(DEPLOYMENT)))) {
             Http http = new Http();
