@@ -41,7 +41,7 @@ class SigtermShutdownTest {
              ChildProcess router = ChildProcess.jvm("io.lmwarden.router.RouterMain", List.of("-Xmx256m", "-XX:TieredStopAtLevel=1"))
                      .name("sigterm-router")
                      .args(List.of("--replicas", String.join(",", sims.routerEntries()), "--port", "0", "--host", "127.0.0.1",
-                             "--scrape-interval", "100ms", "--kv-budget", "0.0001", "--residency-idle", "1s",
+                             "--scrape-interval", "100ms", "--kv-budget", "0.0001", "--admission-engage", "always", "--residency-idle", "1s",
                              "--queue-keep-alive", "200ms", "--shutdown-grace", "90s", "--shutdown-accept-for", ACCEPT_FOR.toSeconds() + "s"))
                      .env(Map.of("LMW_DEPLOYMENT", "term-md"))
                      .start()) {
