@@ -159,8 +159,14 @@ public final class InfinispanCluster implements RouterCluster {
         try {
             String json = own.withViewId(loads.getRpcManager().getTransport().getViewId()).toJson();
             if (!json.equals(lastPublished)) {
-                lastPublished = json;
-                loads.withFlags(Flag.IGNORE_RETURN_VALUES).putAsync(self, json);
+                // Remembered only once the others have it: a put that fails while a dead member is still in the view
+                // is sent again at the next period, even when nothing else changes (a quiet router's report would
+                // otherwise keep the old view id and the members never agree).
+                loads.withFlags(Flag.IGNORE_RETURN_VALUES).putAsync(self, json).whenComplete((v, failed) -> {
+                    if (failed == null) {
+                        lastPublished = json;
+                    }
+                });
             }
         } catch (IllegalLifecycleStateException stopping) {
             LOG.fine("load report not published: the cluster is stopping");
