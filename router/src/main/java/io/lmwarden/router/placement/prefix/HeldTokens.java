@@ -64,7 +64,7 @@ public final class HeldTokens {
             }
         }
         TierHold hold = prefixIndexes.hold(replica, shape);
-        return new Held(hold.totalTokens(), hold.totalTokens() - hold.gpuTokens(), Source.ESTIMATED, -1);
+        return new Held(hold.totalTokens(), hold.hostTokens(), Source.ESTIMATED, -1);
     }
 
     private TokenKeyDictionary.Match match(PromptShape shape) {

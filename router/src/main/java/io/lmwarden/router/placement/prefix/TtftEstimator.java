@@ -56,7 +56,8 @@ public final class TtftEstimator {
         int prompt = shape.estimatedTokens();
         HeldTokens.Held h = heldTokens.held(r, shape);
         int held = Math.min(h.tokens(), Math.max(0, prompt - 1));
-        int loaded = Math.min(held, h.hostTokens());
+        // The engine's cap (the last prompt token is always computed) trims the tail, which is the host tier's part.
+        int loaded = Math.max(0, held - (h.tokens() - h.hostTokens()));
         double loadMs = loaded == 0 ? 0 : r.metrics().hostTier().loadEngineMillis(loaded) / timeScale;
         long uncached = prompt - held;
         double rate = prefillRates.msPerToken(r.id());
