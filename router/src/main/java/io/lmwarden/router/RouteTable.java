@@ -124,8 +124,10 @@ final class RouteTable {
         admin.route("/api/*").handler(api.auth()::require);
         allowed.put("/api/", "GET, HEAD");
         route(admin, "/api/replicas", HttpMethod.GET, HttpMethod.HEAD).handler(api.replicas()::get);
-        route(admin, "/api/replicas/:id/drain", HttpMethod.POST).handler(api.drains()::drain);
-        route(admin, "/api/replicas/:id/drain", HttpMethod.DELETE).handler(api.drains()::undrain);
+        // A data-parallel rank's id has a '/' in it (sim-0/rank-1): a pattern, not a ':id' segment, so it is reachable.
+        admin.routeWithRegex(HttpMethod.POST, DrainApi.PATH).handler(api.drains()::drain);
+        admin.routeWithRegex(HttpMethod.DELETE, DrainApi.PATH).handler(api.drains()::undrain);
+        allowed.put(ClientErrors.PATTERN + DrainApi.PATH, "POST, DELETE");
         route(admin, "/api/stats", HttpMethod.GET, HttpMethod.HEAD).handler(api.stats()::get);
         route(admin, "/api/sessions", HttpMethod.GET, HttpMethod.HEAD).handler(api.sessions()::list);
         route(admin, "/api/sessions/:key", HttpMethod.GET, HttpMethod.HEAD).handler(api.sessions()::one);

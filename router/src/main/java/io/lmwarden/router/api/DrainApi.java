@@ -6,6 +6,8 @@ import io.lmwarden.router.pool.ReplicaPool;
 import io.lmwarden.router.pool.ReplicaView;
 import io.vertx.ext.web.RoutingContext;
 
+import java.net.URLDecoder;
+import java.nio.charset.StandardCharsets;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.function.LongFunction;
@@ -17,6 +19,11 @@ import java.util.stream.Collectors;
  * drain state: {@code draining} while requests are in flight there, then {@code drained}.
  */
 public final class DrainApi {
+
+    /** The drain path; the id may contain '/' (a data-parallel rank: {@code sim-0/rank-1}), raw or as {@code %2F}. */
+    public static final String PATH = "/api/replicas/(.+)/drain";
+    private static final String PREFIX = "/api/replicas/";
+    private static final String SUFFIX = "/drain";
 
     private final ReplicaPool pool;
     private final LongFunction<PoolSnapshot> snapshot;
@@ -36,8 +43,20 @@ public final class DrainApi {
         set(rc, false);
     }
 
+    /** The replica id in a drain path, percent-decoded ('+' stays '+': it is a path, not a form). */
+    static String idOf(String path) {
+        String raw = path.substring(PREFIX.length(), path.length() - SUFFIX.length());
+        return URLDecoder.decode(raw.replace("+", "%2B"), StandardCharsets.UTF_8);
+    }
+
     private void set(RoutingContext rc, boolean drain) {
-        String id = rc.pathParam("id");
+        String id;
+        try {
+            id = idOf(rc.request().path());
+        } catch (IllegalArgumentException e) {
+            JsonReplies.error(rc, 400, "the replica id in " + rc.request().path() + " is not valid percent-encoding: " + e.getMessage());
+            return;
+        }
         if (pool.get(id).isEmpty()) {
             JsonReplies.error(rc, 404, "no replica '" + id + "'; known: "
                     + pool.all().stream().map(r -> r.id()).sorted().collect(Collectors.joining(", ")) + " (GET /api/replicas lists them)");

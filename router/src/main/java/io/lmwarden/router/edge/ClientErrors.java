@@ -18,7 +18,13 @@ import java.util.Set;
  */
 public final class ClientErrors {
 
-    /** Methods per fixed path, for 405's {@code Allow}; paths under a prefix ending in '/' match by prefix. */
+    /** A key of {@code allowed} that starts with this is a regular expression over the whole path. */
+    public static final String PATTERN = "regex:";
+
+    /**
+     * Methods per fixed path, for 405's {@code Allow}; keys starting with {@link #PATTERN} match by regular expression
+     * (before the prefixes), paths under a prefix ending in '/' by prefix.
+     */
     private final Map<String, String> allowed;
 
     public ClientErrors(Map<String, String> allowed) {
@@ -76,6 +82,11 @@ public final class ClientErrors {
         String exact = allowed.get(path);
         if (exact != null) {
             return exact;
+        }
+        for (Map.Entry<String, String> e : allowed.entrySet()) {
+            if (e.getKey().startsWith(PATTERN) && path.matches(e.getKey().substring(PATTERN.length()))) {
+                return e.getValue();
+            }
         }
         for (Map.Entry<String, String> e : allowed.entrySet()) {
             if (e.getKey().endsWith("/") && path.startsWith(e.getKey())) {

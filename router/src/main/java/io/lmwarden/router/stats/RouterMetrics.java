@@ -85,6 +85,7 @@ public final class RouterMetrics implements AutoCloseable {
     private final MultiGauge inFlight;
     private final MultiGauge sticky;
     private final MultiGauge ready;
+    private final MultiGauge draining;
     private final HostTierGauges hostTiers;
     private final JvmGcMetrics gc = new JvmGcMetrics();
     /** Meters by name and tag values: built once, so the request path does a map lookup only. */
@@ -115,7 +116,11 @@ public final class RouterMetrics implements AutoCloseable {
         this.sticky = MultiGauge.builder("lmw_sticky_sessions")
                 .description("Sessions the affinity table pins to each replica").register(registry);
         this.ready = MultiGauge.builder("lmw_replica_ready")
-                .description("1 while the replica is discovered ready and its health checks pass, else 0").register(registry);
+                .description("1 while the replica takes new sessions: discovered ready, health checks passing and not draining; else 0")
+                .register(registry);
+        this.draining = MultiGauge.builder("lmw_replica_draining")
+                .description("1 while the replica drains (terminating endpoint or an operator's drain): no new sessions, "
+                        + "its requests finish; 2 once nothing is in flight there (drained); 0 otherwise").register(registry);
         this.hostTiers = new HostTierGauges(registry);
         this.overhead = Timer.builder("lmw_router_overhead_seconds").description("Router receive to upstream request sent")
                 .serviceLevelObjectives(OVERHEAD_BUCKETS).register(registry);
@@ -268,15 +273,26 @@ public final class RouterMetrics implements AutoCloseable {
         List<MultiGauge.Row<?>> flight = new ArrayList<>();
         List<MultiGauge.Row<?>> pinned = new ArrayList<>();
         List<MultiGauge.Row<?>> up = new ArrayList<>();
+        List<MultiGauge.Row<?>> drains = new ArrayList<>();
         for (ReplicaState r : pool.all()) {
             Tags replica = Tags.of("replica", r.id());
             flight.add(MultiGauge.Row.of(replica, r.inFlight()));
             pinned.add(MultiGauge.Row.of(replica, affinity.sessionsOn(r.id())));
-            up.add(MultiGauge.Row.of(replica, r.discoveredReady() && r.healthy() ? 1 : 0));
+        }
+        // The snapshot's readiness is placement's: a draining replica is up but takes nothing new, as /api/replicas says.
+        for (ReplicaView r : pool.snapshot(affinity::sessionsOn, System.nanoTime()).replicas()) {
+            Tags replica = Tags.of("replica", r.id());
+            up.add(MultiGauge.Row.of(replica, r.ready() ? 1 : 0));
+            drains.add(MultiGauge.Row.of(replica, switch (r.drain()) {
+                case NONE -> 0;
+                case DRAINING -> 1;
+                case DRAINED -> 2;
+            }));
         }
         inFlight.register(flight, true);
         sticky.register(pinned, true);
         ready.register(up, true);
+        draining.register(drains, true);
         hostTiers.refresh(pool.all());
         if (admission != null) {
             List<MultiGauge.Row<?>> sessions = new ArrayList<>();

@@ -62,10 +62,12 @@ class ReplicaDrainTest {
                 streams.add(CompletableFuture.supplyAsync(() -> http.post(router.url() + "/v1/messages", body, s.headers()), pool));
             }
             long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
-            while (router.sims().running(1) == 0 && System.nanoTime() < deadline) {
+            // Every step 2 bound for it must be there before the drain: one that reached the router after it would
+            // rightly move (a loaded machine sends some late).
+            while (router.sims().running(1) < onDrained.size() && System.nanoTime() < deadline) {
                 RouterUnderTest.sleep(5);
             }
-            assertThat(router.sims().running(1)).as("streams running on %s when it is drained", DRAINED).isPositive();
+            assertThat(router.sims().running(1)).as("streams running on %s when it is drained", DRAINED).isEqualTo(onDrained.size());
 
             Http.Reply drain = http.post(router.adminUrl() + "/api/replicas/" + DRAINED + "/drain", "", Map.of());
             assertThat(drain.status()).isEqualTo(200);
@@ -74,6 +76,11 @@ class ReplicaDrainTest {
             assertThat(during.get("drain").asText()).isEqualTo("draining");
             assertThat(during.get("ready").asBoolean()).isFalse();
             assertThat(during.get("residentSessions").asInt()).as("its residents left the KV ledger at once").isZero();
+            String metricsDuring = http.get(router.url() + "/metrics").body();
+            assertThat(gauge(metricsDuring, "lmw_replica_ready", DRAINED)).as("ready gauge while draining").isEqualTo(0);
+            assertThat(gauge(metricsDuring, "lmw_replica_draining", DRAINED)).as("draining gauge while draining").isEqualTo(1);
+            assertThat(gauge(metricsDuring, "lmw_replica_ready", "sim-0")).isEqualTo(1);
+            assertThat(gauge(metricsDuring, "lmw_replica_draining", "sim-0")).isEqualTo(0);
 
             for (int i = 0; i < SESSIONS; i++) {
                 Http.Reply r = streams.get(i).get(60, TimeUnit.SECONDS);
@@ -84,6 +91,7 @@ class ReplicaDrainTest {
                 s.append("streamed reply", 200);
             }
             awaitDrain(http, router, DRAINED, "drained");
+            assertThat(gauge(http.get(router.url() + "/metrics").body(), "lmw_replica_draining", DRAINED)).as("drained").isEqualTo(2);
 
             // Step 3, concurrently: every session of the drained replica moves, announced; the others stay home.
             List<CompletableFuture<Http.Reply>> step3 = new ArrayList<>();
@@ -131,6 +139,9 @@ class ReplicaDrainTest {
             assertThat(undrain.status()).isEqualTo(200);
             assertThat(JSON.readTree(undrain.body()).get("drain").asText()).isEqualTo("none");
             assertThat(replica(http, router, DRAINED).get("ready").asBoolean()).isTrue();
+            String metricsAfter = http.get(router.url() + "/metrics").body();
+            assertThat(gauge(metricsAfter, "lmw_replica_ready", DRAINED)).isEqualTo(1);
+            assertThat(gauge(metricsAfter, "lmw_replica_draining", DRAINED)).isEqualTo(0);
             AgentSession back = new AgentSession("back", AgentSession.Identity.CLAUDE_CODE_HEADER, system, 400, 999);
             assertThat(http.post(router.url() + "/v1/messages", back.nextBody(4, false), back.headers()).replica()).isEqualTo(DRAINED);
         } finally {
@@ -151,6 +162,51 @@ class ReplicaDrainTest {
             // The server keeps serving.
             assertThat(replica(http, router, "sim-0").get("drain").asText()).isEqualTo("none");
         }
+    }
+
+    @Test
+    void theDrainPathAnswersOtherMethodsWith405AndItsOwnAllow() throws Exception {
+        try (RouterUnderTest router = RouterUnderTest.start(SimPool.start(2, SimProfile.defaultProfile(), 20), c -> c)) {
+            Http http = new Http();
+            for (String method : List.of("GET", "PUT")) {
+                Http.Reply r = http.send(method, router.adminUrl() + "/api/replicas/sim-0/drain", method.equals("PUT") ? "{}" : null, Map.of());
+                assertThat(r.status()).as(method).isEqualTo(405);
+                assertThat(r.header("allow")).as(method).isEqualTo("POST, DELETE");
+                assertThat(JSON.readTree(r.body()).path("error").path("message").asText()).contains("use POST, DELETE");
+            }
+            // Other admin paths keep theirs.
+            assertThat(http.send("DELETE", router.adminUrl() + "/api/replicas", null, Map.of()).header("allow")).isEqualTo("GET, HEAD");
+        }
+    }
+
+    /** A data-parallel rank is a replica whose id has a '/': draining it works raw and percent-encoded (as the UI sends it). */
+    @Test
+    void aDataParallelRankDrainsByItsIdRawOrEncoded() throws Exception {
+        SimPool sims = SimPool.start(List.of(2), SimProfile.defaultProfile(), 20, io.lmwarden.sim.dp.BalancerEra.CURRENT);
+        try (RouterUnderTest router = RouterUnderTest.start(sims, c -> c.withReplicas(List.of("dp=" + sims.url(0))))) {
+            Http http = new Http();
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+            while (!JSON.readTree(http.get(router.adminUrl() + "/api/replicas").body()).toString().contains("dp/rank-1")
+                    && System.nanoTime() < deadline) {
+                RouterUnderTest.sleep(20);
+            }
+            Http.Reply raw = http.post(router.adminUrl() + "/api/replicas/dp/rank-1/drain", "", Map.of());
+            assertThat(raw.status()).as(raw.body()).isEqualTo(200);
+            assertThat(JSON.readTree(raw.body()).get("id").asText()).isEqualTo("dp/rank-1");
+            assertThat(replica(http, router, "dp/rank-1").get("drain").asText()).isIn("draining", "drained");
+            assertThat(replica(http, router, "dp/rank-0").get("drain").asText()).isEqualTo("none");
+
+            Http.Reply encoded = http.delete(router.adminUrl() + "/api/replicas/dp%2Frank-1/drain");
+            assertThat(encoded.status()).as(encoded.body()).isEqualTo(200);
+            assertThat(replica(http, router, "dp/rank-1").get("drain").asText()).isEqualTo("none");
+
+        }
+    }
+
+    /** The value of a per-replica gauge in the Prometheus text, or -1 when absent. */
+    private static long gauge(String metrics, String name, String replica) {
+        Matcher m = Pattern.compile("(?m)^" + name + "\\{[^}]*replica=\"" + Pattern.quote(replica) + "\"[^}]*\\} ([0-9.]+)$").matcher(metrics);
+        return m.find() ? (long) Double.parseDouble(m.group(1)) : -1;
     }
 
     private static long drainDecisions(String metrics) {
