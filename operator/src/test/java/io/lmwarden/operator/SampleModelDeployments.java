@@ -52,6 +52,7 @@ public final class SampleModelDeployments {
         admission.setEnabled(false);
         admission.setKvBudget(0.8);
         admission.setQueueTimeout("2m");
+        admission.setEngage("always");
         router.setAdmission(admission);
         spec.setRouter(router);
         return withSpec("big", namespace, spec);

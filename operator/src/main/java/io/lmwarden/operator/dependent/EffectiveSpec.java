@@ -121,7 +121,7 @@ public record EffectiveSpec(
     /** Admission settings the ModelDeployment gives; each absent one is the router's own default. */
     public record Admission(Optional<Boolean> enabled, Optional<Double> kvBudget, Optional<String> residencyIdle,
                             Optional<String> residencySlice, Optional<Integer> queueMax, Optional<String> queueTimeout,
-                            Optional<String> queueKeepAlive) {
+                            Optional<String> queueKeepAlive, Optional<String> engage) {
     }
 
     public static EffectiveSpec of(ModelDeploymentSpec spec, OperatorDefaults defaults) {
@@ -293,6 +293,9 @@ public record EffectiveSpec(
         if (a.getKvBudget() != null && !(a.getKvBudget() > 0 && a.getKvBudget() <= 4)) {
             throw new IllegalArgumentException("router.admission.kvBudget must be in (0, 4], got " + a.getKvBudget());
         }
+        if (a.getEngage() != null && !a.getEngage().isBlank() && !List.of("evidence", "always").contains(a.getEngage())) {
+            throw new IllegalArgumentException("router.admission.engage must be 'evidence' or 'always', got '" + a.getEngage() + "'");
+        }
         if (a.getQueueMax() != null && a.getQueueMax() < 0) {
             throw new IllegalArgumentException("router.admission.queueMax must be >= 0, got " + a.getQueueMax());
         }
@@ -300,7 +303,8 @@ public record EffectiveSpec(
                 Optional.ofNullable(a.getResidencyIdle()).filter(s -> !s.isBlank()),
                 Optional.ofNullable(a.getResidencySlice()).filter(s -> !s.isBlank()), Optional.ofNullable(a.getQueueMax()),
                 Optional.ofNullable(a.getQueueTimeout()).filter(s -> !s.isBlank()),
-                Optional.ofNullable(a.getQueueKeepAlive()).filter(s -> !s.isBlank()));
+                Optional.ofNullable(a.getQueueKeepAlive()).filter(s -> !s.isBlank()),
+                Optional.ofNullable(a.getEngage()).filter(s -> !s.isBlank()));
     }
 
     private static String spillThreshold(IntOrString value) {

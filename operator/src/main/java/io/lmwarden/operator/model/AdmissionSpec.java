@@ -23,8 +23,16 @@ public class AdmissionSpec {
     private Double kvBudget;
 
     @Pattern("^[0-9]+(ms|s|m|h)$")
-    @JsonPropertyDescription("A resident session with nothing in flight this long stops being resident, e.g. 5s.")
+    @JsonPropertyDescription("The pause between a session's steps the return-time estimate assumes before the session has "
+            + "shown any (the prior's median), e.g. 10s; set it to the agents' typical tool pause. Residency lapses by cost "
+            + "under KV pressure, not by this timer.")
     private String residencyIdle;
+
+    @Pattern("^(evidence|always)$")
+    @JsonPropertyDescription("When the KV budget applies: 'evidence' (the router's default) only while the pool thrashes "
+            + "(resident sessions missing their own cached prefix, an engine's KV full with requests waiting), otherwise "
+            + "placement exactly as the policy; 'always' on every step.")
+    private String engage;
 
     @Pattern("^[0-9]+(ms|s|m|h)$")
     @JsonPropertyDescription("A session resident this long yields its residency at its next pause while others wait, e.g. 10m.")
@@ -48,6 +56,8 @@ public class AdmissionSpec {
     public void setKvBudget(Double kvBudget) { this.kvBudget = kvBudget; }
     public String getResidencyIdle() { return residencyIdle; }
     public void setResidencyIdle(String residencyIdle) { this.residencyIdle = residencyIdle; }
+    public String getEngage() { return engage; }
+    public void setEngage(String engage) { this.engage = engage; }
     public String getResidencySlice() { return residencySlice; }
     public void setResidencySlice(String residencySlice) { this.residencySlice = residencySlice; }
     public Integer getQueueMax() { return queueMax; }
