@@ -346,9 +346,21 @@
       runWait,
       residentCell(r),
       meterCell('kvCacheUsage', r.kvCacheUsage, 'kv', kvTitle),
-      meterCell('recentHitRate', isNum(recent.prefixHitRate) ? recent.prefixHitRate : null, 'hit', recentTitle),
+      recentHitCell(recent, recentTitle, r.hostTier),
       sinceStartCell(since, sinceTitle, r.hostTier),
       el('td', { 'class': 'l spark-cell', 'data-col': 'chart' }, sparkline(r.series || [])));
+  }
+
+  /** GPU hit % of the recent window and, with a host tier, the tier's hit % of the same window under it. */
+  function recentHitCell(recent, recentTitle, tier) {
+    var cell = meterCell('recentHitRate', isNum(recent.prefixHitRate) ? recent.prefixHitRate : null, 'hit', recentTitle);
+    if (tier) {
+      cell.appendChild(el('span', { 'class': 'tier-line', 'data-col': 'recentHostTierHitRate',
+        title: 'host KV tier, same window: ' + fmtInt(recent.hostTierHits) + ' of ' + fmtInt(recent.hostTierQueries)
+          + ' tokens looked up there loaded from it',
+        text: 'host ' + fmtPct(isNum(recent.hostTierHitRate) ? recent.hostTierHitRate : null) }));
+    }
+    return cell;
   }
 
   /** GPU hit % since the engine started and, under it, its host-memory KV tier's (hits, size, learned bandwidth in the title). */

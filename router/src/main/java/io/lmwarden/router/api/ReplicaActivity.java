@@ -94,6 +94,10 @@ final class ReplicaActivity {
         recent.put("prefixCacheQueries", w.prefixQueries());
         recent.put("prefixCacheHits", w.prefixHits());
         recent.put("prefixHitRate", w.hitRate() == null ? null : Math.round(w.hitRate() * 10_000) / 10_000.0);
+        // The host tier's hits of the same window: where the GPU misses that did not cost a prefill went.
+        recent.put("hostTierQueries", w.hostQueries());
+        recent.put("hostTierHits", w.hostHits());
+        recent.put("hostTierHitRate", w.hostHitRate() == null ? null : Math.round(w.hostHitRate() * 10_000) / 10_000.0);
         row.put("recent", recent);
         row.put("series", history.buckets(replica, nowMillis).stream().map(b -> {
             Map<String, Object> m = new LinkedHashMap<>();

@@ -29,8 +29,19 @@ public final class ReplicaHistory {
     /** The chart's bucket. */
     public static final long BUCKET_MILLIS = 10_000;
 
-    /** Cumulative counters at one instant; queries and hits are -1 while the engine has not been scraped. */
-    record Sample(long epochMillis, long requests, double prefixQueries, double prefixHits) {
+    /**
+     * Cumulative counters at one instant; queries and hits are -1 while the engine has not been scraped; the host
+     * tier's (vLLM's external prefix cache: tokens looked up there and loaded from it) are -1 without a tier.
+     */
+    record Sample(long epochMillis, long requests, double prefixQueries, double prefixHits, double hostQueries, double hostHits) {
+        Sample(long epochMillis, long requests, double prefixQueries, double prefixHits) {
+            this(epochMillis, requests, prefixQueries, prefixHits, -1, -1);
+        }
+
+        boolean hostKnown() {
+            return hostQueries >= 0;
+        }
+
         boolean engineKnown() {
             return prefixQueries >= 0;
         }
@@ -41,10 +52,20 @@ public final class ReplicaHistory {
      * {@code engineSinceMillis}: the first sample in it with the engine's counters (they start with the
      * replica's first scrape), null when there is none yet.
      */
-    public record Window(long fromMillis, long toMillis, long requests, double prefixQueries, double prefixHits, Long engineSinceMillis) {
+    public record Window(long fromMillis, long toMillis, long requests, double prefixQueries, double prefixHits, Long engineSinceMillis,
+                         double hostQueries, double hostHits) {
+        public Window(long fromMillis, long toMillis, long requests, double prefixQueries, double prefixHits, Long engineSinceMillis) {
+            this(fromMillis, toMillis, requests, prefixQueries, prefixHits, engineSinceMillis, 0, 0);
+        }
+
         /** Hits over queries in the window, or null when the engine was asked for nothing (or never scraped). */
         public Double hitRate() {
             return prefixQueries > 0 ? prefixHits / prefixQueries : null;
+        }
+
+        /** Of the tokens looked up in the host tier in the window, the share loaded from it; null when none was looked up. */
+        public Double hostHitRate() {
+            return hostQueries > 0 ? hostHits / hostQueries : null;
         }
 
         public double seconds() {
@@ -60,16 +81,23 @@ public final class ReplicaHistory {
         for (ReplicaState r : replicas) {
             seen.add(r.id());
             ScrapedMetrics m = r.metrics();
-            record(r.id(), nowMillis, r.requests(), m == null ? -1 : m.prefixCacheQueries(), m == null ? -1 : m.prefixCacheHits());
+            boolean tier = m != null && m.hostTier().present();
+            record(r.id(), new Sample(nowMillis, r.requests(), m == null ? -1 : m.prefixCacheQueries(), m == null ? -1 : m.prefixCacheHits(),
+                    tier ? m.hostTier().externalQueries() : -1, tier ? m.hostTier().externalHits() : -1));
         }
         samples.keySet().retainAll(seen);
     }
 
     /** One replica's cumulative counters now; queries and hits -1 when its engine has not been scraped yet. */
     void record(String replica, long nowMillis, long requests, double prefixQueries, double prefixHits) {
+        record(replica, new Sample(nowMillis, requests, prefixQueries, prefixHits));
+    }
+
+    void record(String replica, Sample sample) {
+        long nowMillis = sample.epochMillis();
         Deque<Sample> q = samples.computeIfAbsent(replica, k -> new ArrayDeque<>());
         synchronized (q) {
-            q.addLast(new Sample(nowMillis, requests, prefixQueries, prefixHits));
+            q.addLast(sample);
             // Keep the one sample before the oldest window's start: it is that window's baseline.
             while (q.size() > 2 && second(q).epochMillis() <= nowMillis - KEPT_MILLIS - BUCKET_MILLIS) {
                 q.removeFirst();
@@ -113,7 +141,7 @@ public final class ReplicaHistory {
             }
             if (pairs.size() >= 2) {
                 Window w = between(pairs);
-                out.add(new Window(start, end, w.requests(), w.prefixQueries(), w.prefixHits(), w.engineSinceMillis()));
+                out.add(new Window(start, end, w.requests(), w.prefixQueries(), w.prefixHits(), w.engineSinceMillis(), w.hostQueries(), w.hostHits()));
             }
         }
         return out;
@@ -149,6 +177,8 @@ public final class ReplicaHistory {
         long requests = 0;
         double queries = 0;
         double hits = 0;
+        double hostQueries = 0;
+        double hostHits = 0;
         Long engineSince = in.get(0).engineKnown() ? in.get(0).epochMillis() : null;
         for (int k = 1; k < in.size(); k++) {
             Sample a = in.get(k - 1);
@@ -161,8 +191,13 @@ public final class ReplicaHistory {
                 queries += increase(a.prefixQueries(), b.prefixQueries());
                 hits += increase(a.prefixHits(), b.prefixHits());
             }
+            if (a.hostKnown() && b.hostKnown()) {
+                hostQueries += increase(a.hostQueries(), b.hostQueries());
+                hostHits += increase(a.hostHits(), b.hostHits());
+            }
         }
-        return new Window(in.get(0).epochMillis(), in.get(in.size() - 1).epochMillis(), requests, queries, hits, engineSince);
+        return new Window(in.get(0).epochMillis(), in.get(in.size() - 1).epochMillis(), requests, queries, hits, engineSince,
+                hostQueries, hostHits);
     }
 
     private static double increase(double before, double after) {

@@ -70,6 +70,14 @@ class HostTierReturnTest {
         return JSON.readTree(HTTP.get(router.url() + "/api/replicas").body());
     }
 
+    private static double recentHostHits(JsonNode replicas) {
+        double hits = 0;
+        for (JsonNode row : replicas.path("replicas")) {
+            hits += row.path("recent").path("hostTierHits").asDouble();
+        }
+        return hits;
+    }
+
     private static JsonNode await(RouterUnderTest router, String what, Predicate<JsonNode> until) throws Exception {
         long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
         JsonNode r = replicas(router);
@@ -150,7 +158,9 @@ class HostTierReturnTest {
             for (CompletableFuture<Http.Reply> f : newcomers) {
                 assertThat(f.get(120, TimeUnit.SECONDS).status()).isEqualTo(200);
             }
-            return new Returned(steps, homes, firstPrompts, replicas(router), hitsBefore, externalHits(router.sims()),
+            // The recent window's tier hits appear once the loads were scraped and sampled (each about once a second).
+            JsonNode after = await(router, "the host tiers' hits in the recent window", rows -> tierGib == 0 || recentHostHits(rows) > 0);
+            return new Returned(steps, homes, firstPrompts, after, hitsBefore, externalHits(router.sims()),
                     HTTP.get(router.url() + "/metrics").body());
         }
     }
@@ -186,6 +196,9 @@ class HostTierReturnTest {
             hitTokens += row.path("hostTier").path("hitTokens").asLong();
         }
         assertThat(hitTokens).as("host-tier hits in /api/replicas (its last scrape)").isPositive().isLessThanOrEqualTo(r.externalHitsAfter());
+        assertThat(recentHostHits(r.replicas())).as("host-tier hits of the recent window").isPositive().isLessThanOrEqualTo(hitTokens);
+        assertThat(r.replicas().path("replicas")).anySatisfy(row ->
+                assertThat(row.path("recent").path("hostTierHitRate").asDouble()).isGreaterThan(0).isLessThanOrEqualTo(1));
         assertThat(r.metrics()).contains("lmw_host_tier_capacity_tokens{replica=\"sim-0\"}", "lmw_host_tier_capacity_tokens{replica=\"sim-1\"}",
                 "lmw_host_tier_load_bytes_per_second{replica=\"sim-0\"}", "lmw_host_tier_hit_ratio{replica=\"sim-1\"}");
     }
@@ -198,6 +211,7 @@ class HostTierReturnTest {
         assertThat(r.steps()).allSatisfy(s -> assertThat(s.status()).isEqualTo(200));
         for (JsonNode row : r.replicas().path("replicas")) {
             assertThat(row.path("hostTier").isNull()).as("no hostTier without a tier: %s", row).isTrue();
+            assertThat(row.path("recent").path("hostTierHitRate").isNull()).as("no recent tier rate without a tier").isTrue();
             assertThat(row.path("kvBudgetTokens").asLong()).isLessThanOrEqualTo(4096);
         }
         assertThat(r.metrics()).doesNotContain("lmw_host_tier_capacity_tokens{");

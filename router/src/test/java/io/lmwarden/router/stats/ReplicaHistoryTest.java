@@ -49,6 +49,24 @@ class ReplicaHistoryTest {
     }
 
     @Test
+    void theHostTiersHitsAreWindowedLikeTheGpusAndAbsentWithoutATier() {
+        ReplicaHistory h = new ReplicaHistory();
+        // A tier that served half its lookups long ago, then 80 % over the last minute.
+        h.record("r", new ReplicaHistory.Sample(T0, 0, 10_000, 5_000, 4_000, 2_000));
+        h.record("r", new ReplicaHistory.Sample(T0 + 100_000, 10, 20_000, 9_000, 8_000, 4_000));
+        h.record("r", new ReplicaHistory.Sample(T0 + 130_000, 20, 21_000, 9_500, 9_000, 4_800));
+        h.record("r", new ReplicaHistory.Sample(T0 + 160_000, 30, 22_000, 10_000, 10_000, 5_600));
+        ReplicaHistory.Window w = h.recent("r", T0 + 160_000, 60_000);
+        assertThat(w.hostQueries()).isEqualTo(2_000);
+        assertThat(w.hostHitRate()).isCloseTo(0.8, within(1e-9));
+        assertThat(w.hitRate()).isCloseTo(0.5, within(1e-9));
+
+        h.record("gpu-only", T0, 0, 100, 50);
+        h.record("gpu-only", T0 + 1000, 1, 200, 100);
+        assertThat(h.recent("gpu-only", T0 + 1000, 60_000).hostHitRate()).isNull();
+    }
+
+    @Test
     void samplesBeforeTheFirstScrapeCountRequestsButNotTheEngine() {
         ReplicaHistory h = new ReplicaHistory();
         h.record("r", T0, 0, -1, -1);
