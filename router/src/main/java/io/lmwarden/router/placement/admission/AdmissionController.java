@@ -367,7 +367,7 @@ public final class AdmissionController {
     private Placement placeAsPolicy(RequestFacts facts, String session, WorkingSet ws, Set<String> tried, boolean sameStep,
                                     PoolSnapshot snap, long now) throws NoReplicaAvailableException {
         Placement p = placer.place(facts, snap, tried, now);
-        reside(session, p.replica().id(), ws, sameStep, now);
+        reside(facts, session, p.replica().id(), ws, sameStep, now);
         relievePressure(p.replica(), session, now);
         return p;
     }
@@ -383,13 +383,13 @@ public final class AdmissionController {
         Placement chosen = placer.place(facts, snap, tried, now);
         ReplicaView first = chosen.replica();
         if (residencies.fits(first, ws)) {
-            reside(session, first.id(), ws, sameStep, now);
+            reside(facts, session, first.id(), ws, sameStep, now);
             return Optional.of(chosen);
         }
         // Paused residents that cost more to hold than to recompute make room where the policy wants the step.
         int revoked = makeRoom(first, ws, false, now);
         if (residencies.fits(first, ws)) {
-            reside(session, first.id(), ws, sameStep, now);
+            reside(facts, session, first.id(), ws, sameStep, now);
             return Optional.of(revoked == 0 ? chosen : chosen.withDecision(chosen.decision(), chosen.reason() + "; " + revoked
                     + " paused resident(s) gave up their KV budget"));
         }
@@ -422,7 +422,7 @@ public final class AdmissionController {
                 int n = makeRoom(r, ws, true, now);
                 if (residencies.fits(r, ws)) {
                     if (r == first) {
-                        reside(session, first.id(), ws, sameStep, now);
+                        reside(facts, session, first.id(), ws, sameStep, now);
                         return Optional.of(chosen.withDecision(chosen.decision(), chosen.reason() + "; " + n
                                 + " paused resident(s) gave up their KV budget"));
                     }
@@ -498,12 +498,13 @@ public final class AdmissionController {
         return Math.max(1, (long) (prefillRates.msPerToken(r.id()) * tokens * 1e6));
     }
 
-    private void reside(String session, String replica, WorkingSet ws, boolean sameStep, long now) {
+    private void reside(RequestFacts facts, String session, String replica, WorkingSet ws, boolean sameStep, long now) {
         if (sameStep) {
             residencies.moved(session, replica, ws, now);
         } else {
             residencies.stepStarted(session, replica, ws, now);
-            returnTimes.stepStarted(session, now);
+            // The agent kind: how the client names its session (Claude Code's header, Codex's, …).
+            returnTimes.stepStarted(session, facts.sessionKey().source().label(), now);
         }
     }
 
@@ -513,7 +514,7 @@ public final class AdmissionController {
         if (policy.get().pinsSessions()) {
             homes.moved(facts, target.id(), now);
         }
-        reside(session, target.id(), ws, sameStep, now);
+        reside(facts, session, target.id(), ws, sameStep, now);
         String reason = (chosen.decision() == Decision.FALLBACK ? chosen.reason() + "; " : "")
                 + "admission: " + chosen.replica().id() + " " + why + " → " + target.id();
         int expected = prefixIndexes.heldTokens(target, facts.shape());

@@ -1,12 +1,15 @@
 package io.lmwarden.router.placement.admission;
 
+import java.util.HashMap;
 import java.util.Map;
 
 /**
  * When a paused session will send its next step, estimated from its own pauses shrunk towards a pool-wide log-normal
  * prior (in the spirit of Continuum's TTLs from tool-run distributions): a session with few pauses behaves like the
  * pool, one with many like itself. A pause may also be a session's end (it never comes back); the chance of that is
- * the pool's share of first steps among all steps (every session starts once and ends once). Times are on the
+ * the pool's share of first steps among all steps (every session starts once and ends once). The prior is kept per
+ * agent kind (how the session names itself) as well as pool-wide, so Claude Code's tool pauses and a bot's do not
+ * blur into one. Times are on the
  * router's wall clock, in nanoseconds. Not thread-safe: {@link AdmissionController} guards it.
  */
 public final class ReturnTimes {
@@ -30,21 +33,51 @@ public final class ReturnTimes {
         int pauses;
         double mean;
         double m2;
+        /** Its agent kind's prior, or the pool's when kinds are not told apart. */
+        Prior prior;
     }
 
+    /**
+     * A pool's log-normal estimate of pauses: exponentially weighted mean and variance of ln(pause). The weight
+     * starts at {@link #SHRINK_WEIGHT}, so a new pool follows its first pauses quickly.
+     */
+    private static final class Prior {
+        double weight = SHRINK_WEIGHT;
+        double mean;
+        double var;
+
+        Prior(double mean, double var) {
+            this.mean = mean;
+            this.var = var;
+        }
+
+        void learn(double x) {
+            weight = weight * POOL_DECAY + 1;
+            double d = x - mean;
+            mean += d / weight;
+            var += (d * (x - mean) - var) / weight;
+        }
+    }
+
+    /** Agent kinds remembered; more are rare (one per way a client names its session) and share the pool's prior. */
+    static final int MAX_KINDS = 64;
+
     private final Map<String, History> sessions;
-    private double poolWeight;
-    private double poolMean;
-    private double poolVar;
+    /** Every session's pauses. */
+    private final Prior pool;
+    /**
+     * Per agent kind (how the client names its session: Claude Code's header, Codex's, a plain X-Session-Id …), its
+     * own sessions' pauses: Claude Code's tool runs and a CI bot's loop differ, and a session's first pauses are
+     * better guessed from its kind than from the whole pool. A kind starts from the pool's estimate of the moment.
+     */
+    private final Map<String, Prior> kinds = new HashMap<>();
     private double steps;
     private double starts;
 
     /** @param priorMedianNanos the pause assumed before any is observed */
     public ReturnTimes(long priorMedianNanos, int sessionsRemembered) {
         this.sessions = new BoundedSessions<>(sessionsRemembered);
-        this.poolWeight = SHRINK_WEIGHT;
-        this.poolMean = Math.log(Math.max(1, priorMedianNanos));
-        this.poolVar = PRIOR_SIGMA * PRIOR_SIGMA;
+        this.pool = new Prior(Math.log(Math.max(1, priorMedianNanos)), PRIOR_SIGMA * PRIOR_SIGMA);
         // A session of ten steps until the pool says otherwise.
         this.steps = 10;
         this.starts = 1;
@@ -56,11 +89,17 @@ public final class ReturnTimes {
 
     /** A step of the session starts: the pause since its last step ended is learned from. */
     public void stepStarted(String session, long nowNanos) {
+        stepStarted(session, null, nowNanos);
+    }
+
+    /** A step of a session of agent kind {@code kind} (null: unknown) starts. */
+    public void stepStarted(String session, String kind, long nowNanos) {
         History h = sessions.get(session);
         steps = steps * END_DECAY + 1;
         starts = starts * END_DECAY + (h == null ? 1 : 0);
         if (h == null) {
             h = new History();
+            h.prior = priorOf(kind);
             sessions.put(session, h);
         } else if (h.inFlight == 0 && h.lastEndNanos >= 0) {
             pauseEnded(h, Math.max(1, nowNanos - h.lastEndNanos));
@@ -77,6 +116,21 @@ public final class ReturnTimes {
         }
     }
 
+    private Prior priorOf(String kind) {
+        if (kind == null) {
+            return pool;
+        }
+        Prior p = kinds.get(kind);
+        if (p == null) {
+            if (kinds.size() >= MAX_KINDS) {
+                return pool;
+            }
+            p = new Prior(pool.mean, pool.var);
+            kinds.put(kind, p);
+        }
+        return p;
+    }
+
     private void pauseEnded(History h, long pauseNanos) {
         double x = Math.log(pauseNanos);
         h.lastPauseNanos = pauseNanos;
@@ -84,10 +138,10 @@ public final class ReturnTimes {
         double d = x - h.mean;
         h.mean += d / h.pauses;
         h.m2 += d * (x - h.mean);
-        poolWeight = poolWeight * POOL_DECAY + 1;
-        double pd = x - poolMean;
-        poolMean += pd / poolWeight;
-        poolVar += (pd * (x - poolMean) - poolVar) / poolWeight;
+        pool.learn(x);
+        if (h.prior != pool) {
+            h.prior.learn(x);
+        }
     }
 
     /** Whether the session has sent a step before (and is remembered): a session in progress. */
@@ -105,13 +159,14 @@ public final class ReturnTimes {
     LogNormal estimate(String session) {
         History h = sessions.get(session);
         int n = h == null ? 0 : h.pauses;
+        Prior prior = h == null ? pool : h.prior;
         double k = SHRINK_WEIGHT;
         if (n == 0) {
-            return new LogNormal(poolMean, Math.max(MIN_SIGMA, Math.sqrt(poolVar)));
+            return new LogNormal(prior.mean, Math.max(MIN_SIGMA, Math.sqrt(prior.var)));
         }
-        double mu = (k * poolMean + n * h.mean) / (k + n);
-        double spread = h.mean - poolMean;
-        double var = (k * poolVar + h.m2 + k * n / (k + n) * spread * spread) / (k + n);
+        double mu = (k * prior.mean + n * h.mean) / (k + n);
+        double spread = h.mean - prior.mean;
+        double var = (k * prior.var + h.m2 + k * n / (k + n) * spread * spread) / (k + n);
         return new LogNormal(mu, Math.max(MIN_SIGMA, Math.sqrt(var)));
     }
 

@@ -46,6 +46,42 @@ class ReturnTimesTest {
     }
 
     @Test
+    void aNewSessionIsGuessedFromItsAgentKindNotFromThePoolsMixture() {
+        ReturnTimes t = new ReturnTimes(10 * SECOND);
+        long now = 0;
+        // Interleaved: a bot that loops every 2 s and agents that pause 2 minutes for tools, 20 sessions each.
+        for (int i = 0; i < 20; i++) {
+            now = kindSteps(t, "bot-" + i, "x-session-id", 6, 2 * SECOND, now);
+            now = kindSteps(t, "agent-" + i, "x-claude-code-session-id", 6, 120 * SECOND, now);
+        }
+        t.stepStarted("new-bot", "x-session-id", now);
+        t.stepStarted("new-agent", "x-claude-code-session-id", now);
+        t.stepStarted("unknown-kind", now);
+        double bot = t.medianPauseNanos("new-bot") / SECOND;
+        double agent = t.medianPauseNanos("new-agent") / SECOND;
+        double pool = t.medianPauseNanos("unknown-kind") / SECOND;
+        assertThat(bot).as("a new bot session").isCloseTo(2, within(0.6));
+        assertThat(agent).as("a new agent session").isCloseTo(120, within(30.0));
+        // The pool's prior is the mixture: between the two, far from either.
+        assertThat(pool).isBetween(4 * bot, agent / 4);
+        // Two seconds into a pause, a new bot session is due now; a new agent session is not.
+        assertThat(t.returnChance("new-bot", 2 * SECOND, 2 * SECOND)).isGreaterThan(0.3);
+        assertThat(t.returnChance("new-agent", 2 * SECOND, 2 * SECOND)).isLessThan(0.05);
+    }
+
+    /** Like {@link #steps} for a session of agent kind {@code kind}; returns when its last step ended. */
+    private static long kindSteps(ReturnTimes t, String session, String kind, int steps, long pause, long from) {
+        long now = from;
+        for (int i = 0; i < steps; i++) {
+            t.stepStarted(session, kind, now);
+            now += SECOND;
+            t.stepEnded(session, now);
+            now += pause;
+        }
+        return now - pause;
+    }
+
+    @Test
     void theChanceToReturnSoonFallsTheLongerASessionStaysAway() {
         ReturnTimes t = new ReturnTimes(10 * SECOND);
         steps(t, "s", 20, 2 * SECOND, 0);
