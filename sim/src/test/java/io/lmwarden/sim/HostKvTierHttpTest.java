@@ -61,6 +61,52 @@ class HostKvTierHttpTest {
         completion(http, seed + 1);
     }
 
+    /** Text of exactly {@code tokens} tokens (four characters each) from {@code seed}. */
+    private static String tokensOfText(int tokens, long seed) {
+        return SimHttp.text(8 * tokens, seed).replace('\n', ' ').substring(0, 4 * tokens);
+    }
+
+    private static JsonNode complete(SimHttp http, String prompt) {
+        return http.post("/v1/completions", "{\"model\":\"" + MODEL + "\",\"prompt\":" + SimHttp.JSON.valueToTree(prompt)
+                + ",\"max_tokens\":2}").json();
+    }
+
+    /**
+     * Two sessions return at once, both evicted from the GPU but on the host tier: both loads fit the GPU's 40 blocks
+     * (19 each), then neither has the 3 blocks its new tokens need, and nothing runs that would free any. The engine
+     * must not stall (it did: every request waited until its client gave up); as vLLM does on a full pool, a holder is
+     * preempted and both finish, the preempted one from the blocks it left in the prefix cache.
+     */
+    @Test
+    void twoReturningSessionsWhoseLoadsFillTheGpuBothFinish() throws Exception {
+        // Slow loads, so the second session arrives while the first one's copy is still under way.
+        SimHttp http = start(withTier(GPU_40_BLOCKS, 400, SLOW_GBPS), 5);
+        String a = tokensOfText(304, 1);
+        String b = tokensOfText(304, 2);
+        complete(http, a);
+        complete(http, b);
+        // Two other prompts take the GPU; a and b are on the tier only.
+        complete(http, tokensOfText(304, 3));
+        complete(http, tokensOfText(304, 4));
+        double preemptionsBefore = http.metric("vllm:num_preemptions_total");
+
+        var execs = java.util.concurrent.Executors.newFixedThreadPool(2);
+        try {
+            var fa = java.util.concurrent.CompletableFuture.supplyAsync(() -> complete(http, a + tokensOfText(48, 5)), execs);
+            var fb = java.util.concurrent.CompletableFuture.supplyAsync(() -> complete(http, b + tokensOfText(48, 6)), execs);
+            JsonNode ra = fa.get(30, java.util.concurrent.TimeUnit.SECONDS);
+            JsonNode rb = fb.get(30, java.util.concurrent.TimeUnit.SECONDS);
+            assertThat(ra.at("/usage/prompt_tokens").asInt()).isEqualTo(352);
+            assertThat(rb.at("/usage/prompt_tokens").asInt()).isEqualTo(352);
+            // Each found its 19 blocks (304 tokens) cached: loaded from the tier, or left on the GPU by the preemption.
+            assertThat(cached(ra)).isEqualTo(304);
+            assertThat(cached(rb)).isEqualTo(304);
+        } finally {
+            execs.shutdownNow();
+        }
+        assertThat(http.metric("vllm:num_preemptions_total")).isGreaterThan(preemptionsBefore);
+    }
+
     @Test
     void aPrefixEvictedFromTheGpuIsLoadedFromTheHostTierAtItsBandwidth() {
         SimProfile profile = withTier(GPU_40_BLOCKS, 400, SLOW_GBPS);

@@ -264,6 +264,11 @@ public final class Engine implements AutoCloseable {
                     if (step.isEmpty()) {
                         flushStepEvents(events);
                         double ready = nextLoadReady();
+                        if (ready <= start && running.isEmpty() && preemptLoadedWaiting(start) > 0) {
+                            // Nothing runs and nothing loads, but waiting requests hold loaded blocks: freed, the
+                            // next pass can schedule (their blocks stay in the prefix cache).
+                            continue;
+                        }
                         if (ready < 0) {
                             // Cannot happen with a consistent profile; never spin if it does.
                             workArrived.await(10, TimeUnit.MILLISECONDS);
@@ -272,6 +277,9 @@ public final class Engine implements AutoCloseable {
                             long wait = clock.wallNanosUntil(ready);
                             if (wait > 0) {
                                 workArrived.awaitNanos(wait);
+                            } else {
+                                // A finished copy the scheduler cannot take up yet: never spin on it.
+                                workArrived.await(1, TimeUnit.MILLISECONDS);
                             }
                             engineTime = Math.max(engineTime, Math.min(ready, clock.now()));
                         }
@@ -608,6 +616,45 @@ public final class Engine implements AutoCloseable {
             stepEvents.add(new KvCacheEvent.BlockRemoved(evicted.stream().mapToLong(Long::longValue).toArray(),
                     KvCacheEvent.MEDIUM_CPU, selfDescribingHostEvents ? 0 : null));
         }
+    }
+
+    /**
+     * Requests whose host-tier load finished wait holding their blocks until the scheduler reaches them; when they
+     * (and new requests ahead of them) all need blocks that only they hold and nothing runs that would free any, the
+     * engine would stall for good. vLLM's answer to a full pool is preemption: so the waiting holders, last in the queue
+     * first, give their blocks back until the head of the queue fits (their full blocks stay cached, found again on
+     * their next lookup). A load that is done but was never reached counts as waiting. Returns how many were preempted.
+     * Caller holds the lock.
+     */
+    private int preemptLoadedWaiting(double now) {
+        int preempted = 0;
+        SimRequest head = waiting.peekFirst();
+        Iterator<SimRequest> tail = waiting.descendingIterator();
+        while (tail.hasNext() && !headFits(head)) {
+            SimRequest r = tail.next();
+            if (r.status == SimRequest.Status.LOADING && r.loadReadyAt <= now) {
+                // Its copy is done but the scheduler never reached it (it stopped at the head): done now.
+                finishLoad(r);
+            }
+            if (r.status != SimRequest.Status.WAITING || r.numBlocks == 0) {
+                continue;
+            }
+            releaseBlocks(r);
+            r.numComputed = 0;
+            r.externalTokens = 0;
+            preemptions++;
+            preempted++;
+        }
+        return preempted;
+    }
+
+    /** Whether the head of the queue would get the blocks its next chunk needs now (approximately: its whole prompt). */
+    private boolean headFits(SimRequest head) {
+        if (head == null) {
+            return true;
+        }
+        int needed = ceilDiv(head.numTokens(), profile.blockSize()) - head.numBlocks;
+        return needed <= pool.freeBlocks();
     }
 
     private void preempt(SimRequest r) {
