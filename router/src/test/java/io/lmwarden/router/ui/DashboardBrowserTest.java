@@ -252,6 +252,67 @@ class DashboardBrowserTest {
     }
 
     /** One unique prompt per replica, sent to the engine itself: prefix-cache queries that all miss. */
+    /**
+     * Two replicas with a small GPU cache and a host tier five times its size, eight sessions: their prefixes outgrow
+     * the GPUs and come back from the tiers. Every replica's card shows the tier under the GPU's hit rate, both since
+     * the engine started and over the recent window, with the figures of {@code /api/replicas}.
+     */
+    @Test
+    void theHostTierShowsUnderEachReplicasHitRates() throws Exception {
+        Chromium.missing().ifPresent(reason -> System.out.println("SKIPPED DashboardBrowserTest: " + reason));
+        assumeTrue(Chromium.missing().isEmpty(), () -> Chromium.missing().orElse(""));
+        // 256 blocks × 16 = 4,096 GPU tokens per replica; a tier of 5× that (147,456 B per token).
+        SimProfile small = SimProfile.named(SimProfile.TINY).withCosts(20, 0.02, 0.1, 0.05, 0)
+                .withKvOffloadGib(5 * 4096 * 147_456.0 / (1L << 30));
+        SimPool sims = SimPool.start(2, small, 20);
+        try (RouterUnderTest router = RouterUnderTest.start(sims, c -> c.withScrapeInterval(Duration.ofMillis(200)));
+             Chromium chromium = Chromium.start(WIDTH, 1000)) {
+            Http http = new Http();
+            AgentWorkload.Result traffic = new AgentWorkload(8, 4, AgentSession.Identity.CLAUDE_CODE_HEADER, 6000).run(router, "tier");
+            assertThat(traffic.statuses()).containsOnly(200);
+            await(Duration.ofSeconds(10), "host-tier hits in every replica's recent window", () -> {
+                for (JsonNode r : readJson(http.get(router.url() + "/api/replicas").body()).path("replicas")) {
+                    if (!(r.path("recent").path("hostTierHitRate").asDouble(0) > 0)) {
+                        return false;
+                    }
+                }
+                return true;
+            }, () -> http.get(router.url() + "/api/replicas").body());
+
+            ChromeDriver browser = chromium.driver();
+            browser.get(router.url() + "/");
+            JsonNode api = JSON.readTree(http.get(router.url() + "/api/replicas").body());
+            await(Duration.ofSeconds(15), "a host line under both hit rates of each replica", () -> {
+                Map<String, Map<String, String>> tiers = tierLines(browser);
+                return tiers.size() == 2 && tiers.values().stream().allMatch(t -> t.size() == 2);
+            }, () -> tierLines(browser).toString());
+            Map<String, Map<String, String>> tiers = tierLines(browser);
+            for (JsonNode r : api.path("replicas")) {
+                Map<String, String> lines = tiers.get(r.path("id").asText());
+                assertThat(lines.get("hostTierHitRate")).startsWith("host ")
+                        .isEqualTo(String.format("host %.1f%%", r.path("hostTier").path("hitRate").asDouble() * 100));
+                assertThat(lines.get("recentHostTierHitRate")).startsWith("host ");
+                assertThat(number(lines.get("recentHostTierHitRate").substring(5))).as("recent tier hit %% of %s", r.path("id").asText())
+                        .isGreaterThan(0);
+            }
+        }
+    }
+
+    /** Per replica row, the host-tier lines' text by their data-col. */
+    @SuppressWarnings("unchecked")
+    private static Map<String, Map<String, String>> tierLines(ChromeDriver browser) {
+        return (Map<String, Map<String, String>>) browser.executeScript("""
+                var out = {};
+                document.querySelectorAll('#replicas-body tr[data-replica]').forEach(function (tr) {
+                  var lines = {};
+                  tr.querySelectorAll('span.tier-line[data-col]').forEach(function (s) {
+                    lines[s.getAttribute('data-col')] = s.textContent.trim();
+                  });
+                  out[tr.getAttribute('data-replica')] = lines;
+                });
+                return out;""");
+    }
+
     private static void missTheCacheDirectly(SimPool sims) {
         Http http = new Http();
         for (int i = 0; i < REPLICAS; i++) {
