@@ -154,9 +154,17 @@ public final class AdmissionController {
      * A request in the queue. {@code tried}: the replicas earlier attempts failed on (empty for a first attempt);
      * {@code again}: it holds its admission already and is placed again (a retry), so its step is counted once.
      */
+    /**
+     * A queued attempt. {@code firstChoice}: where placement sent it before it had to wait, or null. That placement may
+     * already have re-pinned the session (its home drains, it spilled, it is new), so when the attempt is admitted there
+     * later, placement sees the new home and says {@code STICKY}: the step is announced with its first decision instead.
+     */
     private record Pending(RequestFacts facts, String session, WorkingSet workingSet, Waiter waiter, Set<String> tried, boolean again,
-                           boolean inProgress) {
+                           boolean inProgress, Placement firstChoice) {
     }
+
+    /** The policy's choice in the latest {@link #placeWithinBudget} call: what a request that then queues was first told. */
+    private Placement lastChoice;
 
     public AdmissionRules rules() {
         return rules;
@@ -181,6 +189,7 @@ public final class AdmissionController {
         Rejection rejection;
         synchronized (this) {
             long now = clock.getAsLong();
+            lastChoice = null;
             AdmissionRules s = rules;
             boolean pinnedByClient = facts.pinnedReplica().isPresent() || facts.dataParallelRank().isPresent();
             PoolSnapshot snap = snapshot.apply(now);
@@ -226,7 +235,7 @@ public final class AdmissionController {
                         + "retry after the Retry-After delay", seconds);
             } else {
                 Optional<AdmissionQueue.Entry<Pending>> entry = queue.offer(new Pending(facts, session, ws, waiter, Set.copyOf(alreadyTried),
-                        again, inProgress), now, inProgress, service.orderKey(session));
+                        again, inProgress, lastChoice), now, inProgress, service.orderKey(session));
                 if (entry.isPresent()) {
                     waiting.put(waiter, entry.get());
                     totals.queued.incrementAndGet();
@@ -337,7 +346,7 @@ public final class AdmissionController {
         }
         forecast.admitted(e.enqueuedAtNanos(), now);
         long waited = now - e.enqueuedAtNanos();
-        Placement p = placed.get();
+        Placement p = asFirstAnnounced(placed.get(), pending.firstChoice());
         Placement withWait = p.withDecision(p.decision(), String.format("queued %.1f s; %s", waited / 1e9, p.reason()));
         Ticket t = pending.again() ? admitted.getOrDefault(pending.facts(), Ticket.NONE)
                 : s.enabled() ? ticket(pending.facts(), pending.session()) : Ticket.NONE;
@@ -347,6 +356,19 @@ public final class AdmissionController {
             pending.waiter().admitted(a);
         });
         return true;
+    }
+
+    /**
+     * A queued step admitted where its first placement re-pinned the session keeps that placement's decision (DRAIN,
+     * SPILL, NEW …) and the home it left: otherwise a move made before the wait would be announced as STICKY.
+     */
+    static Placement asFirstAnnounced(Placement now, Placement first) {
+        if (first == null || now.decision() != Decision.STICKY || first.decision() == Decision.STICKY
+                || !first.replica().id().equals(now.replica().id())) {
+            return now;
+        }
+        Placement p = now.withDecision(first.decision(), first.reason() + "; admitted there: " + now.reason());
+        return first.movedFrom() == null ? p : p.movedFrom(first.movedFrom());
     }
 
     /** Where the queued request may go now, if anywhere. */
@@ -381,6 +403,7 @@ public final class AdmissionController {
     private Optional<Placement> placeWithinBudget(RequestFacts facts, String session, WorkingSet ws, Set<String> tried,
                                                   boolean sameStep, PoolSnapshot snap, long now) throws NoReplicaAvailableException {
         Placement chosen = placer.place(facts, snap, tried, now);
+        lastChoice = chosen;
         ReplicaView first = chosen.replica();
         if (residencies.fits(first, ws)) {
             reside(facts, session, first.id(), ws, sameStep, now);
