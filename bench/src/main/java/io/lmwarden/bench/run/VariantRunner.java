@@ -81,6 +81,14 @@ public final class VariantRunner implements LoadRun {
             faults.cancel();
             drain(driver.drain(), clock, settings.pool().simulated());
         }
+        if (settings.out() != null && !settings.plan().faults().isEmpty()) {
+            try {
+                progress.println("  wrote " + StepCsv.write(settings.out(), policy, repeat, log.endedWithin(Long.MIN_VALUE, Long.MAX_VALUE),
+                        faults.startNanos(), clock));
+            } catch (java.io.IOException e) {
+                progress.println("  could not write the step log: " + e.getMessage());
+            }
+        }
         return results;
     }
 
