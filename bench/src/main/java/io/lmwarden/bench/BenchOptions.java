@@ -147,7 +147,9 @@ public final class BenchOptions {
 
     @Option(names = "--fault", paramLabel = "TEXT",
             description = "A fault at a given time of each variant, e.g. 'kill replica 1 at 5m', 'stall 2s x 20 replica 0 at 1m', "
-                    + "'503 x 20 replica 2 at 30s'. Repeatable.")
+                    + "'503 x 20 replica 2 at 30s', 'drain replica 1 at 1m'; Day-2 operations: 'upgrade replicas at 3m', "
+                    + "'remove replica 3 at 2m', 'add replica 2 at 1m' (with --sim-processes), 'restart router 1 at 3m', "
+                    + "'restart routers at 3m'. Repeatable.")
     List<String> faults = new ArrayList<>();
 
     @Option(names = "--model", description = "Model to request (default: the first of the target's /v1/models).")
@@ -217,6 +219,16 @@ public final class BenchOptions {
             throw new IllegalArgumentException("--ceiling enlarges simulated KV caches: it needs --simulate N");
         }
         Workload plan = workload();
+        for (var f : plan.faults()) {
+            if (f.kind().needsProcesses() && !(simulated && simProcesses)) {
+                throw new IllegalArgumentException("'" + f.describe() + "' stops and starts replica processes: it needs --simulate N"
+                        + " --sim-processes");
+            }
+            if (f.kind() == io.lmwarden.bench.workload.ScheduledFault.Kind.RESTART_ROUTER && !simulated) {
+                throw new IllegalArgumentException("'" + f.describe() + "' restarts the bench's own routers: it needs --simulate N"
+                        + " (with --routers K for a cluster)");
+            }
+        }
         if (simulated) {
             plan.replicaOverrides().values().forEach(o -> ProfileOverrides.apply(SimProfile.named(profile), o));
         }

@@ -19,7 +19,9 @@ import java.util.concurrent.ConcurrentHashMap;
 /**
  * Reads each replica's own {@code GET /metrics} (the simulators of a separate-process pool), parsed as the router
  * parses them. A replica that does not answer (killed) keeps its last counters and counts as idle, so a stage's
- * deltas stay what it served before it died.
+ * deltas stay what it served before it died. A replica whose process was replaced (a rolling upgrade) starts its
+ * counters from zero again: as Prometheus's {@code rate()} does, a counter that went down is taken as reset and the
+ * old process's last value is added to the new one's, so a stage's deltas count both.
  */
 public final class ReplicaMetricsProbe implements ReplicaProbe {
     private static final Duration TIMEOUT = Duration.ofSeconds(5);
@@ -28,6 +30,9 @@ public final class ReplicaMetricsProbe implements ReplicaProbe {
     private final List<String> ids;
     private final List<String> urls;
     private final Map<String, List<ReplicaReading>> last = new ConcurrentHashMap<>();
+    /** Per reading id: the last raw counters read, and what earlier processes of the replica had counted. */
+    private final Map<String, double[]> lastRaw = new java.util.HashMap<>();
+    private final Map<String, double[]> offset = new java.util.HashMap<>();
 
     public ReplicaMetricsProbe(List<String> ids, List<String> urls) {
         this.ids = List.copyOf(ids);
@@ -45,7 +50,8 @@ public final class ReplicaMetricsProbe implements ReplicaProbe {
                         if (resp.statusCode() != 200) {
                             throw new IllegalStateException("HTTP " + resp.statusCode());
                         }
-                        List<ReplicaReading> readings = readings(id, EngineMetricsParser.parseEndpoint(resp.body(), System.nanoTime()));
+                        List<ReplicaReading> readings = readings(id, EngineMetricsParser.parseEndpoint(resp.body(), System.nanoTime()))
+                                .stream().map(this::acrossRestarts).toList();
                         last.put(id, readings);
                         return readings;
                     })
@@ -70,6 +76,22 @@ public final class ReplicaMetricsProbe implements ReplicaProbe {
 
     private static ReplicaReading reading(String id, ScrapedMetrics m) {
         return new ReplicaReading(id, m.running(), m.waiting(), m.prefixCacheQueries(), m.prefixCacheHits(), m.generationTokens());
+    }
+
+    /**
+     * The counters summed over the replica's processes. A reading far below the last one means a new process; one a
+     * little below is an older answer that arrived late (reads overlap), not a reset.
+     */
+    private synchronized ReplicaReading acrossRestarts(ReplicaReading r) {
+        double[] raw = {r.prefixCacheQueries(), r.prefixCacheHits(), r.generationTokens()};
+        double[] before = lastRaw.put(r.id(), raw);
+        double[] add = offset.computeIfAbsent(r.id(), k -> new double[raw.length]);
+        if (before != null && raw[0] < before[0] / 2) {
+            for (int i = 0; i < raw.length; i++) {
+                add[i] += before[i];
+            }
+        }
+        return new ReplicaReading(r.id(), r.running(), r.waiting(), raw[0] + add[0], raw[1] + add[1], raw[2] + add[2]);
     }
 
     private static List<ReplicaReading> idle(List<ReplicaReading> lastSeen) {

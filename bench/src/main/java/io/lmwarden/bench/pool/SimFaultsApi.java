@@ -18,14 +18,23 @@ final class SimFaultsApi {
 
     /** A drain, through the router's admin API (clustered routers share it): what happened, for the progress line. */
     static String drain(String routerUrl, String replicaId) {
+        return drainCall(routerUrl, replicaId, "POST", "drained");
+    }
+
+    /** The drain taken back ({@code DELETE /api/replicas/{id}/drain}): the replica takes new sessions again. */
+    static String undrain(String routerUrl, String replicaId) {
+        return drainCall(routerUrl, replicaId, "DELETE", "undrained");
+    }
+
+    private static String drainCall(String routerUrl, String replicaId, String method, String done) {
         String url = routerUrl + "/api/replicas/" + replicaId + "/drain";
         try {
             HttpResponse<String> r = HTTP.send(HttpRequest.newBuilder(URI.create(url)).timeout(Duration.ofSeconds(10))
-                    .POST(HttpRequest.BodyPublishers.noBody()).build(), HttpResponse.BodyHandlers.ofString());
-            return r.statusCode() == 200 ? "drained " + replicaId + " through " + routerUrl + ": " + r.body()
-                    : "POST " + url + " answered " + r.statusCode() + " " + r.body();
+                    .method(method, HttpRequest.BodyPublishers.noBody()).build(), HttpResponse.BodyHandlers.ofString());
+            return r.statusCode() == 200 ? done + " " + replicaId + " through " + routerUrl + ": " + r.body()
+                    : method + " " + url + " answered " + r.statusCode() + " " + r.body();
         } catch (IOException e) {
-            return "POST " + url + " failed: " + e.getMessage();
+            return method + " " + url + " failed: " + e.getMessage();
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             return "interrupted";

@@ -5,17 +5,23 @@ import io.lmwarden.sim.ProfileOverrides;
 import io.lmwarden.sim.SimProfile;
 import io.lmwarden.sim.dp.BalancerEra;
 
+import io.lmwarden.common.net.LoopbackPorts;
 import io.lmwarden.common.process.ChildProcess;
 
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
 
 /**
  * Simulated replicas each in a JVM of its own ({@code io.lmwarden.sim.SimMain} on this process's class path, i.e.
  * {@code lmw-sim}), so that a scheduled kill is a real {@code kill -9}: the kernel resets the replica's connections,
  * nothing gets to close them. Replica i is started as the in-process pool's replica i would be: same profile,
  * seed + i, fixed output lengths.
+ * <p>
+ * Each replica keeps one loopback port for the pool's life, like a StatefulSet pod keeps its name: a replica whose
+ * process is stopped and started again ({@link #stop}, {@link #startAgain}: a new image in a rolling upgrade) comes
+ * back at the same URL, and one started only later ({@code deferred}: a scale-up) was listed at its URL from the start.
  */
 final class SimProcessPool implements AutoCloseable {
     /** One replica's JVM: small heap, C1 only and the serial collector, so four of them leave CPU for the engines. */
@@ -24,34 +30,74 @@ final class SimProcessPool implements AutoCloseable {
     private static final long WARM_UP_NANOS = 3_000_000_000L;
     private static final int WARM_UP_MAX_REQUESTS = 60;
 
-    private record Replica(String id, ChildProcess process, String url) {
+    /** One replica: its id, port and profile for good; its process, when one runs. */
+    private static final class Slot {
+        final String id;
+        final int port;
+        final SimProfile profile;
+        final long seed;
+        volatile ChildProcess process;
+
+        Slot(String id, int port, SimProfile profile, long seed) {
+            this.id = id;
+            this.port = port;
+            this.profile = profile;
+            this.seed = seed;
+        }
+
+        String url() {
+            return "http://127.0.0.1:" + port;
+        }
     }
 
-    private final List<Replica> replicas;
+    private final List<Slot> slots;
+    private final double timeScale;
+    private final int engines;
+    private final BalancerEra era;
 
-    private SimProcessPool(List<Replica> replicas) {
-        this.replicas = List.copyOf(replicas);
+    private SimProcessPool(List<Slot> slots, double timeScale, int engines, BalancerEra era) {
+        this.slots = List.copyOf(slots);
+        this.timeScale = timeScale;
+        this.engines = engines;
+        this.era = era;
     }
 
     /** @param profiles the profile of each replica, in order */
     static SimProcessPool start(List<SimProfile> profiles, double timeScale, long seed, int engines, BalancerEra era) {
-        List<Replica> started = new ArrayList<>();
+        return start(profiles, timeScale, seed, engines, era, Set.of());
+    }
+
+    /**
+     * @param deferred replicas whose process is not started now (a later {@code add replica I}): their port is kept and
+     *                 listed, nothing answers there yet
+     */
+    static SimProcessPool start(List<SimProfile> profiles, double timeScale, long seed, int engines, BalancerEra era,
+                                Set<Integer> deferred) {
+        List<Slot> slots = new ArrayList<>();
+        for (int i = 0; i < profiles.size(); i++) {
+            slots.add(new Slot("sim-" + i, LoopbackPorts.free(), profiles.get(i), seed + i));
+        }
+        SimProcessPool pool = new SimProcessPool(slots, timeScale, engines, era);
         try {
-            for (int i = 0; i < profiles.size(); i++) {
-                started.add(startOne("sim-" + i, profiles.get(i), timeScale, seed + i, engines, era));
+            for (int i = 0; i < slots.size(); i++) {
+                if (!deferred.contains(i)) {
+                    pool.launch(slots.get(i));
+                }
             }
-            started.parallelStream().forEach(r -> warmUp(r.url(), profiles.get(0).blockSize()));
+            slots.parallelStream().filter(s -> s.process != null).forEach(s -> warmUp(s.url(), profiles.get(0).blockSize()));
         } catch (RuntimeException e) {
-            new SimProcessPool(started).close();
+            pool.close();
             throw e;
         }
-        return new SimProcessPool(started);
+        return pool;
     }
 
     /**
      * A fresh JVM runs its first requests several times slower than a warm one, and on a compressed clock that
      * shows up K-fold in the first stage; so each process first serves a few short streams of its own (text no
-     * session sends, so nothing the bench measures is cached). Their counters are before every stage's window.
+     * session sends, so nothing the bench measures is cached). Their counters are before every stage's window; a
+     * replica started during a run (an upgrade, a scale-up) warms up before it is taken into rotation, as vLLM
+     * captures its CUDA graphs before its /health answers.
      */
     private static void warmUp(String url, int blockSize) {
         java.net.http.HttpClient http = java.net.http.HttpClient.newBuilder().version(java.net.http.HttpClient.Version.HTTP_1_1)
@@ -77,67 +123,116 @@ final class SimProcessPool implements AutoCloseable {
         }
     }
 
-    private static Replica startOne(String id, SimProfile p, double timeScale, long seed, int engines, BalancerEra era) {
-        ChildProcess process = ChildProcess.jvm("io.lmwarden.sim.SimMain", JVM_OPTIONS).name("lmw-bench-" + id)
-                .args(List.of("--port", "0", "--profile", p.name(), "--block-size", String.valueOf(p.blockSize()),
-                        "--set", ProfileOverrides.assignments(p), "--time-scale", String.valueOf(timeScale), "--seed", String.valueOf(seed),
-                        "--output-length", "fixed", "--engines", String.valueOf(engines), "--dp-balancer", era.flag()))
+    /** Starts the slot's process on its port and waits until it listens. */
+    private void launch(Slot slot) {
+        SimProfile p = slot.profile;
+        ChildProcess process = ChildProcess.jvm("io.lmwarden.sim.SimMain", JVM_OPTIONS).name("lmw-bench-" + slot.id)
+                .args(List.of("--port", String.valueOf(slot.port), "--host", "127.0.0.1", "--profile", p.name(), "--block-size",
+                        String.valueOf(p.blockSize()), "--set", ProfileOverrides.assignments(p), "--time-scale", String.valueOf(timeScale),
+                        "--seed", String.valueOf(slot.seed), "--output-length", "fixed", "--engines", String.valueOf(engines),
+                        "--dp-balancer", era.flag()))
                 .start();
         try {
             // lmw-sim prints "sim-0 http://host:port" once it listens; its logs come before.
-            String line = process.awaitLine(l -> l.startsWith("sim-0") && l.indexOf(" http://") > 0,
-                    Duration.ofSeconds(START_TIMEOUT_SECONDS), false);
-            return new Replica(id, process, line.substring(line.indexOf(" http://") + 1).trim());
+            process.awaitLine(l -> l.startsWith("sim-0") && l.indexOf(" http://") > 0, Duration.ofSeconds(START_TIMEOUT_SECONDS), false);
+            slot.process = process;
         } catch (IllegalStateException e) {
             process.kill();
             process.close();
-            throw new IllegalStateException("simulator process for " + id + " printed no URL: " + e.getMessage(), e);
+            throw new IllegalStateException("simulator process for " + slot.id + " printed no URL: " + e.getMessage(), e);
         }
     }
 
     List<String> ids() {
-        return replicas.stream().map(Replica::id).toList();
+        return slots.stream().map(s -> s.id).toList();
     }
 
     List<String> urls() {
-        return replicas.stream().map(Replica::url).toList();
+        return slots.stream().map(Slot::url).toList();
     }
 
     int size() {
-        return replicas.size();
+        return slots.size();
     }
 
     long pid(int index) {
-        return replicas.get(index).process().pid();
+        return process(index).pid();
     }
 
     boolean alive(int index) {
-        return replicas.get(index).process().alive();
+        ChildProcess p = slots.get(index).process;
+        return p != null && p.alive();
+    }
+
+    private ChildProcess process(int index) {
+        ChildProcess p = slots.get(index).process;
+        if (p == null) {
+            throw new IllegalStateException(slots.get(index).id + " has no process");
+        }
+        return p;
     }
 
     /** SIGKILL: no shutdown hook runs, open connections are reset. Waits for the exit. */
     String kill(int index) {
-        Replica r = replicas.get(index);
-        if (!r.process().alive()) {
-            return r.id() + " (pid " + r.process().pid() + ") had already exited";
+        Slot s = slots.get(index);
+        ChildProcess p = s.process;
+        if (p == null || !p.alive()) {
+            return s.id + (p == null ? " has no process" : " (pid " + p.pid() + ") had already exited");
         }
         try {
-            return "killed " + r.id() + " (pid " + r.process().pid() + ") with SIGKILL, exit status " + r.process().kill();
+            return "killed " + s.id + " (pid " + p.pid() + ") with SIGKILL, exit status " + p.kill();
         } catch (IllegalStateException e) {
-            return "sent SIGKILL to " + r.id() + " (pid " + r.process().pid() + "); " + e.getMessage();
+            return "sent SIGKILL to " + s.id + " (pid " + p.pid() + "); " + e.getMessage();
         }
+    }
+
+    /**
+     * SIGTERM, as the kubelet ends a pod (SIGKILL after ChildProcess's grace); the simulator closes its servers.
+     * Returns what happened, for the progress line.
+     */
+    String stop(int index) {
+        Slot s = slots.get(index);
+        ChildProcess p = s.process;
+        if (p == null) {
+            return s.id + " has no process";
+        }
+        long pid = p.pid();
+        long started = System.nanoTime();
+        p.close();
+        s.process = null;
+        return "stopped " + s.id + " (pid " + pid + ") with SIGTERM in " + (System.nanoTime() - started) / 1_000_000 + " ms wall"
+                + (p.alive() ? ", still alive" : "");
+    }
+
+    /**
+     * Starts a new process for the replica on its port (a new image: an empty cache, counters from zero), warmed up
+     * before it returns. Returns what happened, for the progress line.
+     */
+    String startAgain(int index) {
+        Slot s = slots.get(index);
+        if (s.process != null && s.process.alive()) {
+            return s.id + " (pid " + s.process.pid() + ") is running already";
+        }
+        launch(s);
+        warmUp(s.url(), s.profile.blockSize());
+        return "started " + s.id + " (pid " + s.process.pid() + ") on " + s.url();
     }
 
     /** A kill stops the process; every other fault is armed through the replica's own {@code /sim/faults}. */
     String inject(ScheduledFault fault) {
-        if (fault.replica() >= replicas.size()) {
-            return "no replica " + fault.replica() + " (the pool has " + replicas.size() + ")";
+        if (fault.replica() >= slots.size()) {
+            return "no replica " + fault.replica() + " (the pool has " + slots.size() + ")";
         }
         return fault.kind() == ScheduledFault.Kind.KILL ? kill(fault.replica()) : SimFaultsApi.arm(urls().get(fault.replica()), fault);
     }
 
     @Override
     public void close() {
-        replicas.forEach(r -> r.process().close());
+        slots.forEach(s -> {
+            ChildProcess p = s.process;
+            if (p != null) {
+                p.close();
+            }
+        });
     }
 }

@@ -32,6 +32,8 @@ public final class SimulatedTarget implements BenchTarget {
     private final long seed;
     private final long ceilingKvTokens;
     private final boolean separateProcesses;
+    /** Replicas whose process starts only when a scheduled {@code add replica I} fires (a scale-up). */
+    private final java.util.Set<Integer> addedLater;
 
     /**
      * @param pool            replicas, engines, profile, routers and router settings ({@code --simulate} and friends); its
@@ -42,7 +44,8 @@ public final class SimulatedTarget implements BenchTarget {
      *                        evicted ({@link #ceilingKvTokens(Workload, int, SimProfile)}, or a trace's)
      */
     public SimulatedTarget(PoolSettings pool, Workload plan, RunPlan run, long ceilingKvTokens) {
-        this(pool, plan.replicaOverrides(), run.timeScale(), plan.classes().get(0).shape().seed(), ceilingKvTokens, false);
+        this(pool, plan.replicaOverrides(), run.timeScale(), plan.classes().get(0).shape().seed(), ceilingKvTokens, false,
+                addedLater(plan.faults()));
     }
 
     /** The profile every replica runs, before per-replica overrides and the ceiling. */
@@ -50,8 +53,14 @@ public final class SimulatedTarget implements BenchTarget {
         return ProfileOverrides.apply(SimProfile.named(pool.profile()), pool.profileOverrides());
     }
 
+    /** The replicas a scheduled {@code add replica I} brings: not started with the pool. */
+    static java.util.Set<Integer> addedLater(List<ScheduledFault> faults) {
+        return faults.stream().filter(f -> f.kind() == ScheduledFault.Kind.ADD).map(ScheduledFault::replica)
+                .collect(java.util.stream.Collectors.toUnmodifiableSet());
+    }
+
     private SimulatedTarget(PoolSettings pool, Map<Integer, String> replicaOverrides, double timeScale, long seed,
-                            long ceilingKvTokens, boolean separateProcesses) {
+                            long ceilingKvTokens, boolean separateProcesses, java.util.Set<Integer> addedLater) {
         this.pool = pool;
         this.profile = profileOf(pool);
         this.replicaOverrides = Map.copyOf(replicaOverrides);
@@ -65,6 +74,13 @@ public final class SimulatedTarget implements BenchTarget {
         this.seed = seed;
         this.ceilingKvTokens = ceilingKvTokens;
         this.separateProcesses = separateProcesses;
+        this.addedLater = java.util.Set.copyOf(addedLater);
+        addedLater.forEach(i -> {
+            if (i < 0 || i >= pool.simulate()) {
+                throw new IllegalArgumentException("'add replica " + i + "': the pool has replicas 0.." + (pool.simulate() - 1)
+                        + " (--simulate N counts the replicas added later too)");
+            }
+        });
     }
 
     /**
@@ -92,7 +108,7 @@ public final class SimulatedTarget implements BenchTarget {
      * real SIGKILL of that process, and engine counters come from each replica's {@code /metrics}.
      */
     public SimulatedTarget inSeparateProcesses() {
-        return new SimulatedTarget(pool, replicaOverrides, timeScale, seed, ceilingKvTokens, true);
+        return new SimulatedTarget(pool, replicaOverrides, timeScale, seed, ceilingKvTokens, true, addedLater);
     }
 
     /** The router's scrape interval on the wall clock: workload interval / K, at least 5 ms. */
@@ -130,7 +146,7 @@ public final class SimulatedTarget implements BenchTarget {
             cluster.close();
             throw e;
         }
-        return new RoutedPool(routers, new SimulatedEnginesProbe(cluster.replicas()), fault -> {
+        return new RoutedPool(routers, new SimulatedEnginesProbe(cluster.replicas()), null, fault -> {
             if (fault.replica() >= cluster.replicas().size()) {
                 return "no replica " + fault.replica() + " (the pool has " + cluster.replicas().size() + ")";
             }
@@ -139,7 +155,7 @@ public final class SimulatedTarget implements BenchTarget {
                 return "killed sim-" + fault.replica() + " (in-process: its server closed)";
             }
             if (fault.kind() == ScheduledFault.Kind.DRAIN) {
-                return SimFaultsApi.drain(routers.urls().get(0), cluster.replicas().get(fault.replica()).id());
+                return SimFaultsApi.drain(routers.adminUrl(), cluster.replicas().get(fault.replica()).id());
             }
             cluster.armFaults(fault.replica(), fault.simFaultsBody());
             return "armed on sim-" + fault.replica();
@@ -152,7 +168,7 @@ public final class SimulatedTarget implements BenchTarget {
             profiles.add(forVariant(replicaOverrides.containsKey(i) ? ProfileOverrides.apply(profile, replicaOverrides.get(i)) : profile,
                     variant));
         }
-        SimProcessPool processes = SimProcessPool.start(profiles, timeScale, seed, pool.engines(), variant.era());
+        SimProcessPool processes = SimProcessPool.start(profiles, timeScale, seed, pool.engines(), variant.era(), addedLater);
         LoopbackRouters routers;
         try {
             routers = startRouters(variant, processes.ids(), processes.urls(), 0);
@@ -161,14 +177,20 @@ public final class SimulatedTarget implements BenchTarget {
             throw e;
         }
         LoopbackRouters started = routers;
-        return new RoutedPool(routers, new ReplicaMetricsProbe(processes.ids(), processes.urls()), fault ->
+        ReplicaProbe probe = new ReplicaMetricsProbe(processes.ids(), processes.urls());
+        return new RoutedPool(routers, probe, new ReplicaOperations(processes, started::adminUrl, probe), fault ->
                 fault.kind() == ScheduledFault.Kind.DRAIN && fault.replica() < processes.ids().size()
-                        ? SimFaultsApi.drain(started.urls().get(0), processes.ids().get(fault.replica()))
+                        ? SimFaultsApi.drain(started.adminUrl(), processes.ids().get(fault.replica()))
                         : processes.inject(fault), processes::close);
     }
 
-    /** A variant's routers in front of its replicas; closing it stops the routers, then the replicas. */
-    private record RoutedPool(LoopbackRouters routers, ReplicaProbe probe, java.util.function.Function<ScheduledFault, String> faults,
+    /**
+     * A variant's routers in front of its replicas; closing it stops the routers, then the replicas.
+     *
+     * @param operations replica Day-2 operations (separate processes only), else null
+     */
+    private record RoutedPool(LoopbackRouters routers, ReplicaProbe probe, ReplicaOperations operations,
+                              java.util.function.Function<ScheduledFault, String> faults,
                               Runnable closeReplicas) implements VariantTarget {
         @Override
         public String url() {
@@ -183,6 +205,46 @@ public final class SimulatedTarget implements BenchTarget {
         @Override
         public String inject(ScheduledFault fault) {
             return faults.apply(fault);
+        }
+
+        @Override
+        public String inject(ScheduledFault fault, PoolEvents events) {
+            if (!fault.kind().changesPool()) {
+                return faults.apply(fault);
+            }
+            if (fault.kind() == ScheduledFault.Kind.RESTART_ROUTER) {
+                return restartRouters(fault.replica(), events);
+            }
+            if (operations == null) {
+                return fault.describe() + ": needs --sim-processes (it stops and starts replica processes)";
+            }
+            return switch (fault.kind()) {
+                case UPGRADE -> operations.upgrade(fault.replica(), events);
+                case REMOVE -> operations.remove(fault.replica(), events);
+                case ADD -> operations.add(fault.replica(), events);
+                default -> throw new IllegalStateException("not a replica operation: " + fault.kind());
+            };
+        }
+
+        /** One router, or every one in turn ({@link ScheduledFault#ALL}), each back in rotation before the next goes. */
+        private String restartRouters(int only, PoolEvents events) {
+            if (only >= routers.size()) {
+                return "no router " + only + " (the variant has " + routers.size() + ")";
+            }
+            String what = only < 0 ? "restart routers" : "restart router " + only;
+            events.record(what, PoolEvents.BEGIN, "");
+            for (int i = 0; i < routers.size(); i++) {
+                if (only < 0 || i == only) {
+                    routers.restart(i, events);
+                }
+            }
+            events.record(what, PoolEvents.END, "");
+            return what + " done";
+        }
+
+        @Override
+        public boolean inRotation(int router) {
+            return routers.rotation().inRotation(router);
         }
 
         @Override

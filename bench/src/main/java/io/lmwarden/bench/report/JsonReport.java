@@ -146,6 +146,9 @@ public final class JsonReport {
                 spread.put("unannounced_moves", r.routerSpread().unannouncedMoves());
                 spread.putPOJO("moves_by_decision", r.routerSpread().movesByDecision());
             }
+            if (r.timeline().present()) {
+                timeline(o.putObject("timeline"), r.timeline());
+            }
             if (!r.replicas().isEmpty()) {
                 ArrayNode replicas = o.putArray("replicas");
                 for (ReplicaFigures f : r.replicas()) {
@@ -171,6 +174,51 @@ public final class JsonReport {
                     put(x, "stayed_pct", c.stayedPct());
                 }
             }
+        }
+    }
+
+    /** The stage over time around the pool's operations (issue 26's figures), workload seconds from the variant's start. */
+    private static void timeline(ObjectNode o, Timeline t) {
+        Timeline.Figures f = t.figures();
+        put(o, "window_seconds", t.windowSeconds());
+        ObjectNode g = o.putObject("figures");
+        g.put("lost_before_first_byte", f.lostBeforeFirstByte());
+        g.put("cut_streams", f.cutStreams());
+        put(g, "operation_start_s", f.operationStart());
+        put(g, "operation_end_s", f.operationEnd());
+        put(g, "last_ready_s", f.lastReady());
+        put(g, "output_tokens_per_min_before", f.tokensPerMinBefore());
+        put(g, "output_tokens_per_min_during", f.tokensPerMinDuring());
+        put(g, "output_tokens_ratio_during_to_before", f.tokensRatio());
+        put(g, "hit_pct_before", f.hitPctBefore());
+        put(g, "hit_pct_after_last_ready", f.hitPctAfter());
+        put(g, "hit_pct_after_seconds", f.afterSeconds());
+        put(g, "hit_pct_change_points", f.hitPctChange());
+        put(g, "queue_wait_p95_before_s", f.queueWaitP95Before());
+        put(g, "queue_wait_p95_next_stage_s", f.queueWaitP95NextStage());
+        put(g, "queue_wait_p95_later_s", f.queueWaitP95Later());
+        ArrayNode phases = o.putArray("phases");
+        for (Timeline.Phase p : t.phases()) {
+            ObjectNode x = phases.addObject();
+            put(x, "at_s", p.atSeconds());
+            x.put("subject", p.subject());
+            x.put("phase", p.phase());
+            x.put("detail", p.detail());
+        }
+        ArrayNode windows = o.putArray("windows");
+        for (Timeline.Window w : t.windows()) {
+            ObjectNode x = windows.addObject();
+            put(x, "from_s", w.fromSeconds());
+            put(x, "to_s", w.toSeconds());
+            x.put("steps", w.steps());
+            put(x, "output_tokens_per_min", w.outputTokensPerMin());
+            put(x, "hit_pct", w.cachedPct());
+            x.put("lost_before_first_byte", w.lostBeforeFirstByte());
+            x.put("cut_streams", w.cutStreams());
+            x.put("queued", w.queued());
+            put(x, "queue_wait_p95_s", w.queueWaitP95());
+            x.put("moves", w.moves());
+            x.putPOJO("steps_by_replica", w.stepsByReplica());
         }
     }
 

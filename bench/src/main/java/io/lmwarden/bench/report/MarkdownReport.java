@@ -98,10 +98,12 @@ public final class MarkdownReport {
         }
         md.append(GoalTable.render(rows, s.trace() != null));
 
-        if (rows.stream().anyMatch(r -> r.routerSpread().routers() > 1 || r.routerSpread().movesByDecision().containsKey("DRAIN"))) {
+        if (!s.plan().faults().isEmpty()
+                || rows.stream().anyMatch(r -> r.routerSpread().routers() > 1 || r.routerSpread().movesByDecision().containsKey("DRAIN"))) {
             md.append(RouterSpreadTable.render(rows));
         }
         appendClassTable(md, rows, policies);
+        md.append(TimelineTable.render(results.perRepeat()));
 
         md.append("\n## Command and settings\n\n```\n").append(s.commandLine()).append("\n```\n\n");
         md.append("- Target: ").append(results.target()).append('\n');

@@ -16,6 +16,8 @@ import java.util.Objects;
  * @param classes       per-session-class figures when the workload has several classes, else empty; in medians each
  *                      figure's median over repeats (errors summed)
  * @param routerSpread  steps per router and sessions that left their replica; totals over repeats in medians
+ * @param timeline      the stage over time around the pool's operations (runs with scheduled faults), else
+ *                      {@link Timeline#NONE}; in medians only when there is one repeat
  */
 public record StageResult(
         String policy,
@@ -32,7 +34,21 @@ public record StageResult(
         double benchCpuCores,
         List<ReplicaFigures> replicas,
         List<ClassFigures> classes,
-        RouterSpread routerSpread) {
+        RouterSpread routerSpread,
+        Timeline timeline) {
+
+    public StageResult(String policy, int sessions, int repeat, double stageSeconds, Throughput throughput, Latency latency,
+                       SessionTimes sessionTimes, CacheFigures cache, QueueFigures queue, ErrorFigures errors, double replicasBusy,
+                       double benchCpuCores, List<ReplicaFigures> replicas, List<ClassFigures> classes, RouterSpread routerSpread) {
+        this(policy, sessions, repeat, stageSeconds, throughput, latency, sessionTimes, cache, queue, errors, replicasBusy,
+                benchCpuCores, replicas, classes, routerSpread, Timeline.NONE);
+    }
+
+    /** The same figures with the stage's timeline. */
+    public StageResult withTimeline(Timeline t) {
+        return new StageResult(policy, sessions, repeat, stageSeconds, throughput, latency, sessionTimes, cache, queue, errors,
+                replicasBusy, benchCpuCores, replicas, classes, routerSpread, t);
+    }
 
     public StageResult {
         Objects.requireNonNull(throughput, "throughput");
@@ -44,6 +60,7 @@ public record StageResult(
         replicas = List.copyOf(replicas);
         classes = List.copyOf(classes);
         Objects.requireNonNull(routerSpread, "routerSpread");
+        Objects.requireNonNull(timeline, "timeline");
     }
 
     /**

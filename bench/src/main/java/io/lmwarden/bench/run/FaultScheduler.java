@@ -1,5 +1,6 @@
 package io.lmwarden.bench.run;
 
+import io.lmwarden.bench.pool.PoolEvents;
 import io.lmwarden.bench.pool.VariantTarget;
 import io.lmwarden.bench.workload.ScheduledFault;
 
@@ -10,8 +11,9 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 
 /**
- * Fires a variant's scheduled faults at their workload times from the variant's start, on a thread of its own
- * (a kill waits for the replica's server to close), and prints each as it happens.
+ * Fires a variant's scheduled faults at their workload times from the variant's start, each on a thread of its own (a
+ * kill waits for the replica's server to close; a rolling upgrade takes minutes, and a fault scheduled during it still
+ * fires on time), and prints each as it happens. Day-2 operations record their phases in {@link #events()}.
  */
 final class FaultScheduler {
     private final VariantTarget target;
@@ -19,6 +21,7 @@ final class FaultScheduler {
     private final TimeScale clock;
     private final PrintStream progress;
     private ScheduledExecutorService timer;
+    private PoolEvents events;
 
     FaultScheduler(VariantTarget target, List<ScheduledFault> faults, TimeScale clock, PrintStream progress) {
         this.target = target;
@@ -27,19 +30,36 @@ final class FaultScheduler {
         this.progress = progress;
     }
 
+    /** The variant starts now: faults are timed from here, and so are the pool's events. */
     void start() {
+        events = new PoolEvents(System.nanoTime(), clock.factor(), progress);
         if (faults.isEmpty()) {
             return;
         }
-        timer = Executors.newSingleThreadScheduledExecutor(r -> {
+        timer = Executors.newScheduledThreadPool(faults.size(), r -> {
             Thread t = new Thread(r, "lmw-bench-faults");
             t.setDaemon(true);
             return t;
         });
         for (ScheduledFault f : faults) {
-            timer.schedule(() -> progress.println("  fault " + f.describe() + ": " + target.inject(f)),
-                    clock.wallMillis(f.at()), TimeUnit.MILLISECONDS);
+            timer.schedule(() -> {
+                try {
+                    progress.println("  fault " + f.describe() + ": " + target.inject(f, events));
+                } catch (RuntimeException e) {
+                    progress.println("  fault " + f.describe() + " failed: " + e);
+                }
+            }, clock.wallMillis(f.at()), TimeUnit.MILLISECONDS);
         }
+    }
+
+    /** What Day-2 operations did to the pool so far (empty before {@link #start}). */
+    List<PoolEvents.Event> events() {
+        return events == null ? List.of() : events.events();
+    }
+
+    /** When the variant started (System.nanoTime), the origin of every fault's and event's time; call after {@link #start}. */
+    long startNanos() {
+        return events.startNanos();
     }
 
     void cancel() {

@@ -149,7 +149,7 @@ public final class ReplayDriver {
         for (long id : r.hashIds()) {
             blocksSent.add(id);
         }
-        int router = SessionDriver.routerFor(s.index, s.turn + 1, target.routerUrls().size());
+        int router = target.routerFor(s.index, s.turn + 1);
         int promptEstimate = (int) (conversation.promptChars() / WorkloadSpec.CHARS_PER_TOKEN);
         Duration idle = Duration.ofNanos(clock.wallNanos(REQUEST_IDLE_TIMEOUT));
         inFlight++;

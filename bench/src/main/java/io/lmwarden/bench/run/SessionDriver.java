@@ -160,7 +160,7 @@ public final class SessionDriver {
         int promptEstimate = (int) (s.context.conversation().promptChars() / WorkloadSpec.CHARS_PER_TOKEN);
         int cacheableStart = call.restart() ? cacheableStart(s, cls) : -1;
         Duration idle = Duration.ofNanos(clock.wallNanos(REQUEST_IDLE_TIMEOUT));
-        int router = routerFor(s.script.index(), s.step, target.routerUrls().size());
+        int router = target.routerFor(s.script.index(), s.step);
         client.send(target.routerUrls().get(router), cls.api(), keying.header(), s.script.sessionId(), body,
                         idle.compareTo(Duration.ofSeconds(5)) < 0 ? Duration.ofSeconds(5) : idle)
                 .onComplete(done -> onStepEnded(s, call, done.result(), promptEstimate, cacheableStart, router));

@@ -28,6 +28,8 @@ public final class VariantRunner implements LoadRun {
     private static final Logger LOG = Logger.getLogger(VariantRunner.class.getName());
     /** How long a simulated pool's last steps may finish before it is closed under them (wall time). */
     static final Duration SIMULATED_DRAIN = Duration.ofSeconds(10);
+    /** The windows of a stage's timeline (runs with scheduled faults), workload time. */
+    static final Duration TIMELINE_WINDOW = Duration.ofSeconds(30);
 
     private final BenchSettings settings;
     private final Vertx vertx;
@@ -47,8 +49,8 @@ public final class VariantRunner implements LoadRun {
         TimeScale clock = new TimeScale(plan.timeScale());
         Context context = vertx.getOrCreateContext();
         StepLog log = new StepLog();
-        SessionDriver driver = new SessionDriver(context, client, new RequestTarget(target.urls(), model.name(), model.contextWindow()),
-                settings.plan(), clock, runNonce, log);
+        SessionDriver driver = new SessionDriver(context, client, new RequestTarget(target.urls(), model.name(), model.contextWindow(),
+                target::inRotation), settings.plan(), clock, runNonce, log);
         FaultScheduler faults = new FaultScheduler(target, settings.plan().faults(), clock, progress);
         WindowRecorder recorder = new WindowRecorder(vertx, target, clock, plan.sampleInterval());
         List<StageResult> results = new ArrayList<>();
@@ -63,16 +65,29 @@ public final class VariantRunner implements LoadRun {
                 WindowRecorder.Window w = recorder.record(clock.wallNanos(plan.stage()));
                 List<Double> unfinished = Await.result(driver.liveSessions(), WindowRecorder.PROBE_TIMEOUT).stream()
                         .map(l -> clock.workloadSeconds(w.endNanos() - l.startedNanos())).toList();
+                List<StepRecord> steps = log.endedWithin(w.startNanos(), w.endNanos());
                 StageResult r = StageMeter.measure(new StageWindow(policy, sessions, repeat, sessions,
-                        clock.workloadSeconds(w.endNanos() - w.startNanos()), log.endedWithin(w.startNanos(), w.endNanos()), w.before(),
+                        clock.workloadSeconds(w.endNanos() - w.startNanos()), steps, w.before(),
                         w.after(), w.busy(), w.busyShare(), w.cpuCores(), unfinished, target.urls().size(),
                         settings.plan().meanCallsPerSession()), clock);
+                if (!settings.plan().faults().isEmpty()) {
+                    r = r.withTimeline(TimelineMeter.measure(steps, faults.events(), faults.startNanos(), w.startNanos(), w.endNanos(),
+                            clock, TIMELINE_WINDOW));
+                }
                 results.add(r);
                 progress.println(ProgressLine.of(r, (w.endNanos() - w.startNanos()) / 1e9));
             }
         } finally {
             faults.cancel();
             drain(driver.drain(), clock, settings.pool().simulated());
+        }
+        if (settings.out() != null && !settings.plan().faults().isEmpty()) {
+            try {
+                progress.println("  wrote " + StepCsv.write(settings.out(), policy, repeat, log.endedWithin(Long.MIN_VALUE, Long.MAX_VALUE),
+                        faults.startNanos(), clock));
+            } catch (java.io.IOException e) {
+                progress.println("  could not write the step log: " + e.getMessage());
+            }
         }
         return results;
     }

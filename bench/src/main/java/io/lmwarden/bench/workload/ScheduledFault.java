@@ -13,20 +13,53 @@ import java.util.Locale;
  * Kills stop the simulated replica (its
  * streams end cut, new connections are refused): in-process by closing it, a separate process with SIGKILL, a remote
  * simulator through its {@code /sim/faults} crash fault; the others arm the simulator's {@code /sim/faults}.
+ * <p>
+ * Day-2 operations change the pool instead of breaking it (issue 26; {@code --simulate} with {@code --sim-processes} for
+ * the replica ones): {@code upgrade replicas at 3m} (rolling: each replica in turn drained, its process stopped, a fresh
+ * one started on its port, undrained once ready; {@code upgrade replica 1 at 3m} for one), {@code remove replica 3 at 2m}
+ * (scale down: drained, then its process stopped), {@code add replica 2 at 1m} (scale up: the replica is listed from
+ * the start but its process starts only then), {@code restart router 1 at 3m} ({@code --routers K}: taken out of the
+ * bench's rotation, shut down as on SIGTERM, a new router started in its place; {@code restart routers at 3m} for all,
+ * one after the other). For these {@code replica} is the replica's or the router's index, or {@link #ALL}.
  */
 public record ScheduledFault(Duration at, int replica, Kind kind, int count, int status, Duration stall) {
 
-    public enum Kind { KILL, FAIL, STALL, DROP, UNHEALTHY, DRAIN }
+    /** {@code upgrade replicas}, {@code restart routers}: every one, in turn. */
+    public static final int ALL = -1;
+
+    public enum Kind {
+        KILL, FAIL, STALL, DROP, UNHEALTHY, DRAIN, UPGRADE, REMOVE, ADD, RESTART_ROUTER;
+
+        /** Changes which replicas or routers exist (a Day-2 operation) rather than making one misbehave. */
+        public boolean changesPool() {
+            return this == UPGRADE || this == REMOVE || this == ADD || this == RESTART_ROUTER;
+        }
+
+        /** Needs the replicas in processes of their own: it stops and starts them. */
+        public boolean needsProcesses() {
+            return this == UPGRADE || this == REMOVE || this == ADD;
+        }
+    }
 
     public ScheduledFault {
-        if (at.isNegative() || replica < 0 || count < 1) {
+        boolean allowsAll = kind == Kind.UPGRADE || kind == Kind.RESTART_ROUTER;
+        if (at.isNegative() || (replica < 0 && !(replica == ALL && allowsAll)) || count < 1) {
             throw new IllegalArgumentException("a fault needs a time >= 0, a replica index >= 0 and a count >= 1");
         }
+    }
+
+    /** A Day-2 operation on one replica (or router), or on {@link #ALL}. */
+    public static ScheduledFault operation(Kind kind, int index, Duration at) {
+        return new ScheduledFault(at, index, kind, 1, 0, Duration.ZERO);
     }
 
     public static ScheduledFault parse(String text) {
         String[] w = text.trim().toLowerCase(Locale.ROOT).replace("×", " x ").split("\\s+");
         try {
+            ScheduledFault operation = parseOperation(w);
+            if (operation != null) {
+                return operation;
+            }
             int i = 0;
             Kind kind;
             int status = 503;
@@ -68,8 +101,45 @@ public record ScheduledFault(Duration at, int replica, Kind kind, int count, int
         } catch (RuntimeException e) {
             throw new IllegalArgumentException("fault '" + text + "': " + (e.getMessage() == null ? e.toString() : e.getMessage())
                     + "; write e.g. 'kill replica 1 at 5m', 'stall 2s x 20 replica 0 at 1m', '503 x 20 replica 2 at 30s', "
-                    + "'drop x 5 replica 1 at 1m', 'unhealthy replica 3 at 2m' or 'drain replica 1 at 1m'");
+                    + "'drop x 5 replica 1 at 1m', 'unhealthy replica 3 at 2m', 'drain replica 1 at 1m', 'upgrade replicas at 3m', "
+                    + "'remove replica 3 at 2m', 'add replica 2 at 1m', 'restart router 1 at 3m' or 'restart routers at 3m'");
         }
+    }
+
+    /**
+     * {@code upgrade replicas|replica I at T}, {@code remove|add replica I at T}, {@code restart routers|router I at T};
+     * null when the words are no Day-2 operation.
+     */
+    private static ScheduledFault parseOperation(String[] w) {
+        Kind kind = switch (w[0]) {
+            case "upgrade" -> Kind.UPGRADE;
+            case "remove" -> Kind.REMOVE;
+            case "add" -> Kind.ADD;
+            case "restart" -> Kind.RESTART_ROUTER;
+            default -> null;
+        };
+        if (kind == null) {
+            return null;
+        }
+        String one = kind == Kind.RESTART_ROUTER ? "router" : "replica";
+        int i = 1;
+        int index;
+        if (w[i].equals(one + "s") && (kind == Kind.UPGRADE || kind == Kind.RESTART_ROUTER)) {
+            index = ALL;
+            i++;
+        } else {
+            expect(w[i++], one);
+            index = Integer.parseInt(w[i++]);
+            if (index < 0) {
+                throw new IllegalArgumentException("a replica index >= 0, got " + index);
+            }
+        }
+        expect(w[i++], "at");
+        Duration at = Durations.parse(w[i++]);
+        if (i != w.length) {
+            throw new IllegalArgumentException("unexpected '" + w[i] + "'");
+        }
+        return operation(kind, index, at);
     }
 
     private static void expect(String word, String wanted) {
@@ -90,6 +160,8 @@ public record ScheduledFault(Duration at, int replica, Kind kind, int count, int
             case UNHEALTHY -> "{\"unhealthy\":true}";
             case KILL -> "{\"crash\":true}";
             case DRAIN -> throw new IllegalStateException("a drain goes to the router's POST /api/replicas/{id}/drain, not to the replica");
+            case UPGRADE, REMOVE, ADD, RESTART_ROUTER -> throw new IllegalStateException(describe() + " changes the pool; "
+                    + "no simulator fault does that");
         };
     }
 
@@ -101,7 +173,12 @@ public record ScheduledFault(Duration at, int replica, Kind kind, int count, int
             case DROP -> "drop x " + count;
             case STALL -> "stall " + stall.toMillis() + "ms x " + count;
             case FAIL -> status + " x " + count;
+            case UPGRADE -> "upgrade";
+            case REMOVE -> "remove";
+            case ADD -> "add";
+            case RESTART_ROUTER -> "restart";
         };
-        return what + " replica " + replica + " at " + at.toMillis() / 1000.0 + "s";
+        String subject = kind == Kind.RESTART_ROUTER ? "router" : "replica";
+        return what + (replica == ALL ? " " + subject + "s" : " " + subject + " " + replica) + " at " + at.toMillis() / 1000.0 + "s";
     }
 }

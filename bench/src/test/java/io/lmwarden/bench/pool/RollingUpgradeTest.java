@@ -1,0 +1,73 @@
+package io.lmwarden.bench.pool;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * A rolling upgrade of two simulator processes under load, over loopback (issue 26): each replica is drained through
+ * the router, its process stopped and a new one started on its port, undrained once it answers; no step fails, and
+ * each replaced replica serves steps again after the router reports it ready.
+ */
+class RollingUpgradeTest {
+
+    @Test
+    void replicasReplacedOneByOneLoseNoStepAndServeAgain(@TempDir Path dir) throws Exception {
+        Path workload = dir.resolve("small.yaml");
+        // Small prompts: two replicas hold every session, so the run measures the rollout, not saturation.
+        Files.writeString(workload, """
+                faults:
+                  - upgrade replicas at 20s
+                classes:
+                  - name: agent
+                    system: {tokens: 300}
+                    firstMessage: {tokens: 400}
+                    steps: 8
+                    stepTokens: 40
+                    maxTokens: 64
+                    thinkTime: 1s
+                """);
+        Path out = dir.resolve("out");
+        String progress = io.lmwarden.bench.BenchInvocation.run(List.of("--simulate", "2", "--sim-processes", "--workload",
+                workload.toString(), "--policies", "default", "--sessions", "3", "--stage", "4m", "--time-scale", "10", "--warmup", "0",
+                "--out", out.toString()), 0);
+        assertThat(progress).contains("fault upgrade replicas at 20.0s: upgrade replicas done");
+
+        JsonNode row = new ObjectMapper().readTree(out.resolve("results.json").toFile()).path("perRepeat").get(0);
+        assertThat(row.path("errors").asInt()).as("failed steps: %s", row.path("errors_by_cause")).isZero();
+        JsonNode timeline = row.path("timeline");
+        assertThat(timeline.path("figures").path("lost_before_first_byte").asInt()).isZero();
+        assertThat(timeline.path("figures").path("cut_streams").asInt()).isZero();
+        for (String replica : List.of("sim-0", "sim-1")) {
+            double ready = phaseTime(timeline, replica, PoolEvents.READY);
+            assertThat(phaseTime(timeline, replica, PoolEvents.STOPPED)).as("%s stopped before it was ready again", replica)
+                    .isLessThan(ready);
+            int servedAfter = 0;
+            for (JsonNode w : timeline.path("windows")) {
+                if (w.path("from_s").asDouble() >= ready) {
+                    servedAfter += w.path("steps_by_replica").path(replica).asInt();
+                }
+            }
+            assertThat(servedAfter).as("%s's steps after its new process was ready (t=%.1f s):%n%s", replica, ready,
+                    timeline.path("windows")).isPositive();
+        }
+        assertThat(row.path("routers").path("moves_by_decision").path("DRAIN").asInt()).as("sessions moved off a drained replica")
+                .isPositive();
+    }
+
+    private static double phaseTime(JsonNode timeline, String subject, String phase) {
+        for (JsonNode p : timeline.path("phases")) {
+            if (p.path("subject").asText().equals(subject) && p.path("phase").asText().equals(phase)) {
+                return p.path("at_s").asDouble();
+            }
+        }
+        throw new AssertionError("no phase '" + phase + "' of " + subject + " in " + timeline.path("phases"));
+    }
+}
