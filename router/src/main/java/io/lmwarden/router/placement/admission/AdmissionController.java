@@ -160,7 +160,22 @@ public final class AdmissionController {
      * later, placement sees the new home and says {@code STICKY}: the step is announced with its first decision instead.
      */
     private record Pending(RequestFacts facts, String session, WorkingSet workingSet, Waiter waiter, Set<String> tried, boolean again,
-                           boolean inProgress, Placement firstChoice) {
+                           boolean inProgress, FirstChoice firstChoice) {
+    }
+
+    /** The first placement an attempt was given, before or while it waits: the one that may have re-pinned its session. */
+    private static final class FirstChoice {
+        private Placement value;
+
+        FirstChoice(Placement value) {
+            this.value = value;
+        }
+
+        void offer(Placement p) {
+            if (value == null) {
+                value = p;
+            }
+        }
     }
 
     /** The policy's choice in the latest {@link #placeWithinBudget} call: what a request that then queues was first told. */
@@ -235,7 +250,7 @@ public final class AdmissionController {
                         + "retry after the Retry-After delay", seconds);
             } else {
                 Optional<AdmissionQueue.Entry<Pending>> entry = queue.offer(new Pending(facts, session, ws, waiter, Set.copyOf(alreadyTried),
-                        again, inProgress, lastChoice), now, inProgress, service.orderKey(session));
+                        again, inProgress, new FirstChoice(lastChoice)), now, inProgress, service.orderKey(session));
                 if (entry.isPresent()) {
                     waiting.put(waiter, entry.get());
                     totals.queued.incrementAndGet();
@@ -327,7 +342,9 @@ public final class AdmissionController {
         Pending pending = e.waiter();
         Optional<Placement> placed;
         try {
+            lastChoice = null;
             placed = placeFromQueue(pending, s.enabled(), withinBudget, now);
+            pending.firstChoice().offer(lastChoice != null ? lastChoice : placed.orElse(null));
         } catch (NoReplicaAvailableException ex) {
             queue.remove(e);
             waiting.remove(pending.waiter());
@@ -346,7 +363,7 @@ public final class AdmissionController {
         }
         forecast.admitted(e.enqueuedAtNanos(), now);
         long waited = now - e.enqueuedAtNanos();
-        Placement p = asFirstAnnounced(placed.get(), pending.firstChoice());
+        Placement p = asFirstAnnounced(placed.get(), pending.firstChoice().value);
         Placement withWait = p.withDecision(p.decision(), String.format("queued %.1f s; %s", waited / 1e9, p.reason()));
         Ticket t = pending.again() ? admitted.getOrDefault(pending.facts(), Ticket.NONE)
                 : s.enabled() ? ticket(pending.facts(), pending.session()) : Ticket.NONE;
@@ -360,9 +377,15 @@ public final class AdmissionController {
 
     /**
      * A queued step admitted where its first placement re-pinned the session keeps that placement's decision (DRAIN,
-     * SPILL, NEW …) and the home it left: otherwise a move made before the wait would be announced as STICKY.
+     * SPILL, NEW …) and the home it left: otherwise a move made before the wait would be announced as STICKY. A step
+     * whose home was draining is a DRAIN move wherever it is admitted.
      */
     static Placement asFirstAnnounced(Placement now, Placement first) {
+        if (first != null && first.decision() == Decision.DRAIN && now.decision() != Decision.DRAIN) {
+            // The step left a draining home, wherever the budget finally let it in: that is the move to announce.
+            Placement p = now.withDecision(Decision.DRAIN, first.reason() + "; admitted on " + now.replica().id() + ": " + now.reason());
+            return first.movedFrom() == null ? p : p.movedFrom(first.movedFrom());
+        }
         if (first == null || now.decision() != Decision.STICKY || first.decision() == Decision.STICKY
                 || !first.replica().id().equals(now.replica().id())) {
             return now;

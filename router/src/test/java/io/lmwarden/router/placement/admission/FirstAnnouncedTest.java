@@ -29,6 +29,17 @@ class FirstAnnouncedTest {
     }
 
     @Test
+    void aStepThatLeftADrainingHomeIsADrainMoveWhereverTheBudgetLetItIn() {
+        Placement drainToB = new Placement(B, Decision.DRAIN, "home sim-2 is draining").movedFrom("sim-2");
+        Placement spillToA = new Placement(A, Decision.SPILL, "over its KV budget").movedFrom("sim-1");
+        Placement announced = AdmissionController.asFirstAnnounced(spillToA, drainToB);
+        assertThat(announced.decision()).isEqualTo(Decision.DRAIN);
+        assertThat(announced.movedFrom()).isEqualTo("sim-2");
+        assertThat(announced.replica()).isSameAs(A);
+        assertThat(announced.reason()).contains("draining", "admitted on sim-0", "over its KV budget");
+    }
+
+    @Test
     void aNewSessionsFirstStepStaysNew() {
         Placement announced = AdmissionController.asFirstAnnounced(new Placement(B, Decision.STICKY, "home sim-1"),
                 new Placement(B, Decision.NEW, "new session"));
@@ -38,10 +49,10 @@ class FirstAnnouncedTest {
 
     @Test
     void elsewhereOrAlreadyMovedAgainTheLaterPlacementStands() {
-        Placement drainToB = new Placement(B, Decision.DRAIN, "home sim-0 is draining").movedFrom("sim-0");
+        Placement newOnB = new Placement(B, Decision.NEW, "new session");
         // Admitted on another replica than the first choice: that placement's own decision holds.
         Placement spillToA = new Placement(A, Decision.SPILL, "over budget").movedFrom("sim-1");
-        assertThat(AdmissionController.asFirstAnnounced(spillToA, drainToB)).isSameAs(spillToA);
+        assertThat(AdmissionController.asFirstAnnounced(spillToA, newOnB)).isSameAs(spillToA);
         // Nothing was decided before the wait.
         Placement sticky = new Placement(B, Decision.STICKY, "home sim-1");
         assertThat(AdmissionController.asFirstAnnounced(sticky, null)).isSameAs(sticky);
