@@ -30,6 +30,7 @@ import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 
 /**
@@ -50,6 +51,7 @@ final class RouteTable {
     private final Router inference;
     private final Router admin;
     private final Map<String, String> allowed = new LinkedHashMap<>();
+    private final Map<Pattern, String> allowedPatterns = new LinkedHashMap<>();
 
     private RouteTable(Router inference, Router admin) {
         this.inference = inference;
@@ -67,7 +69,7 @@ final class RouteTable {
             t.probes(r, api.probes());
         }
         t.adminApi(api);
-        ClientErrors errors = new ClientErrors(t.allowed);
+        ClientErrors errors = new ClientErrors(t.allowed, t.allowedPatterns);
         for (Router r : t.routers()) {
             r.errorHandler(404, errors::notFound);
             r.errorHandler(405, errors::methodNotAllowed);
@@ -127,7 +129,7 @@ final class RouteTable {
         // A data-parallel rank's id has a '/' in it (sim-0/rank-1): a pattern, not a ':id' segment, so it is reachable.
         admin.routeWithRegex(HttpMethod.POST, DrainApi.PATH).handler(api.drains()::drain);
         admin.routeWithRegex(HttpMethod.DELETE, DrainApi.PATH).handler(api.drains()::undrain);
-        allowed.put(ClientErrors.PATTERN + DrainApi.PATH, "POST, DELETE");
+        allowedPatterns.put(Pattern.compile(DrainApi.PATH), "POST, DELETE");
         route(admin, "/api/stats", HttpMethod.GET, HttpMethod.HEAD).handler(api.stats()::get);
         route(admin, "/api/sessions", HttpMethod.GET, HttpMethod.HEAD).handler(api.sessions()::list);
         route(admin, "/api/sessions/:key", HttpMethod.GET, HttpMethod.HEAD).handler(api.sessions()::one);

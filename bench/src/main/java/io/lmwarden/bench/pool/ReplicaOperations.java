@@ -65,24 +65,22 @@ final class ReplicaOperations {
 
     /** Scale down: drained, then stopped; the router sees its endpoint refuse and keeps it out of rotation. */
     String remove(int i, PoolEvents events) {
-        if (i >= processes.size()) {
-            return "no replica " + i + " (the pool has " + processes.size() + ")";
-        }
-        String what = "remove replica " + i;
-        events.record(what, PoolEvents.BEGIN, "");
-        drainAndStop(i, events);
-        events.record(what, PoolEvents.END, "");
-        return what + " done";
+        return onOne("remove replica ", i, events, () -> drainAndStop(i, events));
     }
 
     /** Scale up: the listed replica's process starts, and the router takes it once it answers. */
     String add(int i, PoolEvents events) {
+        return onOne("add replica ", i, events, () -> start(i, events, false));
+    }
+
+    /** One replica's operation between its begin and end events. */
+    private String onOne(String verb, int i, PoolEvents events, Runnable operation) {
         if (i >= processes.size()) {
             return "no replica " + i + " (the pool has " + processes.size() + ")";
         }
-        String what = "add replica " + i;
+        String what = verb + i;
         events.record(what, PoolEvents.BEGIN, "");
-        start(i, events, false);
+        operation.run();
         events.record(what, PoolEvents.END, "");
         return what + " done";
     }

@@ -51,33 +51,31 @@ public final class TimelineMeter {
                 .max().orElse(Double.NaN);
         // Scale-down has no Ready: its figures run to the operation's end.
         double back = Double.isNaN(lastReady) ? end : lastReady;
-        Span before = Double.isNaN(start) ? null : span(steps, from, Math.min(start, to), variantStartNanos, clock);
-        Span during = Double.isNaN(start) || Double.isNaN(back) ? null : span(steps, Math.max(start, from), Math.min(back, to),
+        Timeline.Window before = Double.isNaN(start) ? null : span(steps, from, Math.min(start, to), variantStartNanos, clock);
+        Timeline.Window during = Double.isNaN(start) || Double.isNaN(back) ? null : span(steps, Math.max(start, from), Math.min(back, to),
                 variantStartNanos, clock);
         double afterEnd = Math.min(back + AFTER_READY_SECONDS, to);
-        Span after = Double.isNaN(back) || afterEnd <= back ? null : span(steps, back, afterEnd, variantStartNanos, clock);
-        Span nextStage = Double.isNaN(back) || back >= to ? null
+        Timeline.Window after = Double.isNaN(back) || afterEnd <= back ? null : span(steps, back, afterEnd, variantStartNanos, clock);
+        Timeline.Window nextStage = Double.isNaN(back) || back >= to ? null
                 : span(steps, back, Math.min(back + ONE_STAGE_SECONDS, to), variantStartNanos, clock);
-        Span later = Double.isNaN(back) || back + ONE_STAGE_SECONDS >= to ? null
+        Timeline.Window later = Double.isNaN(back) || back + ONE_STAGE_SECONDS >= to ? null
                 : span(steps, back + ONE_STAGE_SECONDS, to, variantStartNanos, clock);
-        Span all = span(steps, from, to, variantStartNanos, clock);
-        Timeline.Figures figures = new Timeline.Figures(all.window.lostBeforeFirstByte(), all.window.cutStreams(), start, end, lastReady,
-                before == null ? Double.NaN : before.window.outputTokensPerMin(),
-                during == null ? Double.NaN : during.window.outputTokensPerMin(),
-                before == null ? Double.NaN : before.window.cachedPct(),
-                after == null ? Double.NaN : after.window.cachedPct(),
+        Timeline.Window all = span(steps, from, to, variantStartNanos, clock);
+        Timeline.Figures figures = new Timeline.Figures(all.lostBeforeFirstByte(), all.cutStreams(), start, end, lastReady,
+                before == null ? Double.NaN : before.outputTokensPerMin(),
+                during == null ? Double.NaN : during.outputTokensPerMin(),
+                before == null ? Double.NaN : before.cachedPct(),
+                after == null ? Double.NaN : after.cachedPct(),
                 after == null ? 0 : afterEnd - back,
-                before == null ? Double.NaN : before.window.queueWaitP95(),
-                nextStage == null ? Double.NaN : nextStage.window.queueWaitP95(),
-                later == null ? Double.NaN : later.window.queueWaitP95());
+                before == null ? Double.NaN : before.queueWaitP95(),
+                nextStage == null ? Double.NaN : nextStage.queueWaitP95(),
+                later == null ? Double.NaN : later.queueWaitP95());
         return new Timeline(width, phases, windows, figures);
     }
 
-    private record Span(Timeline.Window window) {
-    }
-
-    private static Span span(List<StepRecord> steps, double lo, double hi, long originNanos, TimeScale clock) {
-        return new Span(window(steps, lo, Math.max(lo, hi), originNanos, clock));
+    /** The steps that ended in [lo, max(lo, hi)): an empty span when the operation starts before the window. */
+    private static Timeline.Window span(List<StepRecord> steps, double lo, double hi, long originNanos, TimeScale clock) {
+        return window(steps, lo, Math.max(lo, hi), originNanos, clock);
     }
 
     /** The steps that ended in [lo, hi) seconds from the origin. */

@@ -9,6 +9,7 @@ import io.vertx.ext.web.RoutingContext;
 import java.time.Duration;
 import java.util.Locale;
 import java.util.Map;
+import java.util.regex.Pattern;
 import java.util.Set;
 
 /**
@@ -18,17 +19,14 @@ import java.util.Set;
  */
 public final class ClientErrors {
 
-    /** A key of {@code allowed} that starts with this is a regular expression over the whole path. */
-    public static final String PATTERN = "regex:";
-
-    /**
-     * Methods per fixed path, for 405's {@code Allow}; keys starting with {@link #PATTERN} match by regular expression
-     * (before the prefixes), paths under a prefix ending in '/' by prefix.
-     */
+    /** Methods per fixed path, for 405's {@code Allow}; paths under a prefix ending in '/' match by prefix. */
     private final Map<String, String> allowed;
+    /** Methods per path pattern (a whole-path regular expression), tried after the fixed paths and before the prefixes. */
+    private final Map<Pattern, String> allowedPatterns;
 
-    public ClientErrors(Map<String, String> allowed) {
+    public ClientErrors(Map<String, String> allowed, Map<Pattern, String> allowedPatterns) {
         this.allowed = Map.copyOf(allowed);
+        this.allowedPatterns = Map.copyOf(allowedPatterns);
     }
 
     /** For {@code HttpServer#invalidRequestHandler}: the request line or headers could not be decoded. */
@@ -83,8 +81,8 @@ public final class ClientErrors {
         if (exact != null) {
             return exact;
         }
-        for (Map.Entry<String, String> e : allowed.entrySet()) {
-            if (e.getKey().startsWith(PATTERN) && path.matches(e.getKey().substring(PATTERN.length()))) {
+        for (Map.Entry<Pattern, String> e : allowedPatterns.entrySet()) {
+            if (e.getKey().matcher(path).matches()) {
                 return e.getValue();
             }
         }

@@ -280,7 +280,8 @@ public final class RouterMetrics implements AutoCloseable {
             pinned.add(MultiGauge.Row.of(replica, affinity.sessionsOn(r.id())));
         }
         // The snapshot's readiness is placement's: a draining replica is up but takes nothing new, as /api/replicas says.
-        for (ReplicaView r : pool.snapshot(affinity::sessionsOn, System.nanoTime()).replicas()) {
+        List<ReplicaView> views = pool.snapshot(affinity::sessionsOn, System.nanoTime()).replicas();
+        for (ReplicaView r : views) {
             Tags replica = Tags.of("replica", r.id());
             up.add(MultiGauge.Row.of(replica, r.ready() ? 1 : 0));
             drains.add(MultiGauge.Row.of(replica, switch (r.drain()) {
@@ -299,7 +300,7 @@ public final class RouterMetrics implements AutoCloseable {
             List<MultiGauge.Row<?>> tokens = new ArrayList<>();
             List<MultiGauge.Row<?>> budgets = new ArrayList<>();
             var loads = admission.residentLoads();
-            for (ReplicaView r : pool.snapshot(affinity::sessionsOn, System.nanoTime()).replicas()) {
+            for (ReplicaView r : views) {
                 Tags replica = Tags.of("replica", r.id());
                 var l = loads.get(r.id());
                 sessions.add(MultiGauge.Row.of(replica, l == null ? 0 : l.residentSessions()));

@@ -167,10 +167,6 @@ public final class AdmissionController {
     private static final class FirstChoice {
         private Placement value;
 
-        FirstChoice(Placement value) {
-            this.value = value;
-        }
-
         void offer(Placement p) {
             if (value == null) {
                 value = p;
@@ -178,8 +174,6 @@ public final class AdmissionController {
         }
     }
 
-    /** The policy's choice in the latest {@link #placeWithinBudget} call: what a request that then queues was first told. */
-    private Placement lastChoice;
 
     public AdmissionRules rules() {
         return rules;
@@ -204,7 +198,6 @@ public final class AdmissionController {
         Rejection rejection;
         synchronized (this) {
             long now = clock.getAsLong();
-            lastChoice = null;
             AdmissionRules s = rules;
             boolean pinnedByClient = facts.pinnedReplica().isPresent() || facts.dataParallelRank().isPresent();
             PoolSnapshot snap = snapshot.apply(now);
@@ -216,9 +209,10 @@ public final class AdmissionController {
             WorkingSet ws = WorkingSet.of(facts);
             boolean again = admitted.containsKey(facts);
             boolean engaged = thrash.engaged(now);
+            FirstChoice first = new FirstChoice();
             if (again) {
                 // Its step is under way already: it moves within the budget, or waits for room ahead of newcomers.
-                Optional<Placement> p = engaged ? placeWithinBudget(facts, session, ws, alreadyTried, true, snap, now)
+                Optional<Placement> p = engaged ? placeWithinBudget(facts, session, ws, alreadyTried, true, snap, now, first)
                         : Optional.of(placeAsPolicy(facts, session, ws, alreadyTried, true, snap, now));
                 if (p.isPresent()) {
                     totals.admittedAtOnce.incrementAndGet();
@@ -233,7 +227,7 @@ public final class AdmissionController {
             // A session in progress queues before newcomers; so does a retry.
             boolean inProgress = again || returnTimes.knows(session);
             if (!again && (inProgress ? !queue.hasReturning() : queue.isEmpty())) {
-                Optional<Placement> p = placeWithinBudget(facts, session, ws, Set.of(), false, snap, now);
+                Optional<Placement> p = placeWithinBudget(facts, session, ws, Set.of(), false, snap, now, first);
                 if (p.isPresent()) {
                     totals.admittedAtOnce.incrementAndGet();
                     return Optional.of(new Admission(p.get(), ticket(facts, session), 0));
@@ -250,7 +244,7 @@ public final class AdmissionController {
                         + "retry after the Retry-After delay", seconds);
             } else {
                 Optional<AdmissionQueue.Entry<Pending>> entry = queue.offer(new Pending(facts, session, ws, waiter, Set.copyOf(alreadyTried),
-                        again, inProgress, new FirstChoice(lastChoice)), now, inProgress, service.orderKey(session));
+                        again, inProgress, first), now, inProgress, service.orderKey(session));
                 if (entry.isPresent()) {
                     waiting.put(waiter, entry.get());
                     totals.queued.incrementAndGet();
@@ -342,9 +336,7 @@ public final class AdmissionController {
         Pending pending = e.waiter();
         Optional<Placement> placed;
         try {
-            lastChoice = null;
             placed = placeFromQueue(pending, s.enabled(), withinBudget, now);
-            pending.firstChoice().offer(lastChoice != null ? lastChoice : placed.orElse(null));
         } catch (NoReplicaAvailableException ex) {
             queue.remove(e);
             waiting.remove(pending.waiter());
@@ -402,10 +394,12 @@ public final class AdmissionController {
             return Optional.of(placer.place(pending.facts(), snap, pending.tried(), now));
         }
         if (!withinBudget || (!pending.again() && (residencies.isResident(pending.session()) || peers.holds(pending.session())))) {
-            return Optional.of(placeAsPolicy(pending.facts(), pending.session(), pending.workingSet(), pending.tried(), pending.again(),
-                    snap, now));
+            Placement p = placeAsPolicy(pending.facts(), pending.session(), pending.workingSet(), pending.tried(), pending.again(), snap, now);
+            pending.firstChoice().offer(p);
+            return Optional.of(p);
         }
-        return placeWithinBudget(pending.facts(), pending.session(), pending.workingSet(), pending.tried(), pending.again(), snap, now);
+        return placeWithinBudget(pending.facts(), pending.session(), pending.workingSet(), pending.tried(), pending.again(), snap, now,
+                pending.firstChoice());
     }
 
     /** Where the policy sends the step, whatever the budget: the session is (or stays) resident there. */
@@ -422,11 +416,13 @@ public final class AdmissionController {
      * makes the session resident there.
      *
      * @param sameStep the step is already counted (a retry): its residency moves rather than a new step starting
+     * @param firstChoice told the policy's choice, which may have re-pinned the session even when the step must wait
      */
     private Optional<Placement> placeWithinBudget(RequestFacts facts, String session, WorkingSet ws, Set<String> tried,
-                                                  boolean sameStep, PoolSnapshot snap, long now) throws NoReplicaAvailableException {
+                                                  boolean sameStep, PoolSnapshot snap, long now, FirstChoice firstChoice)
+            throws NoReplicaAvailableException {
         Placement chosen = placer.place(facts, snap, tried, now);
-        lastChoice = chosen;
+        firstChoice.offer(chosen);
         ReplicaView first = chosen.replica();
         if (residencies.fits(first, ws)) {
             reside(facts, session, first.id(), ws, sameStep, now);
