@@ -292,6 +292,7 @@ public final class AdmissionController {
             long now = clock.getAsLong();
             AdmissionRules s = rules;
             PoolSnapshot snap = snapshot.apply(now);
+            returnTimes.settleEnds(now);
             for (ReplicaView r : snap.replicas()) {
                 if (!r.ready()) {
                     continue;

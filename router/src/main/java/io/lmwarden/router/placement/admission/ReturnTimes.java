@@ -2,6 +2,7 @@ package io.lmwarden.router.placement.admission;
 
 import java.util.HashMap;
 import java.util.Map;
+import java.util.TreeMap;
 
 /**
  * When a paused session will send its next step, estimated from its own pauses shrunk towards a pool-wide log-normal
@@ -11,6 +12,12 @@ import java.util.Map;
  * agent kind (how the session names itself) as well as pool-wide, so Claude Code's tool pauses and a bot's do not
  * blur into one. Times are on the
  * router's wall clock, in nanoseconds. Not thread-safe: {@link AdmissionController} guards it.
+ *
+ * <p>The end chance is learned from pauses whose outcome is known: a pause that ended in a step returned, one that lasted
+ * past the session's own 99th percentile ({@link #settleEnds}) ended the session (undone if it comes back after all).
+ * Counting starts instead (every session starts once and ends once) holds only in a steady state: while sessions join —
+ * a pool filling up, a bench's first minute — starts outnumber ends many times, the estimate said most pauses were
+ * last ones, and residents two seconds into a two-second pause were revoked as likely gone.
  */
 public final class ReturnTimes {
 
@@ -22,8 +29,15 @@ public final class ReturnTimes {
     static final double MIN_SIGMA = 0.25;
     /** Per pause, the weight of the pool's past: the prior follows roughly the last 200 pauses. */
     static final double POOL_DECAY = 0.995;
-    /** Per step, the weight of the past in the end chance. */
+    /** Per pause whose outcome is known, the weight of the past in the end chance. */
     static final double END_DECAY = 0.999;
+    /** A pause past this quantile of the session's own estimate is taken for its end. */
+    static final double END_QUANTILE_Z = 2.326;
+    /** However irregular a session, a pause of an hour is taken for its end (and undone if it comes back). */
+    static final long MAX_END_HORIZON_NANOS = 3_600_000_000_000L;
+    /** Before any pause's outcome is known: sessions of ten steps (one pause in ten is the last). */
+    static final double PRIOR_ENDS = 1;
+    static final double PRIOR_RETURNS = 9;
 
     /** One session's pauses (Welford's running mean and sum of squares of ln(pause)) and its steps in flight. */
     private static final class History {
@@ -35,6 +49,19 @@ public final class ReturnTimes {
         double m2;
         /** Its agent kind's prior, or the pool's when kinds are not told apart. */
         Prior prior;
+        /** While paused: its place in {@link #pausedUntil} (when the pause counts as its end); else null. */
+        PauseDeadline deadline;
+        /** Its latest pause was counted as its end. */
+        boolean countedEnded;
+    }
+
+    /** When a paused session's pause is taken for its end; {@code seq} keeps equal times apart. */
+    private record PauseDeadline(long atNanos, long seq, String session) implements Comparable<PauseDeadline> {
+        @Override
+        public int compareTo(PauseDeadline o) {
+            int c = Long.compare(atNanos, o.atNanos);
+            return c != 0 ? c : Long.compare(seq, o.seq);
+        }
     }
 
     /**
@@ -71,16 +98,17 @@ public final class ReturnTimes {
      * better guessed from its kind than from the whole pool. A kind starts from the pool's estimate of the moment.
      */
     private final Map<String, Prior> kinds = new HashMap<>();
-    private double steps;
-    private double starts;
+    /** Paused sessions by when their pause will be taken for their end. */
+    private final TreeMap<PauseDeadline, History> pausedUntil = new TreeMap<>();
+    private long deadlineSeq;
+    /** Pauses that ended a session, and pauses that ended in a step: exponentially weighted counts. */
+    private double ends = PRIOR_ENDS;
+    private double returns = PRIOR_RETURNS;
 
     /** @param priorMedianNanos the pause assumed before any is observed */
     public ReturnTimes(long priorMedianNanos, int sessionsRemembered) {
         this.sessions = new BoundedSessions<>(sessionsRemembered);
         this.pool = new Prior(Math.log(Math.max(1, priorMedianNanos)), PRIOR_SIGMA * PRIOR_SIGMA);
-        // A session of ten steps until the pool says otherwise.
-        this.steps = 10;
-        this.starts = 1;
     }
 
     public ReturnTimes(long priorMedianNanos) {
@@ -95,8 +123,6 @@ public final class ReturnTimes {
     /** A step of a session of agent kind {@code kind} (null: unknown) starts. */
     public void stepStarted(String session, String kind, long nowNanos) {
         History h = sessions.get(session);
-        steps = steps * END_DECAY + 1;
-        starts = starts * END_DECAY + (h == null ? 1 : 0);
         if (h == null) {
             h = new History();
             h.prior = priorOf(kind);
@@ -107,12 +133,36 @@ public final class ReturnTimes {
         h.inFlight++;
     }
 
+    /** The paused sessions whose pauses have outlasted their own 99th percentile by {@code nowNanos} have ended. */
+    public void settleEnds(long nowNanos) {
+        while (!pausedUntil.isEmpty() && pausedUntil.firstKey().atNanos() <= nowNanos) {
+            Map.Entry<PauseDeadline, History> e = pausedUntil.pollFirstEntry();
+            History h = e.getValue();
+            h.deadline = null;
+            h.countedEnded = true;
+            outcome(true);
+        }
+    }
+
+    private void outcome(boolean ended) {
+        ends = ends * END_DECAY + (ended ? 1 : 0);
+        returns = returns * END_DECAY + (ended ? 0 : 1);
+    }
+
     /** A step of the session ended; with nothing else in flight, its pause starts now. */
     public void stepEnded(String session, long nowNanos) {
         History h = sessions.get(session);
         if (h != null && --h.inFlight <= 0) {
             h.inFlight = 0;
             h.lastEndNanos = nowNanos;
+            if (h.deadline != null) {
+                pausedUntil.remove(h.deadline);
+            }
+            LogNormal d = estimate(session);
+            double horizon = Math.exp(d.mu() + END_QUANTILE_Z * d.sigma());
+            long at = nowNanos + (long) Math.min(MAX_END_HORIZON_NANOS, horizon);
+            h.deadline = new PauseDeadline(at, deadlineSeq++, session);
+            pausedUntil.put(h.deadline, h);
         }
     }
 
@@ -132,6 +182,16 @@ public final class ReturnTimes {
     }
 
     private void pauseEnded(History h, long pauseNanos) {
+        if (h.deadline != null) {
+            pausedUntil.remove(h.deadline);
+            h.deadline = null;
+        }
+        if (h.countedEnded) {
+            // Taken for its end, it came back after all: the outcome is a return.
+            ends = Math.max(0, ends - 1);
+            h.countedEnded = false;
+        }
+        outcome(false);
         double x = Math.log(pauseNanos);
         h.lastPauseNanos = pauseNanos;
         h.pauses++;
@@ -172,7 +232,7 @@ public final class ReturnTimes {
 
     /** The chance that a pause is a session's last (it never sends another step). */
     double endChance() {
-        return Math.max(0.005, Math.min(0.9, starts / steps));
+        return Math.max(0.005, Math.min(0.9, ends / (ends + returns)));
     }
 
     /**

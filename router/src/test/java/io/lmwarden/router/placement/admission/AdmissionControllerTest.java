@@ -309,6 +309,8 @@ class AdmissionControllerTest {
         assertThat(e.admission).isNotNull();   // e took a's place
         Recorder f = new Recorder("f");
         submit("f", 40, f);
+        // a comes back after a pause like the prior's (an instant pause would teach the pool that residents return at once).
+        clock.addAndGet(5 * SECOND);
         Recorder a = new Recorder("a");
         assertThat(submit("a", 45, a)).isEmpty();
         // The next room (c's) goes to a, although f arrived first.

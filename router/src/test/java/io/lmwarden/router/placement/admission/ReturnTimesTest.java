@@ -105,13 +105,55 @@ class ReturnTimesTest {
     }
 
     @Test
-    void theEndChanceIsTheShareOfFirstStepsAmongAllSteps() {
+    void theEndChanceIsTheShareOfPausesThatNeverEnd() {
         ReturnTimes t = new ReturnTimes(10 * SECOND);
         for (int s = 0; s < 200; s++) {
+            t.settleEnds(s * 100L * SECOND);
             steps(t, "s" + s, 5, SECOND, s * 100L * SECOND);
         }
+        t.settleEnds(200 * 100L * SECOND);
+        // Five steps: four pauses end in a step, the fifth never does.
         assertThat(t.endChance()).isCloseTo(0.2, within(0.02));
         assertThat(t.knows("s3")).isTrue();
         assertThat(t.knows("never")).isFalse();
+    }
+
+    @Test
+    void sessionsJoiningAtOnceDoNotMakeEveryPauseLookLikeAnEnd() {
+        // 32 sessions of six steps start together, 2 s pauses: two steps in, none has ended. Counting starts against
+        // steps said nearly every pause was a last one here, and residents in a 2 s pause were revoked as gone.
+        ReturnTimes t = new ReturnTimes(10 * SECOND);
+        long now = 0;
+        for (int s = 0; s < 32; s++) {
+            t.stepStarted("s" + s, now);
+        }
+        for (int step = 0; step < 2; step++) {
+            now += 10 * SECOND;
+            for (int s = 0; s < 32; s++) {
+                t.stepEnded("s" + s, now);
+            }
+            now += 2 * SECOND;
+            t.settleEnds(now);
+            for (int s = 0; s < 32; s++) {
+                t.stepStarted("s" + s, now);
+            }
+        }
+        assertThat(t.endChance()).isLessThan(0.15);
+        now += 10 * SECOND;
+        for (int s = 0; s < 32; s++) {
+            t.stepEnded("s" + s, now);
+        }
+        assertThat(t.returnChance("s0", SECOND, 10 * SECOND)).isGreaterThan(0.8);
+    }
+
+    @Test
+    void aPauseTakenForAnEndThatComesBackCountsAsAReturn() {
+        ReturnTimes t = new ReturnTimes(SECOND);
+        long end = steps(t, "s", 10, SECOND, 0);
+        t.settleEnds(end + 1000 * SECOND);
+        double afterEnd = t.endChance();
+        t.stepStarted("s", end + 1001 * SECOND);
+        assertThat(t.endChance()).isLessThan(afterEnd);
+        assertThat(t.endChance()).isLessThan(0.1);
     }
 }
