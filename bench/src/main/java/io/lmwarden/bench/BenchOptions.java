@@ -203,6 +203,11 @@ public final class BenchOptions {
                     + "router's /api/replicas.")
     String replicaAdmin;
 
+    @Option(names = "--step-log",
+            description = "Write every step of every variant to steps-POLICY-rREPEAT.csv in --out (replica, decision, queue wait,"
+                    + " cached tokens): which steps moved and why. Runs with --fault always write it.")
+    boolean stepLog;
+
     @Option(names = "--out", paramLabel = "DIR", description = "Write report.md, results.csv, results.json and PNG charts here.")
     Path out;
 
@@ -243,7 +248,7 @@ public final class BenchOptions {
         }
         RunPlan run = new RunPlan(variants, repeat, sessions, Durations.parse(stage), Durations.parse(settle),
                 timeScale != null ? timeScale : simulated ? 10 : 1, Durations.parse(sampleInterval),
-                warmUp != null ? Durations.parse(warmUp) : Duration.ofSeconds(simulated ? 5 : 0));
+                warmUp != null ? Durations.parse(warmUp) : Duration.ofSeconds(simulated ? 5 : 0), stepLog);
         return new BenchSettings(pool, run, plan, workloadFile, null, out, commandLine);
     }
 

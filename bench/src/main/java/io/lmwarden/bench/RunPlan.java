@@ -14,6 +14,7 @@ import java.util.List;
  * @param timeScale      workload seconds per wall second
  * @param sampleInterval how often replicas busy is sampled, workload time
  * @param warmUp         unmeasured load before the first variant, wall-clock time (JIT warm-up)
+ * @param stepLog        write every step of every variant to a CSV (always done for runs with faults)
  */
 public record RunPlan(
         List<String> policies,
@@ -23,7 +24,8 @@ public record RunPlan(
         Duration settle,
         double timeScale,
         Duration sampleInterval,
-        Duration warmUp) {
+        Duration warmUp,
+        boolean stepLog) {
 
     public RunPlan {
         policies = List.copyOf(policies);
@@ -70,14 +72,14 @@ public record RunPlan(
     }
 
     public RunPlan withPolicies(List<String> p) {
-        return new RunPlan(p, repeat, sessions, stage, settle, timeScale, sampleInterval, warmUp);
+        return new RunPlan(p, repeat, sessions, stage, settle, timeScale, sampleInterval, warmUp, stepLog);
     }
 
     public RunPlan withRepeat(int r) {
-        return new RunPlan(policies, r, sessions, stage, settle, timeScale, sampleInterval, warmUp);
+        return new RunPlan(policies, r, sessions, stage, settle, timeScale, sampleInterval, warmUp, stepLog);
     }
 
     public RunPlan withWarmUp(Duration w) {
-        return new RunPlan(policies, repeat, sessions, stage, settle, timeScale, sampleInterval, w);
+        return new RunPlan(policies, repeat, sessions, stage, settle, timeScale, sampleInterval, w, stepLog);
     }
 }

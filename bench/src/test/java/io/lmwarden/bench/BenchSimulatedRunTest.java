@@ -109,9 +109,9 @@ class BenchSimulatedRunTest {
     }
 
     @Test
-    void openAiFlavourRunsWithoutErrors(@TempDir Path out) throws Exception {
+    void openAiFlavourRunsWithoutErrorsAndLogsEveryStep(@TempDir Path out) throws Exception {
         List<String> args = new ArrayList<>(List.of("--simulate", "1", "--sessions", "2", "--policies", "affinity",
-                "--api", "openai", "--out", out.toString()));
+                "--api", "openai", "--step-log", "--out", out.toString()));
         args.addAll(SMALL_WORKLOAD);
         run(args, 0);
         JsonNode row = new ObjectMapper().readTree(out.resolve("results.json").toFile()).path("results").get(0);
@@ -119,6 +119,11 @@ class BenchSimulatedRunTest {
         assertThat(row.path("steps").asInt()).isGreaterThan(5);
         assertThat(row.path("prefix_hit_pct").asDouble()).isGreaterThan(30.0);
         assertThat(row.path("client_cached_pct").asDouble()).isGreaterThan(30.0);
+        // --step-log: every step, measured or not, with the replica that served it and the router's decision.
+        List<String> lines = java.nio.file.Files.readAllLines(out.resolve("steps-affinity-r1.csv"));
+        assertThat(lines.get(0)).startsWith("session,step,router,");
+        assertThat(lines.size() - 1).isGreaterThanOrEqualTo(row.path("steps").asInt());
+        assertThat(lines.subList(1, lines.size())).allSatisfy(l -> assertThat(l).contains(",sim-0,"));
     }
 
     @Test

@@ -8,7 +8,8 @@ import java.util.List;
 import java.util.Locale;
 
 /**
- * Every step of one variant, one line each, for runs whose pool changes (scheduled faults): which router and replica
+ * Every step of one variant, one line each, for runs whose pool changes (scheduled faults) or that ask for it
+ * ({@code --step-log}): which router and replica
  * served it, the router's decision, whether it stayed, when it was sent and ended (workload seconds from the variant's
  * start) and how it failed. What the timeline's counts are made of, for looking at one session's moves.
  */

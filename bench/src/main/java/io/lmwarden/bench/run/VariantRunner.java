@@ -81,7 +81,7 @@ public final class VariantRunner implements LoadRun {
             faults.cancel();
             drain(driver.drain(), clock, settings.pool().simulated());
         }
-        if (settings.out() != null && !settings.plan().faults().isEmpty()) {
+        if (settings.out() != null && (!settings.plan().faults().isEmpty() || settings.run().stepLog())) {
             try {
                 progress.println("  wrote " + StepCsv.write(settings.out(), policy, repeat, log.endedWithin(Long.MIN_VALUE, Long.MAX_VALUE),
                         faults.startNanos(), clock));

@@ -29,7 +29,7 @@ class ReportTest {
                 new io.lmwarden.bench.PoolSettings(4, null, "a4000-qwen3-4b", null, 1, "current", 1, false, List.of(), java.util.Map.of(),
                         Duration.ofMillis(100), null, null, null, 0),
                 new io.lmwarden.bench.RunPlan(policies, repeat, sessions, Duration.ofMinutes(3), Duration.ZERO, 10, Duration.ofSeconds(1),
-                        Duration.ofSeconds(5)),
+                        Duration.ofSeconds(5), false),
                 io.lmwarden.bench.workload.Workload.single(io.lmwarden.bench.workload.WorkloadSpec.reference(),
                         io.lmwarden.common.api.ApiDialect.ANTHROPIC_MESSAGES), null, null, null, "java -jar lmw-bench.jar --simulate 4");
     }
