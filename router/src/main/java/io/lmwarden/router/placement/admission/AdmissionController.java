@@ -16,6 +16,7 @@ import io.lmwarden.router.session.RequestFacts;
 
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
@@ -35,7 +36,8 @@ import java.util.function.Supplier;
  * replica's budget — paused residents there giving up their residency by cost if need be ({@link Victims}) — else on
  * the least loaded replica where it fits (unless its home still holds its prefix), else — when a replica's compute
  * would otherwise idle — where paused residents give way; otherwise it waits: sessions in progress first, the least
- * served first, then newcomers in arrival order. A newcomer whose predicted wait exceeds the queue timeout is told at
+ * served first, then newcomers in arrival order. A request that waits holds the replica it waits for; those behind it
+ * may be admitted elsewhere meanwhile (backfill), never into that room. A newcomer whose predicted wait exceeds the queue timeout is told at
  * once; a step of a session in progress is never turned away (past the timeout, or with the queue full, it is
  * admitted over the budget). Residency lapses by cost, never by a timer: under pressure (hysteresis, {@link Pressure})
  * paused residents unlikely to return within the break-even — the time in which holding a session's KV costs what
@@ -212,7 +214,7 @@ public final class AdmissionController {
             FirstChoice first = new FirstChoice();
             if (again) {
                 // Its step is under way already: it moves within the budget, or waits for room ahead of newcomers.
-                Optional<Placement> p = engaged ? placeWithinBudget(facts, session, ws, alreadyTried, true, snap, now, first)
+                Optional<Placement> p = engaged ? placeWithinBudget(facts, session, ws, alreadyTried, true, snap, now, first, new HashSet<>())
                         : Optional.of(placeAsPolicy(facts, session, ws, alreadyTried, true, snap, now));
                 if (p.isPresent()) {
                     totals.admittedAtOnce.incrementAndGet();
@@ -227,7 +229,7 @@ public final class AdmissionController {
             // A session in progress queues before newcomers; so does a retry.
             boolean inProgress = again || returnTimes.knows(session);
             if (!again && (inProgress ? !queue.hasReturning() : queue.isEmpty())) {
-                Optional<Placement> p = placeWithinBudget(facts, session, ws, Set.of(), false, snap, now, first);
+                Optional<Placement> p = placeWithinBudget(facts, session, ws, Set.of(), false, snap, now, first, new HashSet<>());
                 if (p.isPresent()) {
                     totals.admittedAtOnce.incrementAndGet();
                     return Optional.of(new Admission(p.get(), ticket(facts, session), 0));
@@ -283,7 +285,8 @@ public final class AdmissionController {
 
     /**
      * Reads the engines' evidence, relieves replicas under pressure, times out newcomers, admits sessions in progress
-     * that waited the queue timeout over the budget, and admits from the head of the queue while the head fits.
+     * that waited the queue timeout over the budget, and admits in queue order whoever fits, a waiting request keeping
+     * the replica it waits for from those behind it (backfill).
      * Called on a timer and whenever a request ends.
      */
     public void pump() {
@@ -317,11 +320,20 @@ public final class AdmissionController {
                 });
             }
             for (AdmissionQueue.Entry<Pending> e : queue.overdue(now)) {
-                admitFromQueue(e, false, s, now, tell);
+                admitFromQueue(e, false, s, now, tell, new HashSet<>());
             }
-            while (true) {
-                Optional<AdmissionQueue.Entry<Pending>> head = queue.head();
-                if (head.isEmpty() || !admitFromQueue(head.get(), engaged, s, now, tell)) {
+            // In queue order; one that must wait holds the replica it waits for, and those behind it may take room
+            // only elsewhere (backfill): a session waiting for its warm home does not keep a newcomer from a replica
+            // with room, and no one behind takes the room it waits for. Newcomers stay first come, first served: the
+            // first that must wait ends the scan.
+            Set<String> heldFor = new HashSet<>();
+            long ready = snap.replicas().stream().filter(ReplicaView::ready).count();
+            for (AdmissionQueue.Entry<Pending> e : queue.inOrder()) {
+                if (heldFor.size() >= ready) {
+                    break;
+                }
+                boolean newcomer = !e.waiter().inProgress();
+                if (!admitFromQueue(e, engaged, s, now, tell, heldFor) && newcomer) {
                     break;
                 }
             }
@@ -333,11 +345,12 @@ public final class AdmissionController {
      * Admits the queued request if it may go now ({@code withinBudget}: only where its working set fits; else where the
      * policy sends it); returns whether it left the queue.
      */
-    private boolean admitFromQueue(AdmissionQueue.Entry<Pending> e, boolean withinBudget, AdmissionRules s, long now, List<Runnable> tell) {
+    private boolean admitFromQueue(AdmissionQueue.Entry<Pending> e, boolean withinBudget, AdmissionRules s, long now, List<Runnable> tell,
+                                   Set<String> heldFor) {
         Pending pending = e.waiter();
         Optional<Placement> placed;
         try {
-            placed = placeFromQueue(pending, s.enabled(), withinBudget, now);
+            placed = placeFromQueue(pending, s.enabled(), withinBudget, now, heldFor);
         } catch (NoReplicaAvailableException ex) {
             queue.remove(e);
             waiting.remove(pending.waiter());
@@ -388,7 +401,7 @@ public final class AdmissionController {
     }
 
     /** Where the queued request may go now, if anywhere. */
-    private Optional<Placement> placeFromQueue(Pending pending, boolean enabled, boolean withinBudget, long now)
+    private Optional<Placement> placeFromQueue(Pending pending, boolean enabled, boolean withinBudget, long now, Set<String> heldFor)
             throws NoReplicaAvailableException {
         PoolSnapshot snap = snapshot.apply(now);
         if (!enabled) {
@@ -400,7 +413,7 @@ public final class AdmissionController {
             return Optional.of(p);
         }
         return placeWithinBudget(pending.facts(), pending.session(), pending.workingSet(), pending.tried(), pending.again(), snap, now,
-                pending.firstChoice());
+                pending.firstChoice(), heldFor);
     }
 
     /** Where the policy sends the step, whatever the budget: the session is (or stays) resident there. */
@@ -418,20 +431,24 @@ public final class AdmissionController {
      *
      * @param sameStep the step is already counted (a retry): its residency moves rather than a new step starting
      * @param firstChoice told the policy's choice, which may have re-pinned the session even when the step must wait
+     * @param heldFor     replicas requests ahead in the queue wait for: their room is not taken here; when this step
+     *                    must wait too, the replica it waits for (the policy's choice) is added
      */
     private Optional<Placement> placeWithinBudget(RequestFacts facts, String session, WorkingSet ws, Set<String> tried,
-                                                  boolean sameStep, PoolSnapshot snap, long now, FirstChoice firstChoice)
+                                                  boolean sameStep, PoolSnapshot snap, long now, FirstChoice firstChoice,
+                                                  Set<String> heldFor)
             throws NoReplicaAvailableException {
         Placement chosen = placer.place(facts, snap, tried, now);
         firstChoice.offer(chosen);
         ReplicaView first = chosen.replica();
-        if (residencies.fits(first, ws)) {
+        boolean firstHeld = heldFor.contains(first.id());
+        if (!firstHeld && residencies.fits(first, ws)) {
             reside(facts, session, first.id(), ws, sameStep, now);
             return Optional.of(chosen);
         }
         // Paused residents that cost more to hold than to recompute make room where the policy wants the step.
-        int revoked = makeRoom(first, ws, false, now);
-        if (residencies.fits(first, ws)) {
+        int revoked = firstHeld ? 0 : makeRoom(first, ws, false, now);
+        if (!firstHeld && residencies.fits(first, ws)) {
             reside(facts, session, first.id(), ws, sameStep, now);
             return Optional.of(revoked == 0 ? chosen : chosen.withDecision(chosen.decision(), chosen.reason() + "; " + revoked
                     + " paused resident(s) gave up their KV budget"));
@@ -441,7 +458,7 @@ public final class AdmissionController {
         boolean homeHoldsIt = chosen.decision() == Decision.STICKY
                 && 2L * prefixIndexes.heldTokens(first, facts.shape()) >= facts.shape().estimatedTokens();
         List<ReplicaView> others = new ArrayList<>(Candidates.eligible(facts, snap, tried));
-        others.removeIf(r -> r.id().equals(first.id()) || (homeHoldsIt && !computeIdle(r)));
+        others.removeIf(r -> r.id().equals(first.id()) || heldFor.contains(r.id()) || (homeHoldsIt && !computeIdle(r)));
         others.sort(LoadOrder.FOR_NEW_SESSION);
         for (ReplicaView r : others) {
             if (residencies.fits(r, ws)) {
@@ -458,7 +475,9 @@ public final class AdmissionController {
         // Work-conserving: a replica with nothing running must not idle while this waits; its residents that have
         // paused for a while (half their usual pause) give way, never one about to return.
         List<ReplicaView> order = new ArrayList<>();
-        order.add(first);
+        if (!firstHeld) {
+            order.add(first);
+        }
         order.addAll(others);
         for (ReplicaView r : order) {
             if (computeIdle(r)) {
@@ -474,6 +493,7 @@ public final class AdmissionController {
                 }
             }
         }
+        heldFor.add(first.id());
         return Optional.empty();
     }
 

@@ -53,12 +53,12 @@ public final class AdmissionQueue<T> {
         return Optional.of(e);
     }
 
-    /** The next to admit: the least served session in progress, else the oldest newcomer. */
-    public Optional<Entry<T>> head() {
-        if (!returning.isEmpty()) {
-            return Optional.of(returning.first());
-        }
-        return entries.isEmpty() ? Optional.empty() : Optional.of(entries.iterator().next());
+    /** Everyone waiting, in the order they are admitted: sessions in progress by priority, then newcomers by arrival. */
+    public List<Entry<T>> inOrder() {
+        List<Entry<T>> out = new ArrayList<>(size());
+        out.addAll(returning);
+        out.addAll(entries);
+        return out;
     }
 
     /** Whether sessions in progress are waiting (a returning session queues behind those only). */

@@ -322,6 +322,42 @@ class AdmissionControllerTest {
     }
 
     @Test
+    void aNewcomerBehindASessionWaitingForItsWarmHomeIsAdmittedWhereThereIsRoom() throws Exception {
+        // Two sessions running on each replica: a and its neighbour on a's home, two on the other.
+        List<AdmissionController.Admission> running = fill();
+        String aHome = running.get(0).placement().replica().id();
+        List<Integer> atHome = new ArrayList<>();
+        List<Integer> elsewhere = new ArrayList<>();
+        for (int i = 1; i < running.size(); i++) {
+            (running.get(i).placement().replica().id().equals(aHome) ? atHome : elsewhere).add(i);
+        }
+        assertThat(atHome).hasSize(1);
+        String other = running.get(elsewhere.get(0)).placement().replica().id();
+        ReplicaView home = replicas.stream().filter(r -> r.id().equals(aHome)).findFirst().orElseThrow();
+        indexes.accepted(home, step("a", 45).shape());
+        // e takes a's room at its pause; a comes back to a full home that still holds its prefix, and waits for it.
+        Recorder e = new Recorder("e");
+        submit("e", 40, e);
+        running.get(0).ticket().close();
+        assertThat(e.admission.placement().replica().id()).isEqualTo(aHome);
+        clock.addAndGet(5 * SECOND);
+        Recorder a = new Recorder("a");
+        assertThat(submit("a", 45, a)).isEmpty();
+        // A session on the other replica pauses: the newcomer f, queued behind a, takes that room at once (a waiting
+        // head no longer blocks the queue), and a keeps waiting for its warm home.
+        Recorder f = new Recorder("f");
+        assertThat(submit("f", 40, f)).isEmpty();
+        running.get(elsewhere.get(0)).ticket().close();
+        assertThat(f.admission).as("f, admitted behind a waiting head").isNotNull();
+        assertThat(f.admission.placement().replica().id()).isEqualTo(other);
+        assertThat(a.admission).isNull();
+        // a's neighbour pauses: room at home, and a goes there.
+        running.get(atHome.get(0)).ticket().close();
+        assertThat(a.admission).isNotNull();
+        assertThat(a.admission.placement().replica().id()).isEqualTo(aHome);
+    }
+
+    @Test
     void aStepOfASessionInProgressIsNeverTurnedAwayButANewcomerIs() throws Exception {
         List<AdmissionController.Admission> running = fillAfterShortPauses();
         // a and b pause (likely back soon) and come back while the pool is full: a ahead of the newcomer e.

@@ -12,10 +12,10 @@ class AdmissionQueueTest {
         q.offer("a", 1);
         q.offer("b", 2);
         q.offer("c", 3);
-        var head = q.head().orElseThrow();
+        var head = q.inOrder().get(0);
         assertThat(head.waiter()).isEqualTo("a");
         q.remove(head);
-        assertThat(q.head().orElseThrow().waiter()).isEqualTo("b");
+        assertThat(q.inOrder().get(0).waiter()).isEqualTo("b");
     }
 
     @Test
@@ -27,7 +27,7 @@ class AdmissionQueueTest {
         q.offer("back1", 4, true, 3.0);
         StringBuilder order = new StringBuilder();
         while (!q.isEmpty()) {
-            var h = q.head().orElseThrow();
+            var h = q.inOrder().get(0);
             order.append(h.waiter()).append(' ');
             q.remove(h);
         }
@@ -52,7 +52,7 @@ class AdmissionQueueTest {
         q.offer("c", 90);
         assertThat(q.removeExpired(99)).isEmpty();
         assertThat(q.removeExpired(150).stream().map(AdmissionQueue.Entry::waiter)).containsExactly("a", "b");
-        assertThat(q.head().orElseThrow().waiter()).isEqualTo("c");
+        assertThat(q.inOrder().get(0).waiter()).isEqualTo("c");
         assertThat(q.oldestWaitNanos(150)).isEqualTo(60);
     }
 
@@ -76,7 +76,7 @@ class AdmissionQueueTest {
         q.offer("c", 2);
         assertThat(q.remove(b)).isTrue();
         assertThat(q.remove(b)).isFalse();
-        q.remove(q.head().orElseThrow());
-        assertThat(q.head().orElseThrow().waiter()).isEqualTo("c");
+        q.remove(q.inOrder().get(0));
+        assertThat(q.inOrder().get(0).waiter()).isEqualTo("c");
     }
 }
