@@ -56,7 +56,7 @@ public final class ReturnTimes {
     }
 
     /** When a paused session's pause is taken for its end; {@code seq} keeps equal times apart. */
-    private record PauseDeadline(long atNanos, long seq, String session) implements Comparable<PauseDeadline> {
+    private record PauseDeadline(long atNanos, long seq) implements Comparable<PauseDeadline> {
         @Override
         public int compareTo(PauseDeadline o) {
             int c = Long.compare(atNanos, o.atNanos);
@@ -161,7 +161,7 @@ public final class ReturnTimes {
             LogNormal d = estimate(session);
             double horizon = Math.exp(d.mu() + END_QUANTILE_Z * d.sigma());
             long at = nowNanos + (long) Math.min(MAX_END_HORIZON_NANOS, horizon);
-            h.deadline = new PauseDeadline(at, deadlineSeq++, session);
+            h.deadline = new PauseDeadline(at, deadlineSeq++);
             pausedUntil.put(h.deadline, h);
         }
     }
