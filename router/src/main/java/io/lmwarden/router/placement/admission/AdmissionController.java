@@ -93,6 +93,14 @@ public final class AdmissionController {
     private static final long NANOS_PER_SECOND = 1_000_000_000L;
     /** An engine whose KV cache is this full of running requests, with requests waiting, thrashes. */
     static final double KV_FULL = 0.95;
+    /**
+     * The budget applies only while the pool's median pause is shorter than the break-even divided by this: holding a
+     * resident through a pause as long as the break-even saves nothing, and costs what the break-even leaves out — a
+     * paused resident's reserved KV runs no sequence, so the engines batch fewer. With pauses about as long as the
+     * break-even (10 s on the reference replica) engaged admission lost 13 % of tokens/min to affinity at 16–48
+     * sessions (busy 3.7 of 4); with pauses of a fifth of it, it won 28–35 %.
+     */
+    static final long HOLDING_PAYS_SHARE_OF_BREAK_EVEN = 2;
 
     private final Placer placer;
     private final LongFunction<PoolSnapshot> snapshot;
@@ -210,7 +218,10 @@ public final class AdmissionController {
             String session = sessionOf(facts);
             WorkingSet ws = WorkingSet.of(facts);
             boolean again = admitted.containsKey(facts);
-            boolean engaged = thrash.engaged(now);
+            if (!again) {
+                returnTimes.arrived(session, now);
+            }
+            boolean engaged = engagedAt(now);
             FirstChoice first = new FirstChoice();
             if (again) {
                 // Its step is under way already: it moves within the budget, or waits for room ahead of newcomers.
@@ -306,7 +317,7 @@ public final class AdmissionController {
                 }
                 relievePressure(r, null, now);
             }
-            boolean engaged = s.enabled() && thrash.engaged(now);
+            boolean engaged = s.enabled() && engagedAt(now);
             for (AdmissionQueue.Entry<Pending> e : queue.removeExpired(now)) {
                 waiting.remove(e.waiter().waiter());
                 totals.rejected.incrementAndGet();
@@ -364,7 +375,7 @@ public final class AdmissionController {
         queue.remove(e);
         waiting.remove(pending.waiter());
         totals.admittedFromQueue.incrementAndGet();
-        if (!withinBudget && s.enabled() && thrash.engaged(now)) {
+        if (!withinBudget && s.enabled() && engagedAt(now)) {
             totals.admittedOverBudget.incrementAndGet();
         }
         forecast.admitted(e.enqueuedAtNanos(), now);
@@ -536,7 +547,7 @@ public final class AdmissionController {
         }
         // While the pool thrashes the budget is the budget: residents admitted beyond it (before admission engaged)
         // give it back as they pause, the least likely to return first.
-        if (rules.enabled() && thrash.engaged(now) && residencies.usedBlocks(r.id()) > available) {
+        if (rules.enabled() && engagedAt(now) && residencies.usedBlocks(r.id()) > available) {
             for (String victim : victims.order(residencies.pausedOn(r.id()), now, breakEvenNanos(r), Victims.Eligible.ALL)) {
                 if (residencies.usedBlocks(r.id()) <= available) {
                     break;
@@ -554,11 +565,16 @@ public final class AdmissionController {
      * How long holding a session's KV on the replica costs what recomputing it does: holding a working set of W blocks
      * for d takes W/B of the replica's budget B for d, recomputing it takes W blocks' prefill; under pressure a share of
      * the KV budget is that share of the replica's throughput, so the two are equal at d = prefill time of the whole
-     * budget, whatever the session's size.
+     * budget, whatever the session's size. The prefill time is the engine's own cost of a token, uncontended: the
+     * learned rate or the configured one, whichever is lower. The learned rate is prefill as a request experiences it,
+     * sharing each engine step with the decodes of everything running; under load it grew to 4 × the engine's cost and
+     * the break-even with it (10 s → 67 s on the reference replica), so residents were held through pauses that
+     * recomputing would have cost far less than.
      */
     long breakEvenNanos(ReplicaView r) {
         double tokens = (double) residencies.availableBlocks(r) * PrefixIndexes.TOKENS_PER_BLOCK;
-        return Math.max(1, (long) (prefillRates.msPerToken(r.id()) * tokens * 1e6));
+        double msPerToken = Math.min(prefillRates.msPerToken(r.id()), prefillRates.prior());
+        return Math.max(1, (long) (msPerToken * tokens * 1e6));
     }
 
     private void reside(RequestFacts facts, String session, String replica, WorkingSet ws, boolean sameStep, long now) {
@@ -676,9 +692,28 @@ public final class AdmissionController {
         thrash.served(session, replica, promptTokens, cachedTokens, outputTokens, heldThrough, now);
     }
 
+    /**
+     * The pool thrashes ({@link ThrashSignal}) and holding residents through their pauses pays: the pool's median pause
+     * is well inside the break-even of the replicas ({@link #HOLDING_PAYS_SHARE_OF_BREAK_EVEN}). Set to apply always,
+     * it always does.
+     */
+    private boolean engagedAt(long now) {
+        if (!thrash.engaged(now)) {
+            return false;
+        }
+        if (rules.alwaysEngaged()) {
+            return true;
+        }
+        long longest = 0;
+        for (long b : breakEvens.values()) {
+            longest = Math.max(longest, b);
+        }
+        return returnTimes.poolMedianPauseNanos() * HOLDING_PAYS_SHARE_OF_BREAK_EVEN < longest;
+    }
+
     /** Whether the KV budget applies now (admission on, and the pool thrashes or it is set to apply always). */
     public synchronized boolean engaged() {
-        return rules.enabled() && thrash.engaged(clock.getAsLong());
+        return rules.enabled() && engagedAt(clock.getAsLong());
     }
 
     public synchronized int queueLength() {

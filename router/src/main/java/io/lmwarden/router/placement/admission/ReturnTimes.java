@@ -43,6 +43,8 @@ public final class ReturnTimes {
     private static final class History {
         int inFlight;
         long lastEndNanos = -1;
+        /** When its next step reached the router, while that step waits for admission; else -1. */
+        long arrivedNanos = -1;
         long lastPauseNanos = -1;
         int pauses;
         double mean;
@@ -128,9 +130,27 @@ public final class ReturnTimes {
             h.prior = priorOf(kind);
             sessions.put(session, h);
         } else if (h.inFlight == 0 && h.lastEndNanos >= 0) {
-            pauseEnded(h, Math.max(1, nowNanos - h.lastEndNanos));
+            long returned = h.arrivedNanos >= 0 ? h.arrivedNanos : nowNanos;
+            pauseEnded(h, Math.max(1, returned - h.lastEndNanos));
         }
+        h.arrivedNanos = -1;
         h.inFlight++;
+    }
+
+    /**
+     * A step of the session reached the router: its pause ended now, however long the step then waits for admission
+     * (a pause learned up to the admission would count the router's own queue as the agent's tool time).
+     */
+    public void arrived(String session, long nowNanos) {
+        History h = sessions.get(session);
+        if (h == null || h.inFlight > 0 || h.lastEndNanos < 0 || h.arrivedNanos >= 0) {
+            return;
+        }
+        h.arrivedNanos = nowNanos;
+        if (h.deadline != null) {
+            pausedUntil.remove(h.deadline);
+            h.deadline = null;
+        }
     }
 
     /** The paused sessions whose pauses have outlasted their own 99th percentile by {@code nowNanos} have ended. */
@@ -246,6 +266,11 @@ public final class ReturnTimes {
         double within = alive - d.survival((double) pausedNanos + horizonNanos);
         double denominator = q + (1 - q) * alive;
         return denominator <= 0 ? 0 : (1 - q) * within / denominator;
+    }
+
+    /** The median of every session's pauses, as the pool-wide prior has learned them. */
+    public double poolMedianPauseNanos() {
+        return Math.exp(pool.mean);
     }
 
     /** The median of the session's pauses, as estimated. */

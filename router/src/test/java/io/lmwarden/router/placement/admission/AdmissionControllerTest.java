@@ -415,6 +415,52 @@ class AdmissionControllerTest {
         assertThat(controller.totals().get("yieldedSlice")).isEqualTo(1L);
     }
 
+    /**
+     * Four sessions of six steps on the evidence-engaged default, each step's prompt missing from the engine's cache, the
+     * given pause between steps. Returns whether admission engaged.
+     */
+    private boolean engagesOnMissesAfterPausesOf(long pauseNanos) throws Exception {
+        controller = new AdmissionController(settings.withAlwaysEngaged(false), placer, now -> new PoolSnapshot(replicas, now), () -> policy,
+                homes, indexes, PREFILL, 1600, new AdmissionObserver() {
+                    @Override
+                    public void admittedAfterWait(long waitedNanos) {
+                    }
+
+                    @Override
+                    public void rejected(String reason) {
+                    }
+                }, clock::get);
+        controller.pump();
+        for (int step = 0; step < 6; step++) {
+            List<AdmissionController.Admission> running = new ArrayList<>();
+            for (String session : List.of("a", "b", "c", "d")) {
+                RequestFacts f = step(session, 10 + step);
+                AdmissionController.Admission a = controller.submit(f, Set.of(), new Recorder(session)).orElseThrow();
+                controller.served(f, a.placement().replica().id(), f.shape().estimatedTokens(), 0, 16);
+                running.add(a);
+            }
+            clock.addAndGet(SECOND / 10);
+            running.forEach(a -> a.ticket().close());
+            clock.addAndGet(pauseNanos);
+            controller.pump();
+        }
+        return controller.engaged();
+    }
+
+    @Test
+    void missesAfterPausesWellInsideTheBreakEvenEngageAdmission() throws Exception {
+        // The break-even here is 0.48 s (0.3 ms per token × a 1,600-token budget): pauses of 50 ms are a tenth of it.
+        assertThat(engagesOnMissesAfterPausesOf(SECOND / 20)).isTrue();
+    }
+
+    @Test
+    void missesAfterPausesAsLongAsTheBreakEvenDoNotEngageAdmission() throws Exception {
+        // Pauses of 0.4 s: each miss is one holding could have saved (shorter than the break-even), but holding a
+        // resident that long saves almost nothing and idles its reserved KV: the default keeps routing as affinity.
+        assertThat(engagesOnMissesAfterPausesOf(SECOND * 4 / 10)).isFalse();
+        assertThat(controller.totals().get("thrash").toString()).contains("missedSteps");
+    }
+
     @Test
     void switchedOffNothingWaits() throws Exception {
         fill();

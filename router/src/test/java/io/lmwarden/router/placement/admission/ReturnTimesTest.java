@@ -147,6 +147,21 @@ class ReturnTimesTest {
     }
 
     @Test
+    void aStepThatWaitsForAdmissionEndsItsPauseWhenItArrivesNotWhenItIsAdmitted() {
+        ReturnTimes t = new ReturnTimes(10 * SECOND);
+        long end = steps(t, "s", 20, SECOND, 0);
+        // Each next step arrives 1 s after the last ended, then waits 60 s in the router's queue.
+        for (int i = 0; i < 20; i++) {
+            t.arrived("s", end + SECOND);
+            t.stepStarted("s", end + 61 * SECOND);
+            end += 62 * SECOND;
+            t.stepEnded("s", end);
+        }
+        assertThat(t.medianPauseNanos("s") / SECOND).isCloseTo(1.0, within(0.2));
+        assertThat(t.lastPauseNanos("s")).isEqualTo(SECOND);
+    }
+
+    @Test
     void aPauseTakenForAnEndThatComesBackCountsAsAReturn() {
         ReturnTimes t = new ReturnTimes(SECOND);
         long end = steps(t, "s", 10, SECOND, 0);
