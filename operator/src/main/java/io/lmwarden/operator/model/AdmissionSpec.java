@@ -30,8 +30,9 @@ public class AdmissionSpec {
 
     @Pattern("^(evidence|always)$")
     @JsonPropertyDescription("When the KV budget applies: 'evidence' (the router's default) only while the pool thrashes "
-            + "(resident sessions missing their own cached prefix, an engine's KV full with requests waiting), otherwise "
-            + "placement exactly as the policy; 'always' on every step.")
+            + "(resident sessions missing their own cached prefix, an engine's KV full with requests waiting) and holding "
+            + "paused residents pays (the pool's median pause under half the break-even), otherwise placement exactly as "
+            + "the policy; 'always' on every step.")
     private String engage;
 
     @Pattern("^[0-9]+(ms|s|m|h)$")

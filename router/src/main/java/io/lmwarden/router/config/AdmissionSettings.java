@@ -39,7 +39,8 @@ public record AdmissionSettings(
     public static final String ENGAGE_ALWAYS = "always";
     public static final Setting<String> ENGAGE = Setting.choice("admissionEngage", ENGAGE_EVIDENCE, List.of(ENGAGE_EVIDENCE, ENGAGE_ALWAYS),
             "when the KV budget applies: `evidence` only while the pool thrashes (residents missing their own cached prefix, "
-                    + "an engine's KV full with requests waiting), else placement exactly as the policy; `always`");
+                    + "an engine's KV full with requests waiting) and holding residents pays (the pool's median pause under half "
+                    + "the break-even), else placement exactly as the policy; `always`");
 
     /** A workload duration on the router's wall clock, in nanoseconds (at least 1). */
     public static long wall(Duration workload, double timeScale) {

@@ -29,7 +29,7 @@ import java.util.function.Supplier;
 /**
  * KV-budgeted session admission: the stage of placement every attempt of a proxied request passes, its first and
  * its retries, before a replica is reserved. It keeps each replica's resident sessions' working sets inside its KV
- * budget, but only while the pool thrashes ({@link ThrashSignal}: residents missing their own cached prefix, an
+ * budget, but only while the pool thrashes and holding residents pays ({@link #engagedAt}; {@link ThrashSignal}: residents missing their own cached prefix, an
  * engine's KV full with requests waiting); otherwise every step goes where the policy sends it, as without admission,
  * and only the ledger is kept. Engaged: a step of a resident session goes where the policy sends it (home) at once;
  * a step of a session that is not resident is admitted where the policy would place it if its working set fits that
