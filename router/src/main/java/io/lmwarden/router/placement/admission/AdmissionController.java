@@ -161,11 +161,9 @@ public final class AdmissionController {
     }
 
     /**
-     * A request in the queue. {@code tried}: the replicas earlier attempts failed on (empty for a first attempt);
-     * {@code again}: it holds its admission already and is placed again (a retry), so its step is counted once.
-     */
-    /**
-     * A queued attempt. {@code firstChoice}: where placement sent it before it had to wait, or null. That placement may
+     * A queued attempt. {@code tried}: the replicas earlier attempts failed on (empty for a first attempt);
+     * {@code again}: it holds its admission already and is placed again (a retry), so its step is counted once;
+     * {@code firstChoice}: where placement sent it before it had to wait, or null. That placement may
      * already have re-pinned the session (its home drains, it spilled, it is new), so when the attempt is admitted there
      * later, placement sees the new home and says {@code STICKY}: the step is announced with its first decision instead.
      */
@@ -567,9 +565,9 @@ public final class AdmissionController {
      * the KV budget is that share of the replica's throughput, so the two are equal at d = prefill time of the whole
      * budget, whatever the session's size. The prefill time is the engine's own cost of a token, uncontended: the
      * learned rate or the configured one, whichever is lower. The learned rate is prefill as a request experiences it,
-     * sharing each engine step with the decodes of everything running; under load it grew to 4 × the engine's cost and
-     * the break-even with it (10 s → 67 s on the reference replica), so residents were held through pauses that
-     * recomputing would have cost far less than.
+     * sharing each engine step with the decodes of everything running; under load it grows to several times the
+     * engine's cost and the break-even with it, holding residents through pauses that recomputing would cost far less
+     * than (10 s pauses on the reference replica: admission engaged and lost 13 % to affinity).
      */
     long breakEvenNanos(ReplicaView r) {
         double tokens = (double) residencies.availableBlocks(r) * PrefixIndexes.TOKENS_PER_BLOCK;
