@@ -111,6 +111,57 @@ class ErrorsAndFaultsTest {
     }
 
     @Test
+    void heldRequestsWaitBeforeTheirFirstByteUntilReleased() throws Exception {
+        long releasedBefore = http.get("/sim/faults").json().get("released").asLong();
+        http.post("/sim/faults", "{\"holdNext\":2}");
+        java.util.concurrent.ExecutorService clients = java.util.concurrent.Executors.newFixedThreadPool(2);
+        try {
+            java.util.List<java.util.concurrent.Future<SimHttp.Stream>> held = new java.util.ArrayList<>();
+            for (int i = 0; i < 2; i++) {
+                held.add(clients.submit(() -> http.stream("/v1/chat/completions", SimHttp.chat(MODEL, "a", 3, true))));
+            }
+            awaitHeld(2);
+            assertThat(held).noneMatch(java.util.concurrent.Future::isDone);
+            assertNextRequestSucceeds(); // the third is not held: holdNext was 2
+            assertThat(held).as("still held after another request went through").noneMatch(java.util.concurrent.Future::isDone);
+            JsonNode released = http.post("/sim/faults", "{\"release\":true}").json();
+            assertThat(released.get("held").asInt()).isZero();
+            assertThat(released.get("released").asLong()).isEqualTo(releasedBefore + 2);
+            for (java.util.concurrent.Future<SimHttp.Stream> f : held) {
+                assertThat(f.get().complete()).isTrue();
+            }
+        } finally {
+            clients.shutdownNow();
+        }
+    }
+
+    @Test
+    void clearingFaultsReleasesHeldRequests() throws Exception {
+        http.post("/sim/faults", "{\"holdNext\":5}");
+        java.util.concurrent.ExecutorService client = java.util.concurrent.Executors.newSingleThreadExecutor();
+        try {
+            java.util.concurrent.Future<SimHttp.Stream> held =
+                    client.submit(() -> http.stream("/v1/chat/completions", SimHttp.chat(MODEL, "a", 3, true)));
+            awaitHeld(1);
+            http.delete("/sim/faults");
+            assertThat(held.get().complete()).isTrue();
+            assertThat(http.get("/sim/faults").json().get("holdNext").asInt()).isZero();
+            assertNextRequestSucceeds();
+        } finally {
+            client.shutdownNow();
+        }
+    }
+
+    /** Polls the simulator's own count; the deadline only turns a hang into a failure, it bounds no speed. */
+    private static void awaitHeld(int n) throws InterruptedException {
+        long deadline = System.nanoTime() + java.time.Duration.ofSeconds(60).toNanos();
+        while (http.get("/sim/faults").json().get("held").asInt() < n) {
+            assertThat(System.nanoTime()).as("%d requests held within 60 s", n).isLessThan(deadline);
+            Thread.sleep(10);
+        }
+    }
+
+    @Test
     void modelsStallDelaysTheModelListUntilCleared() {
         http.post("/sim/faults", "{\"modelsStallMs\":300}");
         for (int i = 0; i < 2; i++) {

@@ -3,9 +3,14 @@ package io.lmwarden.sim.http;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 
+import java.util.ArrayList;
+import java.util.List;
+
 /**
  * The faults armed on one replica ({@code /sim/faults}); each generation request consumes one of each kind. The
- * {@code /v1/models} stall and {@code unhealthy} hold until cleared.
+ * {@code /v1/models} stall and {@code unhealthy} hold until cleared. Requests held by {@code holdNext} wait, before
+ * their first byte, until {@code release} or a clear lets them go: a test that needs requests in flight holds them
+ * for exactly as long as it needs, whatever the machine's speed.
  */
 final class FaultInjector {
     private int failNext;
@@ -17,6 +22,9 @@ final class FaultInjector {
     private int compactNext;
     private boolean unhealthy;
     private long modelsStallMs;
+    private int holdNext;
+    private final List<Runnable> held = new ArrayList<>();
+    private long releasedTotal;
 
     synchronized void apply(JsonNode body) {
         if (body.has("failNext")) {
@@ -29,6 +37,9 @@ final class FaultInjector {
         if (body.has("stallNext")) {
             stallNext = nonNegative(body, "stallNext");
             stallMs = body.has("stallMs") ? nonNegative(body, "stallMs") : 1000;
+        }
+        if (body.has("holdNext")) {
+            holdNext = nonNegative(body, "holdNext");
         }
         if (body.has("dropNext")) {
             dropNext = nonNegative(body, "dropNext");
@@ -46,9 +57,43 @@ final class FaultInjector {
             }
             unhealthy = body.get("unhealthy").asBoolean();
         }
+        if (body.has("release")) {
+            if (!body.get("release").isBoolean()) {
+                throw new IllegalArgumentException("release: must be true or false");
+            }
+            if (body.get("release").asBoolean()) {
+                release();
+            }
+        }
     }
 
-    synchronized void clear() {
+    /** Keeps a held request until it is released; {@code proceed} runs then, on the request's own context. */
+    void hold(Runnable proceed) {
+        synchronized (this) {
+            held.add(proceed);
+        }
+    }
+
+    /** Lets every held request go on, and stops holding the rest of {@code holdNext}. */
+    void release() {
+        List<Runnable> go;
+        synchronized (this) {
+            go = List.copyOf(held);
+            held.clear();
+            holdNext = 0;
+            releasedTotal += go.size();
+        }
+        go.forEach(Runnable::run);
+    }
+
+    void clear() {
+        release();
+        synchronized (this) {
+            clearArmed();
+        }
+    }
+
+    private void clearArmed() {
         failNext = 0;
         stallNext = 0;
         dropNext = 0;
@@ -67,8 +112,12 @@ final class FaultInjector {
     }
 
     synchronized FaultPlan next() {
-        if (failNext == 0 && stallNext == 0 && dropNext == 0 && compactNext == 0) {
+        if (failNext == 0 && stallNext == 0 && holdNext == 0 && dropNext == 0 && compactNext == 0) {
             return FaultPlan.NONE;
+        }
+        boolean hold = holdNext > 0;
+        if (hold) {
+            holdNext--;
         }
         int fail = 0;
         long stall = 0;
@@ -89,7 +138,7 @@ final class FaultInjector {
         if (compact) {
             compactNext--;
         }
-        return new FaultPlan(fail, stall, drop, compact);
+        return new FaultPlan(fail, stall, hold, drop, compact);
     }
 
     synchronized ObjectNode describe() {
@@ -103,6 +152,9 @@ final class FaultInjector {
         o.put("compactNext", compactNext);
         o.put("unhealthy", unhealthy);
         o.put("modelsStallMs", modelsStallMs);
+        o.put("holdNext", holdNext);
+        o.put("held", held.size());
+        o.put("released", releasedTotal);
         return o;
     }
 

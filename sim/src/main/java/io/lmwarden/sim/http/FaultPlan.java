@@ -1,9 +1,9 @@
 package io.lmwarden.sim.http;
 
 /**
- * What fault injection does to one generation request: fail with a status, stall, drop mid-stream,
- * or write its SSE fields without the optional space after the colon ({@code data:{…}}).
+ * What fault injection does to one generation request: fail with a status, stall for a time, hold until released,
+ * drop mid-stream, or write its SSE fields without the optional space after the colon ({@code data:{…}}).
  */
-record FaultPlan(int failStatus, long stallMs, int dropAfterChunks, boolean compactSse) {
-    static final FaultPlan NONE = new FaultPlan(0, 0, -1, false);
+record FaultPlan(int failStatus, long stallMs, boolean hold, int dropAfterChunks, boolean compactSse) {
+    static final FaultPlan NONE = new FaultPlan(0, 0, false, -1, false);
 }

@@ -7,6 +7,7 @@ import io.lmwarden.sim.tokens.ChunkTokenizer;
 import io.lmwarden.sim.tokens.FillerText;
 import io.lmwarden.sim.tokens.InvalidPromptException;
 import io.lmwarden.sim.tokens.PromptRenderer;
+import io.vertx.core.Context;
 import io.vertx.ext.web.RoutingContext;
 
 import java.util.Arrays;
@@ -42,6 +43,15 @@ final class GenerationEndpoint {
             return;
         }
         FaultPlan plan = faults.next();
+        if (plan.hold()) {
+            Context context = ctx.vertx().getOrCreateContext();
+            faults.hold(() -> context.runOnContext(v -> afterStall(ctx, dialect, body, plan)));
+        } else {
+            afterStall(ctx, dialect, body, plan);
+        }
+    }
+
+    private void afterStall(RoutingContext ctx, ApiDialect dialect, JsonNode body, FaultPlan plan) {
         if (plan.stallMs() > 0) {
             ctx.vertx().setTimer(plan.stallMs(), t -> proceed(ctx, dialect, body, plan));
         } else {
