@@ -3,6 +3,7 @@ package io.lmwarden.operator;
 import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinition;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 import java.io.BufferedReader;
@@ -28,6 +29,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * server through a kubeconfig: catches packaging faults (missing classes, service files, HTTP client
  * implementation) that in-process tests cannot see.
  */
+@Tag("processes")
 @EnableKubernetesMockClient(crud = true)
 class OperatorJarIT {
     private static final Pattern HTTP_PORT = Pattern.compile("http=127\\.0\\.0\\.1:(\\d+)");

@@ -3,6 +3,7 @@ package io.lmwarden.e2e.jars;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.lmwarden.e2e.support.JarProcess;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
@@ -23,6 +24,7 @@ import java.util.jar.JarFile;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /** What an operator sees of the four shipped jars: their version, and log lines a collector can parse. */
+@Tag("processes")
 class ShippedJarsIT {
 
     private static final ObjectMapper JSON = new ObjectMapper();

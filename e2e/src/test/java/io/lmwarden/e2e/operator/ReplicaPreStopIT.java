@@ -3,6 +3,7 @@ package io.lmwarden.e2e.operator;
 import io.lmwarden.common.process.ChildProcess;
 import io.lmwarden.e2e.support.JarProcess;
 import io.lmwarden.operator.dependent.ReplicaDrain;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
@@ -32,6 +33,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * jar) and the vLLM pod's (the Python script, when python3 is installed). Each must still be waiting while the
  * engine decodes, return once the request has ended, and give up at its deadline.
  */
+@Tag("processes")
 class ReplicaPreStopIT {
     private static final String MODEL = "Qwen/Qwen3-4B-Instruct-2507";
     /** 100 ms per decode step (stepBaseMs) and 150 tokens: the request decodes for 15 s or more. */

@@ -3,6 +3,7 @@ package io.lmwarden.e2e.router;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.lmwarden.e2e.support.JarProcess;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 import java.io.IOException;
@@ -35,6 +36,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * fail (the client sends them to the next router), every session stays on one replica, and a fourth
  * router started afterwards serves every existing session STICKY.
  */
+@Tag("cluster")
 class RouterClusterIT {
 
     private static final String MODEL = "Qwen/Qwen3-4B-Instruct-2507";

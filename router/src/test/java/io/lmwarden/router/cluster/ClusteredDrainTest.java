@@ -7,6 +7,7 @@ import io.lmwarden.router.testing.ClusteredRouters;
 import io.lmwarden.router.testing.Http;
 import io.lmwarden.router.testing.SimPool;
 import io.lmwarden.sim.SimProfile;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 import java.util.ArrayList;
@@ -21,6 +22,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * applied it): six sessions placed through router 0, drained through router 0, step on through router 1 and move as
  * {@code DRAIN}; router 1's {@code DELETE} takes the drain back on router 0 too. A router that joins later learns it.
  */
+@Tag("cluster")
 class ClusteredDrainTest {
 
     @Test

@@ -3,6 +3,7 @@ package io.lmwarden.router.cluster;
 import io.lmwarden.common.net.LoopbackPorts;
 import io.lmwarden.router.config.ClusterSettings;
 import io.lmwarden.router.placement.pins.SessionPins;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 import java.io.IOException;
@@ -21,6 +22,7 @@ import java.util.concurrent.TimeUnit;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /** Two cluster members on loopback: pin races end with one pin, moves and releases reach the other member. */
+@Tag("cluster")
 class ClusteredPinsTest {
 
     private static final String MODEL = "m";

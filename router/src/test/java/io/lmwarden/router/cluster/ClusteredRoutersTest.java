@@ -8,6 +8,7 @@ import io.lmwarden.router.testing.Http;
 import io.lmwarden.router.testing.RouterUnderTest;
 import io.lmwarden.router.testing.SimPool;
 import io.lmwarden.sim.SimProfile;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 import java.time.Duration;
@@ -31,6 +32,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * Then a fourth router joins and serves the existing sessions STICKY, one router leaves and the
  * others keep its sessions, and a request in flight through one router counts on the others.
  */
+@Tag("cluster")
 class ClusteredRoutersTest {
 
     private static final double TIME_SCALE = 20;

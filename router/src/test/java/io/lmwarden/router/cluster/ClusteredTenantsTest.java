@@ -7,6 +7,7 @@ import io.lmwarden.router.testing.ClusteredRouters;
 import io.lmwarden.router.testing.Http;
 import io.lmwarden.router.testing.SimPool;
 import io.lmwarden.sim.SimProfile;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 import java.time.Duration;
@@ -21,6 +22,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * filled (also on a router that joins later), while two tenants still share nothing. A configured
  * secret is used instead, and it keeps the salts through a restart of every router.
  */
+@Tag("cluster")
 class ClusteredTenantsTest {
 
     private static final ObjectMapper JSON = new ObjectMapper();

@@ -6,6 +6,7 @@ import io.lmwarden.router.testing.Http;
 import io.lmwarden.router.testing.RouterUnderTest;
 import io.lmwarden.router.testing.SimPool;
 import io.lmwarden.sim.SimProfile;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 import java.net.ConnectException;
@@ -28,6 +29,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
  * {@code shutdownAcceptFor} is still served, then new connections are refused, and every request open at the signal
  * ends with 200 and its whole body before the process exits, within {@code shutdownGrace}.
  */
+@Tag("processes")
 class SigtermShutdownTest {
 
     private static final int STREAMS = 3;
