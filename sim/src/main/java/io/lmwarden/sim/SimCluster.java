@@ -82,7 +82,8 @@ public final class SimCluster implements AutoCloseable {
 
     /**
      * One publisher per engine when KV events are on: replica i's engine e is data-parallel rank i × engines + e of the
-     * endpoints (vLLM's port + rank rule, with the replicas of this one process on consecutive ranks). Each first
+     * endpoints (vLLM's port + rank rule, with the replicas of this one process on consecutive ranks; with port 0 each
+     * binds an ephemeral port of its own, see {@link SimReplica#kvEventPorts()}). Each first
      * announces AllBlocksCleared: a fresh engine holds nothing (sequence 0 of its stream; vLLM itself sends nothing then).
      */
     private static List<ZmqKvEventPublisher> publishKvEvents(SimOptions options, int replica, List<Engine> engines) {
@@ -94,6 +95,9 @@ public final class SimCluster implements AutoCloseable {
             for (int e = 0; e < engines.size(); e++) {
                 ZmqKvEventPublisher p = new ZmqKvEventPublisher(options.kvEvents(), replica * options.engines() + e, e);
                 publishers.add(p);
+                // What was bound, not what was configured: with port 0 only this line tells a subscriber where to go.
+                LogFields.info(LOG, "kv events publishing", "replica", "sim-" + replica, "rank", e, "endpoint", p.endpoint(),
+                        "replayEndpoint", p.replayEndpoint() == null ? "" : p.replayEndpoint());
                 p.publish(List.of(new KvCacheEvent.AllBlocksCleared()));
                 engines.get(e).publishKvEvents(p, options.kvEvents().selfDescribingHostEvents());
             }

@@ -111,7 +111,14 @@ public final class SimMain implements Callable<Integer> {
         }, "lmw-sim-shutdown"));
         if (!log.json()) {
             // One "id url" line per replica for scripts; JSON logs carry the same in "simulated replica listening".
+            // Its KV-event endpoints as bound come first (JSON logs: "kv events publishing"), so a script that waits
+            // for the url line has them too.
             for (SimReplica r : cluster.replicas()) {
+                List<String> replays = r.kvEventReplayEndpoints();
+                for (int rank = 0; rank < r.kvEventEndpoints().size(); rank++) {
+                    System.out.println(r.id() + " kv-events rank=" + rank + " endpoint=" + r.kvEventEndpoints().get(rank)
+                            + (replays.isEmpty() ? "" : " replay=" + replays.get(rank)));
+                }
                 System.out.println(r.id() + " " + r.url());
             }
             System.out.flush();

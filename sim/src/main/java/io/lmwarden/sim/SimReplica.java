@@ -25,14 +25,27 @@ public final class SimReplica {
         this.kvEventPublishers = List.copyOf(kvEventPublishers);
     }
 
-    /** Where each engine publishes its KV cache events (rank order), empty when events are off. */
+    /**
+     * Where each engine publishes its KV cache events (rank order), as bound: a configured tcp port 0 is the ephemeral
+     * port that engine got. Empty when events are off.
+     */
     public List<String> kvEventEndpoints() {
         return kvEventPublishers.stream().map(ZmqKvEventPublisher::endpoint).toList();
     }
 
-    /** Each engine's replay endpoint (rank order), empty when events are off or there is no replay socket. */
+    /** Each engine's replay endpoint as bound (rank order), empty when events are off or there is no replay socket. */
     public List<String> kvEventReplayEndpoints() {
         return kvEventPublishers.stream().map(ZmqKvEventPublisher::replayEndpoint).filter(java.util.Objects::nonNull).toList();
+    }
+
+    /** Each engine's KV-event PUB port on this host (rank order): what a subscriber connects to. */
+    public List<Integer> kvEventPorts() {
+        return kvEventPublishers.stream().map(ZmqKvEventPublisher::port).toList();
+    }
+
+    /** Each engine's replay port (rank order), empty without replay sockets. */
+    public List<Integer> kvEventReplayPorts() {
+        return kvEventPublishers.stream().filter(p -> p.replayEndpoint() != null).map(ZmqKvEventPublisher::replayPort).toList();
     }
 
     /** Drops every cached block of every engine, as vLLM's {@code POST /reset_prefix_cache} does. */

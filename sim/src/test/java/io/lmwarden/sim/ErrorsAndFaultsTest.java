@@ -218,11 +218,12 @@ class ErrorsAndFaultsTest {
         try (var in = resp.body()) {
             assertThat(in.read(new byte[64])).isPositive();
         }
-        long deadline = System.nanoTime() + 5_000_000_000L;
+        // A hang guard only: the abort is counted as soon as the server sees the connection close.
+        long deadline = System.nanoTime() + java.time.Duration.ofSeconds(60).toNanos();
         while (abortCount() < aborts + 1 && System.nanoTime() < deadline) {
             Thread.sleep(20);
         }
-        assertThat(abortCount()).isEqualTo(aborts + 1);
+        assertThat(abortCount()).as("aborts counted within 60 s of the client's disconnect").isEqualTo(aborts + 1);
         assertThat(cluster.replicas().get(0).snapshot().running()).isZero();
     }
 

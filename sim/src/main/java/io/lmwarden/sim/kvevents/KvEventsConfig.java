@@ -87,7 +87,8 @@ public record KvEventsConfig(boolean enabled, String publisher, String endpoint,
 
     /**
      * vLLM's {@code offset_endpoint_port}: rank r > 0 adds r to a tcp endpoint's port; {@code inproc} endpoints get a
-     * {@code _dp<r>} suffix.
+     * {@code _dp<r>} suffix. Port 0 stays 0 (0 + r would name a fixed, privileged
+     * port): every rank binds an ephemeral port of its own and reports it ({@link ZmqKvEventPublisher#port()}).
      */
     public static String forRank(String endpoint, int rank) {
         if (endpoint == null || rank == 0) {
@@ -100,7 +101,16 @@ public record KvEventsConfig(boolean enabled, String publisher, String endpoint,
         if (!endpoint.contains("tcp") || colon < 0) {
             throw new IllegalArgumentException("Invalid endpoint: must contain 'inproc' or 'tcp': " + endpoint);
         }
-        return endpoint.substring(0, colon + 1) + (Integer.parseInt(endpoint.substring(colon + 1)) + rank);
+        int port = Integer.parseInt(endpoint.substring(colon + 1));
+        return port == 0 ? endpoint : endpoint.substring(0, colon + 1) + (port + rank);
+    }
+
+    /** A tcp endpoint's port ({@code tcp://*:5557} → 5557); 0 for null and other transports. */
+    static int tcpPort(String endpoint) {
+        if (endpoint == null || !endpoint.startsWith("tcp://")) {
+            return 0;
+        }
+        return Integer.parseInt(endpoint.substring(endpoint.lastIndexOf(':') + 1));
     }
 
     private static String text(JsonNode root, String key, String fallback) {

@@ -28,6 +28,9 @@ public final class ZmqKvEventPublisher implements KvEventSink, AutoCloseable {
     private final int rank;
     private final String endpoint;
     private final String replayEndpoint;
+    /** What the sockets bound (a tcp port 0 resolved to the ephemeral port the kernel gave); set before the constructor returns. */
+    private volatile String boundEndpoint;
+    private volatile String boundReplayEndpoint;
     private final KvEventEncoder encoder;
     private final byte[] topic;
     private final BlockingQueue<Batch> queue;
@@ -94,22 +97,49 @@ public final class ZmqKvEventPublisher implements KvEventSink, AutoCloseable {
         // vLLM's heuristic: bind a wildcard, ipc or inproc endpoint, connect to anything else.
         if (endpoint.contains("*") || endpoint.contains("::") || endpoint.startsWith("ipc://") || endpoint.startsWith("inproc://")) {
             pub.bind(endpoint);
+            boundEndpoint = bound(endpoint, pub);
         } else {
             pub.connect(endpoint);
+            boundEndpoint = endpoint;
         }
         if (replayEndpoint != null) {
             replay = context.createSocket(SocketType.ROUTER);
             replay.setLinger(0);
             replay.bind(replayEndpoint);
+            boundReplayEndpoint = bound(replayEndpoint, replay);
         }
     }
 
-    public String endpoint() {
-        return endpoint;
+    /**
+     * {@code configured} with the port the socket actually bound: a tcp port 0 asks the kernel for a free one (the only
+     * way to get a port nothing else can take between choosing and binding it), so only the socket knows it.
+     */
+    private static String bound(String configured, ZMQ.Socket socket) {
+        String last = socket.getLastEndpoint();
+        if (!configured.startsWith("tcp://") || last == null || !last.startsWith("tcp://")) {
+            return configured;
+        }
+        return configured.substring(0, configured.lastIndexOf(':') + 1) + last.substring(last.lastIndexOf(':') + 1);
     }
 
+    /** The PUB endpoint as bound (or connected): the configured one, its tcp port resolved when it was 0. */
+    public String endpoint() {
+        return boundEndpoint;
+    }
+
+    /** The replay endpoint as bound, null without one. */
     public String replayEndpoint() {
-        return replayEndpoint;
+        return boundReplayEndpoint;
+    }
+
+    /** The PUB socket's tcp port (0 when it is not a tcp endpoint). */
+    public int port() {
+        return KvEventsConfig.tcpPort(boundEndpoint);
+    }
+
+    /** The replay socket's tcp port (0 without one or when it is not tcp). */
+    public int replayPort() {
+        return KvEventsConfig.tcpPort(boundReplayEndpoint);
     }
 
     @Override

@@ -34,4 +34,10 @@ class KvEventsConfigTest {
         assertThat(KvEventsConfig.forRank("inproc://cache", 2)).isEqualTo("inproc://cache_dp2");
         assertThat(KvEventsConfig.forRank(null, 2)).isNull();
     }
+
+    @Test
+    void portZeroStaysZeroForEveryRankSoEachBindsAnEphemeralPortOfItsOwn() {
+        assertThat(KvEventsConfig.forRank("tcp://*:0", 1)).isEqualTo("tcp://*:0");
+        assertThat(KvEventsConfig.forRank("tcp://*:0", 3)).isEqualTo("tcp://*:0");
+    }
 }

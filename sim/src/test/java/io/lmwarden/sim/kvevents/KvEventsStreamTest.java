@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import io.lmwarden.sim.SimCluster;
 import io.lmwarden.sim.SimOptions;
 import io.lmwarden.sim.SimProfile;
+import io.lmwarden.sim.SimReplica;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.zeromq.SocketType;
@@ -14,7 +15,6 @@ import org.zeromq.ZMQ;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.math.BigInteger;
-import java.net.ServerSocket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -44,12 +44,13 @@ class KvEventsStreamTest {
     /** 40 GPU blocks: a 608-token prompt (38 blocks) and its reply fill them; two more such prompts evict it. */
     private static final SimProfile PROFILE = SimProfile.named("tiny").withKvBlocks(40);
     private static final int PROMPT_TOKENS = 608;
+    /** A hang guard, not a speed bound: what the test awaits arrives in well under a second on an idle machine. */
+    private static final Duration DEADLINE = Duration.ofSeconds(60);
     private final HttpClient http = HttpClient.newHttpClient();
     private final ZContext zmq = new ZContext(1);
     private SimCluster cluster;
     /** Every message received so far: seq → payload, in arrival order. */
     private final Map<Long, byte[]> received = new LinkedHashMap<>();
-    private int replayPort;
 
     @AfterEach
     void stop() {
@@ -59,17 +60,18 @@ class KvEventsStreamTest {
         zmq.close();
     }
 
-    private String start(KvEventsConfig.Encoding encoding, int engines, int pubPort, int replayPort) {
-        return start(encoding, false, engines, pubPort, replayPort);
-    }
-
-    private String start(KvEventsConfig.Encoding encoding, boolean selfDescribing, int engines, int pubPort, int replayPort) {
+    /**
+     * {@code replicas} replicas of {@code engines} engines publishing on {@code endpoint} and replaying on
+     * {@code replayEndpoint}; tcp port 0 lets every engine bind a port nothing else can hold, read back from the replica.
+     */
+    private String start(KvEventsConfig.Encoding encoding, boolean selfDescribing, int replicas, int engines, String endpoint,
+                         String replayEndpoint) {
         KvEventsConfig config = KvEventsConfig.parse("{\"enable_kv_cache_events\":true,\"publisher\":\"zmq\",\"endpoint\":"
-                + "\"tcp://*:" + pubPort + "\",\"replay_endpoint\":\"tcp://*:" + replayPort + "\",\"topic\":\"" + TOPIC + "\"}")
+                + "\"" + endpoint + "\",\"replay_endpoint\":\"" + replayEndpoint + "\",\"topic\":\"" + TOPIC + "\"}")
                 .withEncoding(encoding).withSelfDescribingHostEvents(selfDescribing);
         SimProfile profile = PROFILE.withKvOffloadGib(400 * PROFILE.kvBytesPerBlock() / (1024.0 * 1024 * 1024));
-        cluster = SimCluster.start(SimOptions.defaults().withProfile(profile).withTimeScale(20).withEngines(engines)
-                .withKvEvents(config));
+        cluster = SimCluster.start(SimOptions.defaults().withProfile(profile).withTimeScale(20).withReplicas(replicas)
+                .withEngines(engines).withKvEvents(config));
         return cluster.urls().get(0);
     }
 
@@ -86,7 +88,7 @@ class KvEventsStreamTest {
         // A 608-token prompt is prefilled in two chunks (512 tokens a step): expect its stores in pieces.
         Set<BigInteger> gpuStored = new HashSet<>();
         Set<BigInteger> cpuStored = new HashSet<>();
-        List<VllmKvEventDecoder.Event> events = collect(sub, e -> {
+        List<VllmKvEventDecoder.Event> events = collect(sub, "the prompt's GPU stores and their host copies", e -> {
             if (e.type().equals("BlockStored") && "GPU".equals(e.medium()) && containsRun(tokenized, e.tokens())) {
                 gpuStored.addAll(e.hashes());
             } else if (e.type().equals("BlockStored") && "CPU".equals(e.medium())) {
@@ -120,8 +122,9 @@ class KvEventsStreamTest {
                 .anyMatch(h -> h.bitLength() == 64);
 
         // The host tier's copies: the same hashes, medium CPU, each after the GPU store of its block (vLLM's placeholder
-        // payload: no token ids, no parent).
-        for (VllmKvEventDecoder.Event cpu : events.stream().filter(e -> "CPU".equals(e.medium())).toList()) {
+        // payload: no token ids, no parent). Copies of the probe requests' blocks may come first: not this prompt's.
+        for (VllmKvEventDecoder.Event cpu : events.stream().filter(e -> "CPU".equals(e.medium()))
+                .filter(e -> e.hashes().stream().anyMatch(chain::contains)).toList()) {
             assertThat(cpu.tokens()).isEmpty();
             assertThat(cpu.parent()).isNull();
             for (BigInteger h : cpu.hashes()) {
@@ -136,7 +139,7 @@ class KvEventsStreamTest {
         completion(url, exactPrompt(9), null);
         Set<BigInteger> removedGpu = new HashSet<>();
         Set<BigInteger> promptBlocks = new HashSet<>(chain.subList(0, PROMPT_TOKENS / 16));
-        collect(sub, e -> {
+        collect(sub, "the prompt's GPU blocks removed", e -> {
             if (e.type().equals("BlockRemoved")) {
                 assertThat(e.medium()).isEqualTo("GPU");
                 removedGpu.addAll(e.hashes());
@@ -146,7 +149,8 @@ class KvEventsStreamTest {
 
         // The same prompt again comes back from the host tier: its blocks are stored on the GPU again.
         completion(url, prompt, null);
-        collect(sub, e -> e.type().equals("BlockStored") && "GPU".equals(e.medium()) && e.hashes().contains(chain.get(0)));
+        collect(sub, "the prompt's first block stored on the GPU again",
+                e -> e.type().equals("BlockStored") && "GPU".equals(e.medium()) && e.hashes().contains(chain.get(0)));
     }
 
     @Test
@@ -154,8 +158,8 @@ class KvEventsStreamTest {
         ZMQ.Socket sub = streaming(KvEventsConfig.Encoding.MAP);
         String url = cluster.urls().get(0);
         completion(url, exactPrompt(11), "tenant-a");
-        VllmKvEventDecoder.Event first = collect(sub, e -> e.type().equals("BlockStored") && e.parent() == null
-                && "GPU".equals(e.medium()) && !e.fields().get("extra_keys").asArrayValue().get(0).isNilValue()).get(0);
+        VllmKvEventDecoder.Event first = awaitEvent(sub, "a salted first block stored on the GPU", e -> e.type().equals("BlockStored")
+                && e.parent() == null && "GPU".equals(e.medium()) && !e.fields().get("extra_keys").asArrayValue().get(0).isNilValue());
         List<org.msgpack.value.Value> extra = first.fields().get("extra_keys").asArrayValue().list();
         assertThat(extra).hasSize(first.hashes().size());
         assertThat(extra.get(0).asArrayValue().get(0).asStringValue().asString()).isEqualTo("tenant-a");
@@ -164,7 +168,7 @@ class KvEventsStreamTest {
         // Idle now: vLLM's /reset_prefix_cache drops everything and says so.
         awaitIdle();
         post(url, "/reset_prefix_cache", "");
-        collect(sub, e -> e.type().equals("AllBlocksCleared"));
+        collect(sub, "AllBlocksCleared after the reset", e -> e.type().equals("AllBlocksCleared"));
     }
 
     @Test
@@ -173,7 +177,7 @@ class KvEventsStreamTest {
         String url = cluster.urls().get(0);
         completion(url, exactPrompt(21), null);
         completion(url, exactPrompt(22), null);
-        collect(sub, e -> e.type().equals("BlockRemoved"));
+        collect(sub, "an eviction", e -> e.type().equals("BlockRemoved"));
         long last = received.keySet().stream().mapToLong(Long::longValue).max().orElseThrow();
         assertThat(last).isGreaterThan(3);
 
@@ -196,7 +200,7 @@ class KvEventsStreamTest {
         ZMQ.Socket sub = streaming(KvEventsConfig.Encoding.ARRAY);
         String url = cluster.urls().get(0);
         completion(url, exactPrompt(31), null);
-        List<VllmKvEventDecoder.Event> events = collect(sub, e -> "CPU".equals(e.medium()));
+        List<VllmKvEventDecoder.Event> events = collect(sub, "a host copy", e -> "CPU".equals(e.medium()));
         VllmKvEventDecoder.Event gpu = events.stream().filter(e -> "GPU".equals(e.medium()) && e.type().equals("BlockStored"))
                 .findFirst().orElseThrow();
         assertThat(gpu.map()).isFalse();
@@ -220,8 +224,8 @@ class KvEventsStreamTest {
         List<Integer> tokenized = new ArrayList<>();
         post(cluster.urls().get(0), "/tokenize", "{\"prompt\":" + JSON.valueToTree(prompt) + "}").get("tokens")
                 .forEach(t -> tokenized.add(t.asInt()));
-        VllmKvEventDecoder.Event cpu = collect(sub, e -> "CPU".equals(e.medium()) && e.parent() == null
-                && containsRun(tokenized, e.tokens())).get(0);
+        VllmKvEventDecoder.Event cpu = awaitEvent(sub, "the prompt's first host copy", e -> "CPU".equals(e.medium()) && e.parent() == null
+                && containsRun(tokenized, e.tokens()));
         // The first host copy starts the chain: block 0's tokens, then the rest of the prompt in order.
         assertThat(cpu.tokens()).isEqualTo(tokenized.subList(0, cpu.tokens().size()));
         assertThat(cpu.tokens()).hasSize(16 * cpu.hashes().size());
@@ -230,17 +234,31 @@ class KvEventsStreamTest {
 
     @Test
     void eachDataParallelRankPublishesOnItsOwnPort() {
-        int[] ports = freePorts(4);
-        // vLLM's rule: rank r on port + r, for both endpoints.
-        int pub = ports[0];
-        int replay = ports[2];
-        String url = start(KvEventsConfig.Encoding.MAP, 2, pub, replay);
-        assertThat(cluster.replicas().get(0).kvEventEndpoints()).containsExactly("tcp://*:" + pub, "tcp://*:" + (pub + 1));
-        assertThat(cluster.replicas().get(0).kvEventReplayEndpoints())
-                .containsExactly("tcp://*:" + replay, "tcp://*:" + (replay + 1));
-        awaitStream(pub + 1, url, "1");
+        String url = start(KvEventsConfig.Encoding.MAP, false, 1, 2, "tcp://*:0", "tcp://*:0");
+        SimReplica replica = cluster.replicas().get(0);
+        // Port 0: each rank binds an ephemeral port of its own (not 0 + r), and the replica says which.
+        List<Integer> pub = replica.kvEventPorts();
+        List<Integer> replay = replica.kvEventReplayPorts();
+        assertThat(pub).hasSize(2).allMatch(p -> p > 0);
+        assertThat(replay).hasSize(2).allMatch(p -> p > 0);
+        assertThat(Set.of(pub.get(0), pub.get(1), replay.get(0), replay.get(1))).as("four distinct ports").hasSize(4);
+        assertThat(replica.kvEventEndpoints()).containsExactly("tcp://*:" + pub.get(0), "tcp://*:" + pub.get(1));
+        assertThat(replica.kvEventReplayEndpoints()).containsExactly("tcp://*:" + replay.get(0), "tcp://*:" + replay.get(1));
+        awaitStream(pub.get(1), url, "1");
         VllmKvEventDecoder.Batch batch = VllmKvEventDecoder.decode(received.values().iterator().next());
         assertThat(batch.dataParallelRank()).isEqualTo(1);
+    }
+
+    @Test
+    void aFixedEndpointIsOffsetByTheRankAsVllmDoesAcrossTheReplicasOfOneProcess() {
+        // vLLM's offset_endpoint_port, end to end through the cluster's rank numbering (replica i's engine e is rank
+        // i × engines + e). inproc endpoints follow the same rule (a _dp<r> suffix) and need no port that something
+        // else could hold; the tcp form (port + r) is KvEventsConfigTest's.
+        start(KvEventsConfig.Encoding.MAP, false, 2, 2, "inproc://kv", "inproc://kv-replay");
+        assertThat(cluster.replicas().get(0).kvEventEndpoints()).containsExactly("inproc://kv", "inproc://kv_dp1");
+        assertThat(cluster.replicas().get(1).kvEventEndpoints()).containsExactly("inproc://kv_dp2", "inproc://kv_dp3");
+        assertThat(cluster.replicas().get(1).kvEventReplayEndpoints()).containsExactly("inproc://kv-replay_dp2", "inproc://kv-replay_dp3");
+        assertThat(cluster.replicas().get(1).kvEventPorts()).as("no tcp port").containsExactly(0, 0);
     }
 
     // ---- helpers
@@ -251,40 +269,8 @@ class KvEventsStreamTest {
     }
 
     private ZMQ.Socket streaming(KvEventsConfig.Encoding encoding, boolean selfDescribing) {
-        int[] ports = freePorts(2);
-        replayPort = ports[1];
-        String url = start(encoding, selfDescribing, 1, ports[0], ports[1]);
-        return awaitStream(ports[0], url, null);
-    }
-
-    /**
-     * {@code n} consecutive free ports picked at random in 20000–32000: below Linux's ephemeral range, so that no
-     * server bound to port 0 elsewhere on the machine takes one between this check and the bind.
-     */
-    private static int[] freePorts(int n) {
-        SplittableRandom random = new SplittableRandom();
-        for (int attempt = 0; attempt < 200; attempt++) {
-            int base = 20_000 + random.nextInt(12_000);
-            if (allFree(base, n)) {
-                int[] out = new int[n];
-                for (int i = 0; i < n; i++) {
-                    out[i] = base + i;
-                }
-                return out;
-            }
-        }
-        throw new IllegalStateException("no free port range");
-    }
-
-    private static boolean allFree(int base, int n) {
-        for (int i = 0; i < n; i++) {
-            try (ServerSocket s = new ServerSocket(base + i)) {
-                s.setReuseAddress(true);
-            } catch (IOException e) {
-                return false;
-            }
-        }
-        return true;
+        String url = start(encoding, selfDescribing, 1, 1, "tcp://*:0", "tcp://*:0");
+        return awaitStream(cluster.replicas().get(0).kvEventPorts().get(0), url, null);
     }
 
     private ZMQ.Socket subscribe(int port) {
@@ -301,7 +287,8 @@ class KvEventsStreamTest {
      */
     private ZMQ.Socket awaitStream(int port, String url, String rank) {
         ZMQ.Socket sub = subscribe(port);
-        for (int i = 0; i < 100; i++) {
+        long deadline = System.nanoTime() + DEADLINE.toNanos();
+        for (int i = 0; System.nanoTime() < deadline; i++) {
             if (i > 0 && i % 20 == 0) {
                 zmq.destroySocket(sub);
                 sub = subscribe(port);
@@ -317,7 +304,7 @@ class KvEventsStreamTest {
                 return sub;
             }
         }
-        throw new AssertionError("no KV event arrived");
+        throw new AssertionError("no KV event arrived on port " + port + " within " + DEADLINE.toSeconds() + " s of probe requests");
     }
 
     /** Receives one message (false after the socket's 200 ms timeout); checks the framing. */
@@ -337,10 +324,14 @@ class KvEventsStreamTest {
         return true;
     }
 
-    /** Decoded events as they arrive until one matches {@code until} (within 20 s); returns all of them. */
-    private List<VllmKvEventDecoder.Event> collect(ZMQ.Socket sub, Predicate<VllmKvEventDecoder.Event> until) {
+    /**
+     * Decoded events as they arrive until one matches {@code until} ({@code awaited} says which); returns all of them,
+     * the match last. The first may be a probe request's (see {@link #awaitStream}): its later batches can arrive after
+     * the one that showed the stream flows.
+     */
+    private List<VllmKvEventDecoder.Event> collect(ZMQ.Socket sub, String awaited, Predicate<VllmKvEventDecoder.Event> until) {
         List<VllmKvEventDecoder.Event> events = new ArrayList<>();
-        long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
+        long deadline = System.nanoTime() + DEADLINE.toNanos();
         while (System.nanoTime() < deadline) {
             if (!receiveOne(sub)) {
                 continue;
@@ -356,7 +347,14 @@ class KvEventsStreamTest {
                 }
             }
         }
-        throw new AssertionError("the expected KV event did not arrive; got " + events.stream().map(VllmKvEventDecoder.Event::type).toList());
+        throw new AssertionError(awaited + ": did not arrive within " + DEADLINE.toSeconds() + " s; got "
+                + events.stream().map(VllmKvEventDecoder.Event::type).toList());
+    }
+
+    /** The first event that matches {@code until}, whatever arrived before it. */
+    private VllmKvEventDecoder.Event awaitEvent(ZMQ.Socket sub, String awaited, Predicate<VllmKvEventDecoder.Event> until) {
+        List<VllmKvEventDecoder.Event> events = collect(sub, awaited, until);
+        return events.get(events.size() - 1);
     }
 
     /** Sends a replay request for {@code from} and reads (seq, payload) frames until (-1, empty). */
@@ -383,7 +381,9 @@ class KvEventsStreamTest {
      * handshake bytes stay unread in the socket; seen with {@code ss}), so a client that hears nothing reconnects.
      */
     private ZMQ.Socket replayClient() {
-        for (int attempt = 0; attempt < 5; attempt++) {
+        int replayPort = cluster.replicas().get(0).kvEventReplayPorts().get(0);
+        long deadline = System.nanoTime() + DEADLINE.toNanos();
+        while (System.nanoTime() < deadline) {
             ZMQ.Socket dealer = zmq.createSocket(SocketType.DEALER);
             dealer.setLinger(0);
             dealer.setReceiveTimeOut(2_000);
@@ -394,24 +394,30 @@ class KvEventsStreamTest {
             if (empty != null) {
                 assertThat(ByteBuffer.wrap(dealer.recv()).getLong()).isEqualTo(-1);
                 assertThat(dealer.recv()).isEmpty();
-                dealer.setReceiveTimeOut(10_000);
+                dealer.setReceiveTimeOut((int) DEADLINE.toMillis());
                 return dealer;
             }
             zmq.destroySocket(dealer);
         }
-        throw new AssertionError("the replay socket never answered");
+        throw new AssertionError("the replay socket on port " + replayPort + " never answered within " + DEADLINE.toSeconds() + " s");
     }
 
+    /** Until the engine holds no request, running or waiting (its snapshot, as /metrics reports it), polled every 10 ms. */
     private void awaitIdle() {
-        long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+        long deadline = System.nanoTime() + DEADLINE.toNanos();
         while (System.nanoTime() < deadline) {
             var s = cluster.replicas().get(0).snapshot();
             if (s.running() == 0 && s.waiting() == 0) {
                 return;
             }
-            Thread.onSpinWait();
+            try {
+                Thread.sleep(10);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IllegalStateException(e);
+            }
         }
-        throw new AssertionError("engine did not go idle");
+        throw new AssertionError("the engine still held requests after " + DEADLINE.toSeconds() + " s: " + cluster.replicas().get(0).snapshot());
     }
 
     private static boolean containsRun(List<Integer> haystack, List<Integer> run) {
