@@ -277,14 +277,31 @@ class KvEventSubscriberTest {
                 () -> view.reconnects() >= 1 && mute.accepted() >= 2);
     }
 
+    /**
+     * The replay socket's first connection goes (through a relay) to a peer that never greets, the next ones to the
+     * publisher's ROUTER. The replay a late joiner asks for waits in the stalled socket; once that socket is replaced,
+     * the replay is asked again on the new one and the view catches up from the start (with no replacement, or no
+     * asking again, it would wait for the 60 s replay timeout and stay partial).
+     */
     @Test
-    void aReplayConnectionWhoseGreetingNeverCompletesIsReplaced() throws Exception {
-        TestPublisher pub = closing(new TestPublisher(TOPIC, 10, false));
+    void aReplayConnectionWhoseGreetingNeverCompletesIsReplacedAndTheReplayAskedAgain() throws Exception {
+        TestPublisher pub = closing(new TestPublisher(TOPIC, 10_000, true));
         MutePeer mute = closing(new MutePeer());
-        ReplicaCacheView view = subscriber(QUICK_HEARTBEAT)
-                .subscribe(new KvEventEndpoint("r", "127.0.0.1", pub.eventsPort(), mute.port(), TOPIC));
-        await("a new replay socket connects after the first one's greeting stalled",
-                () -> view.reconnects() >= 1 && mute.accepted() >= 2);
+        LoopbackRelay replayRelay = closing(new LoopbackRelay(mute.port()));
+        int[] prompt = tokens(0, 3 * B);
+        pub.publish(batch(Encoding.MAP, 1, 0, stored(new long[]{1, 2}, null, slice(prompt, 0, 2), B, "GPU")));
+        pub.publish(batch(Encoding.MAP, 2, 0, stored(new long[]{3}, 2L, slice(prompt, 2, 3), B, "GPU")));
+        // Heartbeats of 1 s: the stalled socket is replaced after 2 s, by when the replay has been asked for.
+        KvEventsSettings settings = new KvEventsSettings(Duration.ofSeconds(10), PATIENCE, Duration.ofSeconds(1),
+                10_000, 1024, Duration.ofMillis(20));
+        ReplicaCacheView view = subscriber(settings)
+                .subscribe(new KvEventEndpoint("r", "127.0.0.1", pub.eventsPort(), replayRelay.port(), TOPIC));
+        await("the replay socket connected to the mute peer", () -> mute.accepted() >= 1);
+        replayRelay.sendNewConnectionsTo(pub.replayPort());
+        warmUp(pub, view, Encoding.MAP);
+        await("the history is replayed", () -> gpuBlocks(view, prompt) == 3);
+        assertThat(view.status().complete()).isTrue();
+        assertThat(view.reconnects()).as("the stalled replay socket was replaced").isPositive();
     }
 
     @Test

@@ -12,7 +12,8 @@ import java.util.List;
 /**
  * A TCP relay on a loopback port of its own (bound at 0) that forwards each connection to a target port, for tests:
  * {@link #restartBehind} drops every relayed connection and sends the next ones to another port, so a publisher can be
- * restarted behind an address that stays the same without a port ever being bound twice.
+ * restarted behind an address that stays the same without a port ever being bound twice; {@link #sendNewConnectionsTo}
+ * leaves the connections it has (one to a peer that never greets, say) and sends the next ones elsewhere.
  */
 final class LoopbackRelay implements AutoCloseable {
 
@@ -32,9 +33,14 @@ final class LoopbackRelay implements AutoCloseable {
         return server.getLocalPort();
     }
 
+    /** Connections from now on go to {@code port}; those relayed so far stay as they are. */
+    void sendNewConnectionsTo(int port) {
+        targetPort = port;
+    }
+
     /** Drops every connection relayed so far; connections from now on go to {@code port}. */
     void restartBehind(int port) {
-        targetPort = port;
+        sendNewConnectionsTo(port);
         closeConnections();
     }
 
