@@ -1,5 +1,6 @@
 package io.lmwarden.router.kvevents;
 
+import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.List;
 import java.util.OptionalLong;
@@ -170,7 +171,7 @@ final class KvEventSequence {
     void tick() {
         if (replaying && nanoClock.getAsLong() - replayDeadlineNanos > 0) {
             LOG.warning(() -> "KV-event replay for view " + view.id() + " did not end within "
-                    + java.time.Duration.ofNanos(replayTimeoutNanos) + "; resynchronising it");
+                    + Duration.ofNanos(replayTimeoutNanos) + "; resynchronising it");
             endReplay();
         }
     }

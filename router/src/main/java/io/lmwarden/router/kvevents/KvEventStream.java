@@ -20,18 +20,8 @@ final class KvEventStream {
 
     private static final Logger LOG = Logger.getLogger(KvEventStream.class.getName());
     private static final long SILENT_REOPEN_NANOS = 30_000_000_000L;
+    /** The replay socket's connection matters to its greeting check only. */
     private static final MonitoredSocket.Listener IGNORED = new MonitoredSocket.Listener() {
-        @Override
-        public void connected() {
-        }
-
-        @Override
-        public void handshaken() {
-        }
-
-        @Override
-        public void disconnected() {
-        }
     };
 
     private final ReplicaCacheView view;

@@ -22,11 +22,14 @@ final class MonitoredSocket {
 
     /** What the monitor reports, in the order it happened. */
     interface Listener {
-        void connected();
+        default void connected() {
+        }
 
-        void handshaken();
+        default void handshaken() {
+        }
 
-        void disconnected();
+        default void disconnected() {
+        }
     }
 
     private static final int MAX_MESSAGES_PER_POLL = 1_000;
