@@ -12,13 +12,14 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.logging.Level;
 import java.util.logging.Logger;
 
 /**
  * Follows the KV events of any number of engines on one thread of its own: one JeroMQ context (one I/O thread), one
- * SUB socket, a monitor and a replay DEALER per engine, all polled together, and each batch applied to its engine's
- * {@link ReplicaCacheView}. Nothing here runs on, or waits for, a Vert.x event loop: {@link #subscribe} and
+ * SUB socket and a replay DEALER per engine, each with its monitor, all polled together, and each batch applied to its
+ * engine's {@link ReplicaCacheView}. Nothing here runs on, or waits for, a Vert.x event loop: {@link #subscribe} and
  * {@link #unsubscribe} only queue the change for the subscriber thread; views are read from any thread.
  * {@link #close} stops the thread and terminates the context, leaving no thread behind.
  */
@@ -32,14 +33,26 @@ public final class KvEventSubscriber implements AutoCloseable {
     private final ConcurrentLinkedQueue<Runnable> changes = new ConcurrentLinkedQueue<>();
     private final Map<String, KvEventStream> streams = new LinkedHashMap<>(); // the subscriber thread's own
     private final Thread thread;
+    private final List<Thread> threadsStarted = new CopyOnWriteArrayList<>();
     private volatile boolean running = true;
     private ZContext context;
     private int monitors;
 
     private KvEventSubscriber(KvEventsSettings settings) {
         this.settings = settings;
-        this.thread = new Thread(this::run, "lmw-kv-events");
-        thread.setDaemon(true);
+        this.thread = newThread(this::run, "lmw-kv-events");
+    }
+
+    private Thread newThread(Runnable body, String name) {
+        Thread t = new Thread(body, name);
+        t.setDaemon(true);
+        threadsStarted.add(t);
+        return t;
+    }
+
+    /** The threads this subscriber started: its own, and its JeroMQ context's ({@code lmw-kv-events-…}). */
+    List<Thread> threadsStarted() {
+        return List.copyOf(threadsStarted);
     }
 
     public static KvEventSubscriber start(KvEventsSettings settings) {
@@ -102,6 +115,7 @@ public final class KvEventSubscriber implements AutoCloseable {
     private void run() {
         context = new ZContext(1);
         context.setLinger(0);
+        context.setThreadFactor((body, name) -> newThread(body, "lmw-kv-events-" + name));
         ZMQ.Poller poller = null;
         try {
             while (running) {
@@ -114,7 +128,7 @@ public final class KvEventSubscriber implements AutoCloseable {
                     if (poller != null) {
                         poller.close();
                     }
-                    poller = context.createPoller(streams.size() * 3 + 1);
+                    poller = context.createPoller(streams.size() * 4 + 1);
                     for (KvEventStream s : streams.values()) {
                         s.register(poller);
                     }
@@ -127,7 +141,7 @@ public final class KvEventSubscriber implements AutoCloseable {
                 boolean reopened = false;
                 for (KvEventStream s : streams.values()) {
                     serviceOne(s, poller);
-                    reopened |= s.reconnectIfSilent();
+                    reopened |= s.replaceStuckSockets();
                 }
                 if (reopened) {
                     poller.close();

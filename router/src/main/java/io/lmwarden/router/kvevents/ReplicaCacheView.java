@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.ReadWriteLock;
 import java.util.concurrent.locks.ReentrantReadWriteLock;
+import java.util.function.LongSupplier;
 
 /**
  * What one engine (a replica, or one data-parallel rank) holds in its KV cache, by its own events: the index, and
@@ -17,7 +18,8 @@ public final class ReplicaCacheView {
     private final long staleAfterNanos;
     private final ReadWriteLock lock = new ReentrantReadWriteLock();
     private final ReplicaBlockIndex index;
-    private final long createdNanos = System.nanoTime();
+    private final LongSupplier nanoClock;
+    private final long createdNanos;
     private final AtomicLong unansweredTrafficSince = new AtomicLong(Long.MIN_VALUE); // no batch since then
 
     // Written by the subscriber thread only; read by anyone.
@@ -39,9 +41,16 @@ public final class ReplicaCacheView {
     private volatile long coldAtMillis = -1;
 
     ReplicaCacheView(String id, Duration staleAfter, int evictionLogCapacity) {
+        this(id, staleAfter, evictionLogCapacity, System::nanoTime);
+    }
+
+    /** {@code nanoClock}: what its times are read from ({@code System::nanoTime} but in tests). */
+    ReplicaCacheView(String id, Duration staleAfter, int evictionLogCapacity, LongSupplier nanoClock) {
         this.id = id;
         this.staleAfterNanos = staleAfter.toNanos();
         this.index = new ReplicaBlockIndex(evictionLogCapacity);
+        this.nanoClock = nanoClock;
+        this.createdNanos = nanoClock.getAsLong();
     }
 
     public String id() {
@@ -107,7 +116,7 @@ public final class ReplicaCacheView {
      * (however many requests come after it); an idle engine's silence is not.
      */
     public void noteTraffic() {
-        long now = System.nanoTime();
+        long now = nanoClock.getAsLong();
         unansweredTrafficSince.updateAndGet(since ->
                 since == Long.MIN_VALUE || answered(since) ? now : since);
     }
@@ -118,7 +127,7 @@ public final class ReplicaCacheView {
         return traffic == Long.MIN_VALUE || answered(traffic) ? 0 : now - traffic;
     }
 
-    /** SUB sockets replaced because the stream stayed silent (JeroMQ's unfinished greetings). */
+    /** Sockets replaced because their greeting stalled (JeroMQ's unfinished greetings) or the stream stayed silent. */
     public long reconnects() {
         return reconnects;
     }
@@ -130,11 +139,11 @@ public final class ReplicaCacheView {
 
     /** How far the view can be trusted right now (cheaper than {@link #status()}: no lock). */
     public ViewState state() {
-        return state(System.nanoTime());
+        return state(nanoClock.getAsLong());
     }
 
     public ViewStatus status() {
-        long now = System.nanoTime();
+        long now = nanoClock.getAsLong();
         lock.readLock().lock();
         try {
             return new ViewStatus(id, state(now), complete, index.blockSize(), batches, events, gaps, replays, resyncs,
@@ -164,7 +173,7 @@ public final class ReplicaCacheView {
 
     void connected(boolean up) {
         if (!up && connected) {
-            disconnectedSinceNanos = System.nanoTime();
+            disconnectedSinceNanos = nanoClock.getAsLong();
         }
         connected = up;
     }
@@ -174,7 +183,7 @@ public final class ReplicaCacheView {
     }
 
     void batchArrived() {
-        lastBatchNanos = System.nanoTime();
+        lastBatchNanos = nanoClock.getAsLong();
     }
 
     void apply(KvEventBatch batch, long nowMillis) {

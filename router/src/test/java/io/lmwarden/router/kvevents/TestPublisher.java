@@ -79,6 +79,16 @@ final class TestPublisher implements AutoCloseable {
         keep(seq, payload);
     }
 
+    /**
+     * Sends a batch under another topic, as a second model's publisher on the same socket would, with a sequence of
+     * its own; this publisher's sequence and replay buffer are left alone.
+     */
+    void publishUnder(String otherTopic, long seq, byte[] payload) {
+        pub.sendMore(otherTopic.getBytes(StandardCharsets.UTF_8));
+        pub.sendMore(ByteBuffer.allocate(8).putLong(seq).array());
+        pub.send(payload);
+    }
+
     /** Takes the next sequence number and keeps the batch for replay, but the live stream never carries it. */
     void lose(byte[] payload) {
         keep(nextSeq++, payload);
