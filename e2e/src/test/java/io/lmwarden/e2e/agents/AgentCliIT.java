@@ -35,8 +35,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * The real agent CLIs (Claude Code 2.1.197, Codex 0.171.0, opencode 1.18.33) against the shipped router jar with
- * {@code --simulate 4}, with exactly the settings of the root README's "Try it": for each agent, {@value #SESSIONS}
- * sessions at once, three turns each (a first prompt, then two that continue it). Every session must land on one
+ * {@code --simulate 4}, with the settings of the root README's "Try it" (but a health timeout no loaded machine
+ * misses): for each agent, {@value #SESSIONS} sessions at once, three turns each (a first prompt, then two that
+ * continue it). Every session must land on one
  * replica, {@code NEW} then {@code STICKY} for every later step, with every stream complete, no prefix break, and
  * its last turn served from the prefix cache. A step the client cancelled (499 {@code client_cancelled}) is the
  * client's business when its retry, the session's next step of the same kind, completed: the test prints the cancel
@@ -65,7 +66,11 @@ class AgentCliIT {
     @BeforeAll
     static void start() throws Exception {
         port = JarProcess.freePort();
-        router = JarProcess.start("lmw.router.jar", List.of("--simulate", "4", "--port", Integer.toString(port)), Map.of());
+        // A generous health timeout: at load ~30 an in-process replica busy with a cold 10k-token prefill answered
+        // /health after the default 1 s, was taken out, and its sessions lost their home (their next step NEW). That
+        // is a wall-clock bound on the machine, not what this test is about; a replica that dies still refuses at once.
+        router = JarProcess.start("lmw.router.jar", List.of("--simulate", "4", "--port", Integer.toString(port),
+                "--health-timeout", "60s"), Map.of());
         router.awaitHttp200(base() + "/api/replicas", Duration.ofSeconds(60));
     }
 
