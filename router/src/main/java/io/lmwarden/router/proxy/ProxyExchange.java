@@ -380,9 +380,16 @@ final class ProxyExchange {
         if (done) {
             return;
         }
-        end(r -> r.cancel(observer.cachedTokens(), observer.promptTokens(), observer.outputTokens()));
+        if (facts.stream() && observer.completed()) {
+            // The completion event went on to the client: the answer is whole, only the body's end was still to come.
+            // Codex closes at response.completed without reading on, so this is a finished answer, not a cancel.
+            int status = response.getStatusCode();
+            end(r -> r.finish(status, true, observer.cachedTokens(), observer.promptTokens(), observer.outputTokens()));
+        } else {
+            end(r -> r.cancel(observer.cachedTokens(), observer.promptTokens(), observer.outputTokens()));
+        }
         if (upstream != null) {
-            // Cancels the engine's work: vLLM aborts a request whose connection closes.
+            // Cancels the engine's work, if any is left: vLLM aborts a request whose connection closes.
             upstream.reset();
         }
     }

@@ -10,7 +10,9 @@ import java.util.List;
  * The faults armed on one replica ({@code /sim/faults}); each generation request consumes one of each kind. The
  * {@code /v1/models} stall and {@code unhealthy} hold until cleared. Requests held by {@code holdNext} wait, before
  * their first byte, until {@code release} or a clear lets them go: a test that needs requests in flight holds them
- * for exactly as long as it needs, whatever the machine's speed.
+ * for exactly as long as it needs, whatever the machine's speed. Streams armed by {@code holdEndNext} send every
+ * event, then wait the same way before their end: the body's end comes after its last event, as a network may
+ * deliver it, and the client has had the whole answer by then.
  */
 final class FaultInjector {
     private int failNext;
@@ -23,6 +25,7 @@ final class FaultInjector {
     private boolean unhealthy;
     private long modelsStallMs;
     private int holdNext;
+    private int holdEndNext;
     private final List<Runnable> held = new ArrayList<>();
     private long releasedTotal;
 
@@ -40,6 +43,9 @@ final class FaultInjector {
         }
         if (body.has("holdNext")) {
             holdNext = nonNegative(body, "holdNext");
+        }
+        if (body.has("holdEndNext")) {
+            holdEndNext = nonNegative(body, "holdEndNext");
         }
         if (body.has("dropNext")) {
             dropNext = nonNegative(body, "dropNext");
@@ -67,20 +73,21 @@ final class FaultInjector {
         }
     }
 
-    /** Keeps a held request until it is released; {@code proceed} runs then, on the request's own context. */
+    /** Keeps a held request (or a held stream's end) until it is released; {@code proceed} runs then, on the request's own context. */
     void hold(Runnable proceed) {
         synchronized (this) {
             held.add(proceed);
         }
     }
 
-    /** Lets every held request go on, and stops holding the rest of {@code holdNext}. */
+    /** Lets every held request and stream end go on, and stops holding the rest of {@code holdNext} and {@code holdEndNext}. */
     void release() {
         List<Runnable> go;
         synchronized (this) {
             go = List.copyOf(held);
             held.clear();
             holdNext = 0;
+            holdEndNext = 0;
             releasedTotal += go.size();
         }
         go.forEach(Runnable::run);
@@ -112,7 +119,7 @@ final class FaultInjector {
     }
 
     synchronized FaultPlan next() {
-        if (failNext == 0 && stallNext == 0 && holdNext == 0 && dropNext == 0 && compactNext == 0) {
+        if (failNext == 0 && stallNext == 0 && holdNext == 0 && dropNext == 0 && compactNext == 0 && holdEndNext == 0) {
             return FaultPlan.NONE;
         }
         boolean hold = holdNext > 0;
@@ -138,7 +145,11 @@ final class FaultInjector {
         if (compact) {
             compactNext--;
         }
-        return new FaultPlan(fail, stall, hold, drop, compact);
+        boolean holdEnd = holdEndNext > 0 && fail == 0 && drop < 0;
+        if (holdEnd) {
+            holdEndNext--;
+        }
+        return new FaultPlan(fail, stall, hold, drop, compact, holdEnd);
     }
 
     synchronized ObjectNode describe() {
@@ -153,6 +164,7 @@ final class FaultInjector {
         o.put("unhealthy", unhealthy);
         o.put("modelsStallMs", modelsStallMs);
         o.put("holdNext", holdNext);
+        o.put("holdEndNext", holdEndNext);
         o.put("held", held.size());
         o.put("released", releasedTotal);
         return o;

@@ -103,7 +103,8 @@ final class GenerationEndpoint {
             String text = FillerText.of(outputTokens, config.seed() ^ Arrays.hashCode(promptIds));
             int[] outputIds = ChunkTokenizer.tokenize(text);
             ReplyStream reply = new ReplyStream(ctx.vertx().getOrCreateContext(), ctx.request(),
-                    format(dialect, body, stream, maxTokens, promptIds, outputIds), text, stream, promptIds.length, plan.dropAfterChunks(), plan.compactSse());
+                    format(dialect, body, stream, maxTokens, promptIds, outputIds), text, stream, promptIds.length, plan.dropAfterChunks(), plan.compactSse(),
+                    plan.holdEnd() ? faults::hold : null);
             DataParallelEngines.Submitted sent = engines.submit(ctx.request().getHeader(DATA_PARALLEL_RANK),
                     promptIds, outputIds, outputTokens == maxTokens, cacheSalt(body), reply);
             reply.attach(sent.engine(), sent.request());

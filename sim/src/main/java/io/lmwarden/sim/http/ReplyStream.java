@@ -9,6 +9,7 @@ import io.vertx.core.http.HttpServerRequest;
 import io.vertx.core.http.HttpServerResponse;
 
 import java.util.List;
+import java.util.function.Consumer;
 import java.util.regex.Pattern;
 
 /**
@@ -26,6 +27,8 @@ final class ReplyStream implements RequestListener {
     private final int promptTokens;
     private final int dropAfterChunks;
     private final boolean compactSse;
+    /** Holds a stream's end until released (fault injection), or null: the end goes right after the last event. */
+    private final Consumer<Runnable> endGate;
     private Engine engine;
     private SimRequest request;
     private int sentTokens;
@@ -33,7 +36,7 @@ final class ReplyStream implements RequestListener {
     private boolean done;
 
     ReplyStream(Context context, HttpServerRequest httpRequest, ReplyFormat format, String text, boolean streaming,
-                int promptTokens, int dropAfterChunks, boolean compactSse) {
+                int promptTokens, int dropAfterChunks, boolean compactSse, Consumer<Runnable> endGate) {
         this.context = context;
         this.httpRequest = httpRequest;
         this.response = httpRequest.response();
@@ -43,6 +46,7 @@ final class ReplyStream implements RequestListener {
         this.promptTokens = promptTokens;
         this.dropAfterChunks = dropAfterChunks;
         this.compactSse = compactSse;
+        this.endGate = endGate;
     }
 
     /** Called on the request's context right after submission. */
@@ -109,7 +113,15 @@ final class ReplyStream implements RequestListener {
             }
             if (!done) {
                 done = true;
-                response.end();
+                if (endGate == null) {
+                    response.end();
+                } else {
+                    endGate.accept(() -> context.runOnContext(e -> {
+                        if (!response.closed()) {
+                            response.end();
+                        }
+                    }));
+                }
             }
         });
     }
