@@ -74,15 +74,36 @@ final class GenerationEndpoint {
                 Requests.error(ctx, dialect, 404, ResponsesFormat.notStoredMessage(id), "previous_response_id");
                 return;
             }
+            // Rendered and tokenized on a worker, as vLLM's API server tokenizes in a thread pool: a 100 KB agent prompt
+            // must not hold the event loop that answers /health and streams every other request's tokens.
+            ctx.vertx().executeBlocking(() -> ChunkTokenizer.tokenize(render(dialect, body)), false)
+                    .onComplete(rendered -> {
+                        if (rendered.succeeded()) {
+                            submit(ctx, dialect, body, plan, rendered.result());
+                        } else if (rendered.cause() instanceof InvalidPromptException e) {
+                            Requests.error(ctx, dialect, 400, e.getMessage(), e.param());
+                        } else {
+                            ctx.fail(rendered.cause());
+                        }
+                    });
+        } catch (InvalidPromptException e) {
+            Requests.error(ctx, dialect, 400, e.getMessage(), e.param());
+        }
+    }
+
+    private static String render(ApiDialect dialect, JsonNode body) {
+        return switch (dialect) {
+            case OPENAI_CHAT -> PromptRenderer.renderChat(body);
+            case OPENAI_COMPLETIONS -> PromptRenderer.renderCompletion(body);
+            case ANTHROPIC_MESSAGES -> PromptRenderer.renderMessages(body);
+            case OPENAI_RESPONSES -> PromptRenderer.renderResponses(body);
+            case ANTHROPIC_COUNT_TOKENS -> throw new IllegalArgumentException("count_tokens generates nothing");
+        };
+    }
+
+    private void submit(RoutingContext ctx, ApiDialect dialect, JsonNode body, FaultPlan plan, int[] promptIds) {
+        try {
             boolean stream = body.path("stream").asBoolean(false);
-            String prompt = switch (dialect) {
-                case OPENAI_CHAT -> PromptRenderer.renderChat(body);
-                case OPENAI_COMPLETIONS -> PromptRenderer.renderCompletion(body);
-                case ANTHROPIC_MESSAGES -> PromptRenderer.renderMessages(body);
-                case OPENAI_RESPONSES -> PromptRenderer.renderResponses(body);
-                case ANTHROPIC_COUNT_TOKENS -> throw new IllegalArgumentException("count_tokens generates nothing");
-            };
-            int[] promptIds = ChunkTokenizer.tokenize(prompt);
             int maxModelLen = config.profile().maxModelLen();
             if (promptIds.length >= maxModelLen) {
                 Requests.error(ctx, dialect, 400, "This model's maximum context length is " + maxModelLen
