@@ -20,25 +20,24 @@ final class SimulatedReplicas implements ReplicaSource {
 
     private final SimCluster cluster;
     private final SimProfile profile;
-    /** The first replica's KV-event port (replica i: + i; its replay port: + replicas + i), 0 when they publish none. */
-    private final int kvEventsBase;
+    private final boolean kvEvents;
 
-    private SimulatedReplicas(SimCluster cluster, SimProfile profile, int kvEventsBase) {
+    private SimulatedReplicas(SimCluster cluster, SimProfile profile, boolean kvEvents) {
         this.cluster = cluster;
         this.profile = profile;
-        this.kvEventsBase = kvEventsBase;
+        this.kvEvents = kvEvents;
     }
 
     static SimulatedReplicas start(RouterConfig config) {
         SimProfile profile = SimProfile.named(config.simulation().profile());
         int n = config.discovery().simulate();
-        int kvBase = config.kvEvents().enabled() ? FreePorts.consecutive(2 * n) : 0;
+        boolean kvEvents = config.kvEvents().enabled();
         SimOptions options = SimOptions.defaults();
-        if (kvBase > 0) {
-            // As the operator configures vLLM: events on the base port, replays after every replica's events port; a
-            // wildcard address, since vLLM's publisher binds only those (it connects to anything else).
+        if (kvEvents) {
+            // A wildcard address, as the operator configures vLLM (its publisher binds only those, it connects to
+            // anything else); port 0: each replica binds ports of its own, read back once it is up.
             ObjectNode kv = new ObjectMapper().createObjectNode().put("enable_kv_cache_events", true).put("publisher", "zmq")
-                    .put("endpoint", "tcp://*:" + kvBase).put("replay_endpoint", "tcp://*:" + (kvBase + n))
+                    .put("endpoint", "tcp://*:0").put("replay_endpoint", "tcp://*:0")
                     .put("topic", config.kvEvents().topic());
             options = options.withKvEvents(KvEventsConfig.parse(kv.toString()));
         }
@@ -50,26 +49,25 @@ final class SimulatedReplicas implements ReplicaSource {
                 .withServedModelNames(AgentModelNames.servedWith(config.simulation().model()))
                 .withOutputLength(OutputLength.REALISTIC)
                 .withTimeScale(config.simulation().timeScale()));
-        return new SimulatedReplicas(cluster, profile, kvBase);
+        return new SimulatedReplicas(cluster, profile, kvEvents);
     }
 
     @Override
     public RouterConfig configure(RouterConfig config) {
         // The prior is in engine time, as the profile's; the runtime scales it by the time scale.
         // The replicas are started: from here on they are a static list like any other.
-        int n = cluster.replicas().size();
         List<String> entries = new ArrayList<>();
-        for (int i = 0; i < n; i++) {
-            SimReplica r = cluster.replicas().get(i);
-            entries.add(r.id() + "=" + r.url() + (kvEventsBase > 0 ? "#kv=" + (kvEventsBase + i) + "&replay=" + (kvEventsBase + n + i) : ""));
+        for (SimReplica r : cluster.replicas()) {
+            entries.add(r.id() + "=" + r.url() + (kvEvents
+                    ? "#kv=" + r.kvEventPorts().get(0) + "&replay=" + r.kvEventReplayPorts().get(0) : ""));
         }
         return config.with(DiscoverySettings.SIMULATE, 0).withReplicas(entries).withPrefillMsPerToken(profile.prefillMsPerToken());
     }
 
     @Override
     public List<String> describe() {
-        return cluster.urls().stream().map(u -> "simulated replica " + u
-                + (kvEventsBase > 0 ? " (KV events from port " + kvEventsBase + ")" : "")).toList();
+        return cluster.replicas().stream().map(r -> "simulated replica " + r.url()
+                + (kvEvents ? " (KV events from port " + r.kvEventPorts().get(0) + ")" : "")).toList();
     }
 
     @Override

@@ -22,6 +22,7 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
@@ -121,5 +122,28 @@ class SimulateForAgentsTest {
             }
         }
         assertThat(stops).isEqualTo(5);
+    }
+
+    /**
+     * KV events are on by default: each simulated replica binds its own ports at 0 and the router is listed what they
+     * bound, so every replica's cache view comes from its events. The deadline only turns a hang into a failure.
+     */
+    @Test
+    void everySimulatedReplicasCacheViewComesFromItsKvEvents() throws Exception {
+        long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+        while (true) {
+            JsonNode rows = JSON.readTree(http.get(router.adminUrl() + "/api/replicas").body()).path("replicas");
+            List<String> views = new ArrayList<>();
+            rows.forEach(r -> views.add(r.path("cacheView").asText()));
+            if (views.size() == 3 && views.stream().allMatch("events"::equals)) {
+                return;
+            }
+            List<String> seen = new ArrayList<>();
+            rows.forEach(r -> seen.add(r.path("id").asText() + ": " + r.path("cacheView").asText() + ", events "
+                    + r.path("kvEvents").path("state").asText()));
+            assertThat(System.nanoTime()).as("every replica's cache view from its events within 60 s: %s", seen)
+                    .isLessThan(deadline);
+            Thread.sleep(20);
+        }
     }
 }

@@ -1,9 +1,11 @@
 package io.lmwarden.sim;
 
 import io.lmwarden.sim.dp.BalancerEra;
+import io.lmwarden.sim.dp.DataParallelEngines;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.stream.Collectors;
@@ -74,12 +76,17 @@ class DataParallelServerTest {
         assertThat(enginesUsedBySequentialRequests(BalancerEra.CURRENT)).containsExactly(2L, 2L, 2L, 2L);
     }
 
-    /** Requests per engine for 8 requests one after the other, each after the coordinator saw the last one end. */
+    /**
+     * Requests per engine for 8 requests one after the other, each after the coordinator published the last one's end
+     * (the blind era has no coordinator: its balancer only ever counts its own sends).
+     */
     private List<Long> enginesUsedBySequentialRequests(BalancerEra era) throws InterruptedException {
         SimHttp http = start(era);
         for (int i = 0; i < 8; i++) {
             assertThat(http.post("/v1/chat/completions", SimHttp.chat(MODEL, "step " + i, 2, false)).status()).isEqualTo(200);
-            Thread.sleep(80); // 0.8 s of engine time: several coordinator publications of idle engines
+            if (era != BalancerEra.BLIND) {
+                awaitBalancerSeesEveryEngineIdle(i);
+            }
         }
         List<Long> counts = http.metrics().entrySet().stream()
                 .filter(e -> e.getKey().startsWith("vllm:request_success_total{") && e.getKey().contains("finished_reason=\"length\""))
@@ -88,5 +95,16 @@ class DataParallelServerTest {
         cluster.close();
         cluster = null;
         return counts;
+    }
+
+    /** Polls the coordinator's publication; the deadline only turns a hang into a failure, it bounds no speed. */
+    private void awaitBalancerSeesEveryEngineIdle(int request) throws InterruptedException {
+        DataParallelEngines engines = cluster.replicas().get(0).engines();
+        long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+        while (!engines.balancerSeesEveryEngineIdle()) {
+            assertThat(System.nanoTime()).as("the coordinator published every engine idle after request %d within 60 s", request)
+                    .isLessThan(deadline);
+            Thread.sleep(10);
+        }
     }
 }

@@ -38,8 +38,12 @@ final class SimHttp {
         }
     }
 
-    /** A streamed reply: its data payloads, the wall time to the first one, and whether it ended normally. */
-    record Stream(int status, List<String> events, List<String> data, long firstDataNanos, boolean complete) {
+    /**
+     * A streamed reply: its data payloads, the wall time to the first one (from the request's start, and as the
+     * {@link System#nanoTime()} it arrived at), and whether it ended normally.
+     */
+    record Stream(int status, List<String> events, List<String> data, long firstDataNanos, long firstDataAtNanos,
+                  boolean complete) {
     }
 
     Reply post(String path, String body) {
@@ -97,12 +101,26 @@ final class SimHttp {
                 // the server dropped the connection: complete stays false
             }
         } catch (IOException e) {
-            return new Stream(-1, events, data, first, false);
+            return new Stream(-1, events, data, first, first < 0 ? -1 : start + first, false);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new IllegalStateException(e);
         }
-        return new Stream(status, events, data, first, complete);
+        return new Stream(status, events, data, first, first < 0 ? -1 : start + first, complete);
+    }
+
+    /**
+     * Polls {@code GET /sim/faults} until {@code n} requests are held ({@code holdNext}); the deadline only turns a hang
+     * into a failure, it bounds no speed.
+     */
+    void awaitHeld(int n) throws InterruptedException {
+        long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+        while (get("/sim/faults").json().get("held").asInt() < n) {
+            if (System.nanoTime() > deadline) {
+                throw new AssertionError(n + " requests held within 60 s: " + get("/sim/faults").body());
+            }
+            Thread.sleep(10);
+        }
     }
 
     /** Samples of the exposition keyed by "name{labels}" exactly as printed. */

@@ -4,9 +4,15 @@ import io.lmwarden.sim.EngineSnapshot;
 import io.lmwarden.sim.SimCluster;
 import io.lmwarden.sim.SimOptions;
 import io.lmwarden.sim.SimProfile;
+import io.lmwarden.sim.SimReplica;
 import io.lmwarden.sim.dp.BalancerEra;
 import io.lmwarden.sim.kvevents.KvEventsConfig;
 
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.Socket;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -22,6 +28,8 @@ public final class SimPool implements AutoCloseable {
     private final List<SimOptions> options = new ArrayList<>();
     /** Replica i's KV-event ports {events, replay}, when it publishes them. */
     private final List<int[]> kvPorts = new ArrayList<>();
+    /** Sockets holding the ports listed for replicas that publish no events. */
+    private final List<Socket> reserved = new ArrayList<>();
 
     private SimPool() {
     }
@@ -57,34 +65,49 @@ public final class SimPool implements AutoCloseable {
     }
 
     /**
-     * Replicas that publish vLLM's KV events (map encoding, a replay socket), each on two free ports of its own,
-     * listed to the router with {@code #kv=…&replay=…}. {@code publishing[i]} false: replica i publishes nothing, but
-     * is listed with ports where nothing listens (a publisher the router cannot reach).
+     * Replicas that publish vLLM's KV events (map encoding, a replay socket), each on two ports of its own (bound at 0,
+     * read back), listed to the router with {@code #kv=…&replay=…}. {@code publishing[i]} false: replica i publishes
+     * nothing, but is listed with ports where nothing listens (a publisher the router cannot reach): ports held bound,
+     * not listening, for the pool's life, so that nothing else can take them meanwhile.
      */
     public static SimPool startWithKvEvents(SimProfile profile, double timeScale, boolean... publishing) {
         SimPool pool = new SimPool();
         for (int i = 0; i < publishing.length; i++) {
-            int events = freePort();
-            int replay = freePort();
             SimOptions o = SimOptions.defaults().withReplicas(1).withProfile(profile).withTimeScale(timeScale).withSeed(1000 + i);
+            int[] ports;
             if (publishing[i]) {
-                o = o.withKvEvents(KvEventsConfig.parse("{\"enable_kv_cache_events\":true,\"publisher\":\"zmq\","
-                        + "\"endpoint\":\"tcp://*:" + events + "\",\"replay_endpoint\":\"tcp://*:" + replay
-                        + "\",\"topic\":\"kv-events\"}"));
+                SimCluster cluster = SimCluster.start(o.withKvEvents(kvEventsOn(0, 0)));
+                SimReplica replica = cluster.replicas().get(0);
+                ports = new int[] {replica.kvEventPorts().get(0), replica.kvEventReplayPorts().get(0)};
+                pool.clusters.add(cluster);
+                // A restart comes back on the ports it was listed with.
+                o = o.withKvEvents(kvEventsOn(ports[0], ports[1]));
+            } else {
+                pool.clusters.add(SimCluster.start(o));
+                ports = new int[] {pool.reserveUnreachablePort(), pool.reserveUnreachablePort()};
             }
-            pool.clusters.add(SimCluster.start(o));
             pool.options.add(o);
             pool.running.add(true);
-            pool.kvPorts.add(new int[] {events, replay});
+            pool.kvPorts.add(ports);
         }
         return pool;
     }
 
-    private static int freePort() {
-        try (java.net.ServerSocket s = new java.net.ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
-            return s.getLocalPort();
-        } catch (java.io.IOException e) {
-            throw new IllegalStateException(e);
+    private static KvEventsConfig kvEventsOn(int events, int replay) {
+        return KvEventsConfig.parse("{\"enable_kv_cache_events\":true,\"publisher\":\"zmq\","
+                + "\"endpoint\":\"tcp://*:" + events + "\",\"replay_endpoint\":\"tcp://*:" + replay
+                + "\",\"topic\":\"kv-events\"}");
+    }
+
+    /** A loopback port bound but not listening: a connection to it is refused, and no one else can bind it. */
+    private int reserveUnreachablePort() {
+        try {
+            Socket socket = new Socket();
+            reserved.add(socket);
+            socket.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0));
+            return socket.getLocalPort();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
         }
     }
 
@@ -162,6 +185,13 @@ public final class SimPool implements AutoCloseable {
     public void close() {
         for (int i = 0; i < clusters.size(); i++) {
             kill(i);
+        }
+        for (Socket socket : reserved) {
+            try {
+                socket.close();
+            } catch (IOException ignored) {
+                // only a reservation
+            }
         }
     }
 }

@@ -10,6 +10,7 @@ import io.lmwarden.sim.tokens.InvalidPromptException;
 import io.vertx.core.Vertx;
 
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
@@ -130,27 +131,46 @@ public final class DataParallelEngines implements AutoCloseable {
      * engine reports after every step whose counts differ); until then the balancer's local bumps accumulate.
      * A request that came and went between two ticks changed the counts too, which the token counters show.
      */
-    private void publishIfChanged() {
-        int n = engines.size();
+    private synchronized void publishIfChanged() {
+        List<EngineSnapshot> now = snapshots();
+        long[] seen = seen(now);
+        if (Arrays.equals(seen, lastSeen)) {
+            return;
+        }
+        int n = now.size();
         int[] waiting = new int[n];
         int[] running = new int[n];
         double[] kv = new double[n];
-        long[] seen = new long[n * 4];
         for (int i = 0; i < n; i++) {
-            EngineSnapshot s = engines.get(i).snapshot();
-            waiting[i] = s.waiting();
-            running[i] = s.running();
-            kv[i] = s.kvUsage();
+            waiting[i] = now.get(i).waiting();
+            running[i] = now.get(i).running();
+            kv[i] = now.get(i).kvUsage();
+        }
+        lastSeen = seen;
+        balancer.publish(waiting, running, kv);
+    }
+
+    /** Per engine: waiting, running and the token counters, whose change since a publication calls for another. */
+    private static long[] seen(List<EngineSnapshot> snapshots) {
+        long[] seen = new long[snapshots.size() * 4];
+        for (int i = 0; i < snapshots.size(); i++) {
+            EngineSnapshot s = snapshots.get(i);
             seen[i * 4] = s.waiting();
             seen[i * 4 + 1] = s.running();
             seen[i * 4 + 2] = s.promptTokens();
             seen[i * 4 + 3] = s.generationTokens();
         }
-        if (java.util.Arrays.equals(seen, lastSeen)) {
-            return;
-        }
-        lastSeen = seen;
-        balancer.publish(waiting, running, kv);
+        return seen;
+    }
+
+    /**
+     * Whether the balancer's next choice scores every engine idle: the coordinator's last publication is of the engines
+     * as they are now, none waiting or running, and no request was sent since. Synchronised with the publication, so
+     * a publication under way (its snapshot read, not yet applied) cannot make a stale answer. Without a coordinator
+     * (one engine, or the blind era) nothing is ever published: always false.
+     */
+    public synchronized boolean balancerSeesEveryEngineIdle() {
+        return Arrays.equals(seen(snapshots()), lastSeen) && balancer.seesEveryEngineIdle();
     }
 
     public List<EngineMetrics> metrics() {

@@ -34,6 +34,16 @@ final class InternalBalancer {
         }
     }
 
+    /** No engine has a request waiting or running in the last publication, nor a local bump since. */
+    synchronized boolean seesEveryEngineIdle() {
+        for (int i = 0; i < waiting.length; i++) {
+            if (waiting[i] != 0 || running[i] != 0) {
+                return false;
+            }
+        }
+        return true;
+    }
+
     /** The engine for the next request; {@code inflight[i]} = this server's unfinished requests on engine i. */
     synchronized int choose(int[] inflight) {
         int n = waiting.length;

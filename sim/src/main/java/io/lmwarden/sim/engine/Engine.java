@@ -256,10 +256,11 @@ public final class Engine implements AutoCloseable {
                         return;
                     }
                     // Back-to-back steps start where the previous one ended, so thread wake-up latency does not
-                    // stretch simulated time; a long lag (a starved CPU, or an idle engine) resyncs to the clock.
+                    // stretch simulated time; a long lag (a starved CPU) resyncs to the clock. An idle engine starts
+                    // at its first arrival, as vLLM's busy loop would: this thread's wake-up is no request's queue time.
                     double now = clock.now();
                     boolean keepPace = busy && now - engineTime < MAX_LAG_WALL_SECONDS * clock.timeScale();
-                    double start = keepPace ? engineTime : Math.max(engineTime, now);
+                    double start = keepPace ? engineTime : Math.max(engineTime, busy ? now : firstArrival(now));
                     step = schedule(start);
                     if (step.isEmpty()) {
                         flushStepEvents(events);
@@ -329,6 +330,15 @@ public final class Engine implements AutoCloseable {
         stepEvents.clear();
         KvEventSink sink = eventSink;
         events.add(() -> sink.publish(batch));
+    }
+
+    /** When the longest-waiting request arrived, at most {@code now}. Caller holds the lock. */
+    private double firstArrival(double now) {
+        double first = now;
+        for (SimRequest r : waiting) {
+            first = Math.min(first, r.arrival);
+        }
+        return first;
     }
 
     /** The earliest completion time of a host-tier load in flight, or -1. Caller holds the lock. */
