@@ -1,0 +1,21 @@
+package io.lmwarden.operator.reconciler;
+
+import io.fabric8.kubernetes.client.KubernetesClientBuilder;
+
+import java.util.function.Consumer;
+
+/**
+ * The client of fabric8's mock API server, for the tests and the operator they start, with 60 s request and
+ * connection timeouts instead of the client's 10 s. A fresh mock server in a cold JVM answers its first requests
+ * only once its event loops have loaded and bound the Kubernetes model classes: on a loaded 2-core machine that
+ * took longer than 10 s, and the CRD's creation or the operator's informers failed to start. A timeout here only
+ * turns a hang into a failure; it bounds no speed.
+ */
+public final class PatientMockClient implements Consumer<KubernetesClientBuilder> {
+    private static final int TIMEOUT_MS = 60_000;
+
+    @Override
+    public void accept(KubernetesClientBuilder builder) {
+        builder.editOrNewConfig().withRequestTimeout(TIMEOUT_MS).withConnectionTimeout(TIMEOUT_MS).endConfig();
+    }
+}
