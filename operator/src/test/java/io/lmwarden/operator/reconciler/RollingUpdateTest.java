@@ -28,7 +28,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * watch; "the next one only after Ready" is checked at the moment the operator has provably seen the replaced pod
  * start (its status names the pod it waits for), so no sleep decides the outcome.
  */
-@EnableKubernetesMockClient(crud = true, kubernetesClientBuilderCustomizer = PatientMockClient.class)
+@EnableKubernetesMockClient(https = false, crud = true, kubernetesClientBuilderCustomizer = PatientMockClient.class)
 class RollingUpdateTest {
     private static final String NS = "agents";
     private static final String MD = "qwen3-4b";
