@@ -1,7 +1,7 @@
 package io.lmwarden.e2e.operator;
 
 import io.lmwarden.common.process.ChildProcess;
-import io.lmwarden.e2e.support.JarProcess;
+import io.lmwarden.e2e.support.SimulatorJar;
 import io.lmwarden.operator.dependent.ReplicaDrain;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.AfterAll;
@@ -18,7 +18,6 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -43,15 +42,13 @@ class ReplicaPreStopIT {
     private static final HttpClient HTTP = HttpClient.newHttpClient();
     private static final com.fasterxml.jackson.databind.ObjectMapper JSON = new com.fasterxml.jackson.databind.ObjectMapper();
 
-    private static JarProcess sim;
+    private static SimulatorJar sim;
     private static int port;
 
     @BeforeAll
     static void startSimulator() throws Exception {
-        port = JarProcess.freePort();
-        sim = JarProcess.start("lmw.sim.jar", List.of("--replicas", "1", "--port", Integer.toString(port), "--host", "127.0.0.1",
-                "--output-length", "fixed", "--set", "stepBaseMs=100"), Map.of());
-        sim.awaitHttp200("http://127.0.0.1:" + port + "/health", Duration.ofSeconds(60));
+        sim = SimulatorJar.start(1, List.of("--output-length", "fixed", "--set", "stepBaseMs=100"));
+        port = sim.port(0);
     }
 
     @AfterAll

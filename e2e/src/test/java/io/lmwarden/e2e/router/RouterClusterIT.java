@@ -3,6 +3,8 @@ package io.lmwarden.e2e.router;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.lmwarden.e2e.support.JarProcess;
+import io.lmwarden.e2e.support.RouterJar;
+import io.lmwarden.e2e.support.SimulatorJar;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
@@ -47,17 +49,14 @@ class RouterClusterIT {
 
     @Test
     void killingOneRouterLosesOnlyItsInFlightRequestsAndPinsSurvive() throws Exception {
-        int simBase = JarProcess.freePort();
         List<Integer> clusterPorts = io.lmwarden.common.net.LoopbackPorts.freePairs(4);
         String members = clusterPorts.stream().map(p -> "127.0.0.1:" + p).collect(Collectors.joining(","));
         List<JarProcess> routers = new ArrayList<>();
         List<String> urls = new ArrayList<>();
-        try (JarProcess sims = JarProcess.start("lmw.sim.jar", List.of("--replicas", "4", "--port", Integer.toString(simBase),
-                "--time-scale", "20"), Map.of())) {
+        try (SimulatorJar sims = SimulatorJar.start(4, List.of("--time-scale", "20"))) {
             List<String> replicas = new ArrayList<>();
             for (int i = 0; i < 4; i++) {
-                sims.awaitHttp200("http://127.0.0.1:" + (simBase + i) + "/health", Duration.ofSeconds(30));
-                replicas.add("sim-" + i + "=http://127.0.0.1:" + (simBase + i));
+                replicas.add("sim-" + i + "=" + sims.url(i));
             }
             try {
                 for (int i = 0; i < 4; i++) {
@@ -143,13 +142,12 @@ class RouterClusterIT {
 
     private static void startRouter(int i, List<JarProcess> routers, List<String> urls, List<Integer> clusterPorts, String members,
                                     List<String> replicas) throws Exception {
-        int port = JarProcess.freePort();
-        JarProcess p = JarProcess.start("lmw.router.jar", List.of("--port", Integer.toString(port), "--host", "127.0.0.1",
+        RouterJar router = RouterJar.start(List.of("--host", "127.0.0.1",
                 "--replicas", String.join(",", replicas), "--cluster", "static:" + members,
                 "--cluster-port", Integer.toString(clusterPorts.get(i))), Map.of("LMW_SCRAPE_INTERVAL", "200ms"));
-        routers.set(i, p);
-        urls.set(i, "http://127.0.0.1:" + port);
-        p.awaitHttp200(urls.get(i) + "/readyz", Duration.ofSeconds(90));
+        routers.set(i, router.process());
+        urls.set(i, router.url());
+        router.process().awaitHttp200(urls.get(i) + "/readyz", Duration.ofSeconds(90));
     }
 
     private static HttpResponse<String> chat(String router, String session, int step) throws IOException, InterruptedException {

@@ -13,6 +13,9 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.regex.MatchResult;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 /** One of our shipped jars running as its own process ({@link ChildProcess}), with its output in a file for the report. */
 public final class JarProcess implements AutoCloseable {
@@ -57,6 +60,17 @@ public final class JarProcess implements AutoCloseable {
             Thread.sleep(100);
         }
         throw new IllegalStateException(url + " did not answer 200 within " + timeout + ":\n" + output());
+    }
+
+    /**
+     * The next output line that matches {@code pattern} as a whole (the lines before it are skipped), e.g. the port a
+     * process started with {@code --port 0} reports it bound; fails with the process output when it exits first or the
+     * time runs out.
+     */
+    public MatchResult awaitLine(Pattern pattern, Duration timeout) {
+        Matcher m = pattern.matcher(process.awaitLine(line -> pattern.matcher(line).matches(), timeout, false));
+        m.matches(); // it does (that is why awaitLine returned it); this fills the groups
+        return m.toMatchResult();
     }
 
     /** kill -9: the process gets no chance to leave a cluster or finish its requests. */

@@ -65,7 +65,11 @@ final class MockCluster {
     }
 
     Optional<io.fabric8.kubernetes.api.model.Condition> condition(String name, String type) {
-        ModelDeployment md = get(name);
+        return condition(get(name), type);
+    }
+
+    /** One condition of a ModelDeployment as read once, so that several conditions can be checked on the same status. */
+    static Optional<io.fabric8.kubernetes.api.model.Condition> condition(ModelDeployment md, String type) {
         if (md == null || md.getStatus() == null) {
             return Optional.empty();
         }

@@ -28,12 +28,13 @@ import static org.assertj.core.api.Assertions.assertThat;
  * watch; "the next one only after Ready" is checked at the moment the operator has provably seen the replaced pod
  * start (its status names the pod it waits for), so no sleep decides the outcome.
  */
-@EnableKubernetesMockClient(crud = true)
+@EnableKubernetesMockClient(https = false, crud = true, kubernetesClientBuilderCustomizer = PatientMockClient.class)
 class RollingUpdateTest {
     private static final String NS = "agents";
     private static final String MD = "qwen3-4b";
     private static final String STS = "qwen3-4b-vllm";
-    private static final Duration TIMEOUT = Duration.ofSeconds(30);
+    /** Only turns a hang into a failure (generous: 2 shared cores at load 30); no wait here bounds the operator's speed. */
+    private static final Duration TIMEOUT = Duration.ofSeconds(60);
 
     KubernetesClient client;
     private MockCluster cluster;
@@ -63,8 +64,13 @@ class RollingUpdateTest {
 
     @AfterEach
     void stop() {
-        watch.close();
-        operator.stop();
+        // Either may be missing when start() failed; its error is the one to see.
+        if (watch != null) {
+            watch.close();
+        }
+        if (operator != null) {
+            operator.stop();
+        }
     }
 
     @Test
@@ -97,12 +103,18 @@ class RollingUpdateTest {
             controller.markReady(replaced);
             controller.sync(STS);
         }
-        Eventually.await("rollout complete", TIMEOUT, () -> cluster.condition(MD, "Progressing")
-                .map(c -> c.getReason().equals("RolloutComplete")).orElse(false));
+        // The last pod's Ready and the StatefulSet's readyReplicas are two writes, as they are in a cluster (kubelet, then
+        // the StatefulSet controller): between them the operator may already say RolloutComplete with 3/4 ready. The
+        // rollout is over once its status says both.
+        Eventually.await("rollout complete with every replica Ready", TIMEOUT, () -> {
+            ModelDeployment now = cluster.get(MD);
+            return MockCluster.condition(now, "Progressing").map(c -> c.getReason().equals("RolloutComplete")).orElse(false)
+                    && MockCluster.condition(now, "Ready").map(c -> c.getStatus().equals("True")).orElse(false);
+        });
         ModelDeployment md = cluster.get(MD);
         assertThat(md.getStatus().getUpdatedReplicas()).isEqualTo(4);
-        assertThat(cluster.conditionStatus(MD, "Ready")).isEqualTo("True");
-        assertThat(cluster.conditionStatus(MD, "Degraded")).as("a rolling update is no outage").isEqualTo("False");
+        assertThat(MockCluster.condition(md, "Degraded")).as("a rolling update is no outage")
+                .hasValueSatisfying(c -> assertThat(c.getStatus()).isEqualTo("False"));
         assertThat(deleted).containsExactly(STS + "-3", STS + "-2", STS + "-1", STS + "-0");
         assertThat(controller.pods(STS)).allSatisfy(p -> assertThat(p.getMetadata().getLabels()).containsEntry(ReplicaPod.REVISION_LABEL, after));
 
@@ -121,7 +133,8 @@ class RollingUpdateTest {
         String good = controller.sync(STS);
 
         changePodTemplate("{\"spec\":{\"extraArgs\":[\"--no-such-flag\"]}}", c -> c.getArgs().contains("--no-such-flag"));
-        Eventually.await("first replica replaced", TIMEOUT, () -> deleted.size() == 1);
+        Eventually.await("first replica replaced", TIMEOUT, () -> deleted.size() >= 1);
+        assertThat(deleted).containsExactly(STS + "-3");
         controller.sync(STS);
         controller.markCrashLooping(STS + "-3");
 
@@ -143,7 +156,7 @@ class RollingUpdateTest {
         Eventually.await("template reverted", TIMEOUT, () -> !sts().getSpec().getTemplate().getSpec().getContainers().get(0).getArgs()
                 .contains("--no-such-flag"));
         assertThat(controller.sync(STS)).as("the same template is the same revision").isEqualTo(good);
-        Eventually.await("the failing pod replaced", TIMEOUT, () -> deleted.size() == 2);
+        Eventually.await("the failing pod replaced", TIMEOUT, () -> deleted.size() >= 2);
         assertThat(deleted).containsExactly(STS + "-3", STS + "-3");
         controller.sync(STS);
         controller.markReady(STS + "-3");
@@ -162,7 +175,8 @@ class RollingUpdateTest {
         controller.sync(STS);
 
         changePodTemplate("{\"spec\":{\"maxModelLen\":8192}}", c -> c.getArgs().contains("8192"));
-        Eventually.await("first replica replaced", TIMEOUT, () -> deleted.size() == 1);
+        Eventually.await("first replica replaced", TIMEOUT, () -> deleted.size() >= 1);
+        assertThat(deleted).containsExactly(STS + "-3");
         controller.sync(STS); // recreated, and it never turns Ready
 
         Eventually.await("Degraded=True after the ready timeout", TIMEOUT, () -> "True".equals(cluster.conditionStatus(MD, "Degraded")));
@@ -181,7 +195,7 @@ class RollingUpdateTest {
         controller.sync(STS);
 
         changePodTemplate("{\"spec\":{\"maxModelLen\":8192}}", c -> c.getArgs().contains("8192"));
-        Eventually.await("two replicas replaced", TIMEOUT, () -> deleted.size() == 2);
+        Eventually.await("two replicas replaced", TIMEOUT, () -> deleted.size() >= 2);
         assertThat(deleted).containsExactlyInAnyOrder(STS + "-3", STS + "-2");
         controller.sync(STS);
         Eventually.await("the operator saw both start", TIMEOUT, () -> cluster.condition(MD, "Progressing")
@@ -190,7 +204,8 @@ class RollingUpdateTest {
         assertThat(deleted).hasSize(2);
 
         controller.markReady(STS + "-3");
-        Eventually.await("one more once one is Ready", TIMEOUT, () -> deleted.size() == 3);
+        Eventually.await("one more once one is Ready", TIMEOUT, () -> deleted.size() >= 3);
+        assertThat(deleted).hasSize(3);
         assertThat(deleted.get(2)).isEqualTo(STS + "-1");
     }
 
