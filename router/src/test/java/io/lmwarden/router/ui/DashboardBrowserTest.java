@@ -503,7 +503,7 @@ class DashboardBrowserTest {
                                 && !browser.findElements(By.cssSelector("#arrivals-body tr[data-session='" + hash + "'] .spill-hop[data-from='"
                                 + home + "'][data-to='" + dest + "']")).isEmpty(),
                 () -> browser.findElement(By.id("replicas-body")).getText());
-        assertThat(browser.findElement(By.cssSelector("tr[data-detail-for='" + home + "'] .detail-spills")).getText())
+        assertThat(renderedText(browser, "tr[data-detail-for='" + home + "'] .detail-spills"))
                 .contains("\u2192 " + dest + " \u00d71").contains(hash);
         assertThat(replicaRows(browser).get(dest).get("spilledIn")).isEqualTo("1");
         assertFitsTheWindow(browser, "replica table with a spill listed");
@@ -632,6 +632,16 @@ class DashboardBrowserTest {
             }
             return "page shows: " + seen + (last[0] == null ? "" : "; last error: " + last[0]);
         });
+    }
+
+    /**
+     * An element's text as rendered, found and read in one script: the replica table is rebuilt on every refresh, so
+     * an element found by one call may be gone (stale) by the next.
+     */
+    private static String renderedText(ChromeDriver browser, String selector) {
+        Object text = browser.executeScript("var e = document.querySelector(arguments[0]); return e ? e.innerText : null;", selector);
+        assertThat(text).as("an element %s on the page", selector).isNotNull();
+        return ((String) text).strip();
     }
 
     /** How many times the replicas card has refreshed since the page loaded (the page counts them). */
