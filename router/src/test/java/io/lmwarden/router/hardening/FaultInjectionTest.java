@@ -3,6 +3,7 @@ package io.lmwarden.router.hardening;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.lmwarden.router.LmWardenRouter;
+import io.lmwarden.router.config.DiscoverySettings;
 import io.lmwarden.router.config.PlacementSettings;
 import io.lmwarden.router.config.RouterConfig;
 import io.lmwarden.router.config.ServerSettings;
@@ -60,9 +61,13 @@ class FaultInjectionTest {
             sims.add(SimProcess.start("tiny", 5, 2000 + i));
         }
         List<String> entries = IntStream.range(0, 4).mapToObj(i -> "sim-" + i + "=" + sims.get(i).url()).toList();
+        // The timeouts that find a silent or frozen replica, generous: on a starved machine a replica with no fault can
+        // go quiet for seconds (at load ~40, with 5 s idle and 1 s health, every replica once passed for faulty and eight
+        // requests were lost with a 504).
+        // The faults do not depend on their length: each is held until the router has acted on it.
         LmWardenRouter router = LmWardenRouter.start(RouterConfig.forReplicas(entries).with(ServerSettings.HOST, "127.0.0.1")
-                .with(PlacementSettings.POLICY, "round-robin")
-                .withScrapeInterval(Duration.ofMillis(200)).with(UpstreamSettings.STREAM_IDLE_TIMEOUT, Duration.ofMillis(5000)));
+                .with(PlacementSettings.POLICY, "round-robin").withScrapeInterval(Duration.ofMillis(200))
+                .with(UpstreamSettings.STREAM_IDLE_TIMEOUT, Duration.ofSeconds(15)).with(DiscoverySettings.HEALTH_TIMEOUT, Duration.ofSeconds(5)));
         StreamingSessions clients = new StreamingSessions(router.url());
         List<Streamed> streams;
         try {
