@@ -2,6 +2,7 @@ package io.lmwarden.router.ui;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.lmwarden.router.config.DiscoverySettings;
 import io.lmwarden.router.testing.AgentSession;
 import io.lmwarden.router.testing.AgentWorkload;
 import io.lmwarden.router.testing.Await;
@@ -45,6 +46,11 @@ class DashboardBrowserTest {
     private static final ObjectMapper JSON = new ObjectMapper();
     private static final Path SCREENSHOT = Path.of("target", "screenshots", "dashboard.png");
     private static final int REPLICAS = 4;
+    /**
+     * Generous: no scene here is about health checks, and on a starved machine a 1 s /health timeout took a replica
+     * out for a moment, released its sessions, and left it with no sticky session to show.
+     */
+    private static final Duration HEALTH_TIMEOUT = Duration.ofSeconds(10);
     /** The narrow laptop window the replica table must fit without clipping or scrolling sideways. */
     private static final int WIDTH = 1000;
 
@@ -60,7 +66,7 @@ class DashboardBrowserTest {
         for (int i = 0; i < REPLICAS; i++) {
             engineAtStart[i] = sims.prefixCounters(i);
         }
-        try (RouterUnderTest router = RouterUnderTest.start(sims, c -> c.withScrapeInterval(Duration.ofMillis(200)));
+        try (RouterUnderTest router = RouterUnderTest.start(sims, c -> c.withScrapeInterval(Duration.ofMillis(200)).with(DiscoverySettings.HEALTH_TIMEOUT, HEALTH_TIMEOUT));
              Chromium chromium = Chromium.start(WIDTH, 1000)) {
             Http http = new Http();
             // The recent window counts the engine from the router's first sample of its counters: wait for it.
@@ -279,7 +285,7 @@ class DashboardBrowserTest {
         SimProfile small = SimProfile.named(SimProfile.TINY).withCosts(20, 0.02, 0.1, 0.05, 0)
                 .withKvOffloadGib(5 * 4096 * 147_456.0 / (1L << 30));
         SimPool sims = SimPool.start(2, small, 20);
-        try (RouterUnderTest router = RouterUnderTest.start(sims, c -> c.withScrapeInterval(Duration.ofMillis(200)));
+        try (RouterUnderTest router = RouterUnderTest.start(sims, c -> c.withScrapeInterval(Duration.ofMillis(200)).with(DiscoverySettings.HEALTH_TIMEOUT, HEALTH_TIMEOUT));
              Chromium chromium = Chromium.start(WIDTH, 1000)) {
             Http http = new Http();
             AgentWorkload.Result traffic = new AgentWorkload(8, 4, AgentSession.Identity.CLAUDE_CODE_HEADER, 6000).run(router, "tier");
