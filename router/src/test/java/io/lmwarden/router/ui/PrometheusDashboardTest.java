@@ -261,8 +261,8 @@ class PrometheusDashboardTest {
             atSaturated = prometheus.query("timestamp(lmw_queue_wait_seconds_count{job=\"" + ROUTER_JOB + "\", pod=\"" + SATURATED_POD + "\"})")
                     .stream().mapToDouble(Sample::value).findFirst().orElse(0);
         } while (atSaturated <= stepsDone);
-        // And the small replica's own scrape after the last step: the engine panels read its counters, and a router
-        // scrape ahead of it left them without the steps' increase (a host-tier hit rate of NaN in one loaded run).
+        // And the small replica's own scrape after the last step, at or before that instant: the engine panels read its
+        // counters, and a router scrape ahead of it left them without the steps' increase (a host-tier hit rate of NaN).
         double atSmallSim;
         do {
             assertThat(System.nanoTime()).as("a scrape of small-sim-0 after the last step; targets: %s", prometheus.targets())
@@ -271,7 +271,15 @@ class PrometheusDashboardTest {
             atSmallSim = prometheus.query("timestamp(vllm:external_prefix_cache_queries_total{job=\"" + REPLICA_JOB + "\", pod=\"small-sim-0\"})")
                     .stream().mapToDouble(Sample::value).findFirst().orElse(0);
         } while (atSmallSim <= stepsDone);
-        atSaturated = Math.max(atSaturated, atSmallSim);
+        // Evaluated at a router sample's own instant (past it, rate() would extrapolate the router's counters), one at
+        // or after the replica's.
+        while (atSaturated < atSmallSim) {
+            assertThat(System.nanoTime()).as("a scrape of %s after small-sim-0's; targets: %s", SATURATED_POD, prometheus.targets())
+                    .isLessThan(scrapeDeadline);
+            RouterUnderTest.sleep(100);
+            atSaturated = prometheus.query("timestamp(lmw_queue_wait_seconds_count{job=\"" + ROUTER_JOB + "\", pod=\"" + SATURATED_POD + "\"})")
+                    .stream().mapToDouble(Sample::value).findFirst().orElse(0);
+        }
         saturatedView = JSON.readTree(http.get(saturated.url() + "/api/replicas").body());
     }
 
