@@ -72,8 +72,21 @@ public final class Http {
         return send(b.build());
     }
 
+    /** An SSE stream read to its end: its head's status and headers, and its lines as they came. */
+    public record Stream(int status, Map<String, List<String>> headers, List<String> lines) {
+        /** The replica that answered ({@code X-LMW-Replica}), or null. */
+        public String replica() {
+            return new Reply(status, headers, "").replica();
+        }
+    }
+
     /** Reads an SSE stream line by line, as it arrives. */
     public List<String> streamLines(String url, String json, Map<String, String> headers) {
+        return stream(url, json, headers).lines();
+    }
+
+    /** Reads an SSE stream line by line, as it arrives, with its head; a connection lost mid-stream is the last line. */
+    public Stream stream(String url, String json, Map<String, String> headers) {
         HttpRequest.Builder b = HttpRequest.newBuilder(URI.create(url)).timeout(Duration.ofSeconds(60))
                 .header("content-type", "application/json").POST(HttpRequest.BodyPublishers.ofString(json));
         headers.forEach(b::header);
@@ -88,13 +101,13 @@ public final class Http {
             } catch (IOException e) {
                 lines.add("<<connection error: " + e.getMessage() + ">>");
             }
+            return new Stream(r.statusCode(), r.headers().map(), lines);
         } catch (IOException e) {
             throw new IllegalStateException(e);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new IllegalStateException(e);
         }
-        return lines;
     }
 
     private Reply send(HttpRequest req) {

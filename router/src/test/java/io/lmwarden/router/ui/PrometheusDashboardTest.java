@@ -12,11 +12,13 @@ import io.lmwarden.router.stats.RouterMetrics;
 import io.lmwarden.router.session.SessionKeySource;
 import io.lmwarden.router.testing.AgentSession;
 import io.lmwarden.router.testing.AgentWorkload;
+import io.lmwarden.router.testing.Await;
 import io.lmwarden.router.testing.Http;
 import io.lmwarden.router.testing.Prometheus;
 import io.lmwarden.router.testing.Prometheus.Sample;
 import io.lmwarden.router.testing.Prometheus.Target;
 import io.lmwarden.router.testing.RouterUnderTest;
+import io.lmwarden.router.testing.SimFaults;
 import io.lmwarden.router.testing.SimPool;
 import io.lmwarden.sim.EngineSnapshot;
 import io.lmwarden.sim.SimProfile;
@@ -239,7 +241,9 @@ class PrometheusDashboardTest {
         for (int i = 0; i < waiting.size(); i++) {
             Http.Reply r = waiting.get(i).get();
             assertThat(r.status()).as("queued request %d", i).isEqualTo(200);
-            queueWaitsSeconds.add(Long.parseLong(r.header("x-lmw-queue-wait-ms")) / 1000.0);
+            // The header truncates to the millisecond; the histogram has the nanoseconds. Mid-millisecond is in the
+            // histogram's bucket unless the wait was a bound to the nanosecond: 500 ms in the header is 500.x ms, above 0.5 s.
+            queueWaitsSeconds.add((Long.parseLong(r.header("x-lmw-queue-wait-ms")) + 0.5) / 1000.0);
             sessions.get(2 + i).append(AgentSession.replyText(r.body()), 200);
         }
         for (AgentSession s : sessions.subList(2, 4)) {
@@ -257,6 +261,25 @@ class PrometheusDashboardTest {
             atSaturated = prometheus.query("timestamp(lmw_queue_wait_seconds_count{job=\"" + ROUTER_JOB + "\", pod=\"" + SATURATED_POD + "\"})")
                     .stream().mapToDouble(Sample::value).findFirst().orElse(0);
         } while (atSaturated <= stepsDone);
+        // And the small replica's own scrape after the last step, at or before that instant: the engine panels read its
+        // counters, and a router scrape ahead of it left them without the steps' increase (a host-tier hit rate of NaN).
+        double atSmallSim;
+        do {
+            assertThat(System.nanoTime()).as("a scrape of small-sim-0 after the last step; targets: %s", prometheus.targets())
+                    .isLessThan(scrapeDeadline);
+            RouterUnderTest.sleep(100);
+            atSmallSim = prometheus.query("timestamp(vllm:external_prefix_cache_queries_total{job=\"" + REPLICA_JOB + "\", pod=\"small-sim-0\"})")
+                    .stream().mapToDouble(Sample::value).findFirst().orElse(0);
+        } while (atSmallSim <= stepsDone);
+        // Evaluated at a router sample's own instant (past it, rate() would extrapolate the router's counters), one at
+        // or after the replica's.
+        while (atSaturated < atSmallSim) {
+            assertThat(System.nanoTime()).as("a scrape of %s after small-sim-0's; targets: %s", SATURATED_POD, prometheus.targets())
+                    .isLessThan(scrapeDeadline);
+            RouterUnderTest.sleep(100);
+            atSaturated = prometheus.query("timestamp(lmw_queue_wait_seconds_count{job=\"" + ROUTER_JOB + "\", pod=\"" + SATURATED_POD + "\"})")
+                    .stream().mapToDouble(Sample::value).findFirst().orElse(0);
+        }
         saturatedView = JSON.readTree(http.get(saturated.url() + "/api/replicas").body());
     }
 
@@ -268,15 +291,24 @@ class PrometheusDashboardTest {
         count(first.decision(), null, first.replica());
         String home = first.replica();
         session.append(AgentSession.replyText(first.body()), 400);
+        // The home's replica holds the two pinned requests before their first byte until the spilled step is placed:
+        // both are in flight when it is, however slow the machine.
+        SimFaults homeFaults = SimFaults.of(sims, home);
+        homeFaults.holdNext(2);
         List<CompletableFuture<Http.Reply>> load = new ArrayList<>();
-        for (int i = 0; i < 2; i++) {
-            String body = new AgentSession("prom-load-" + i, AgentSession.Identity.NONE, "load", 200, 60 + i).nextBody(400, false);
-            load.add(CompletableFuture.supplyAsync(() -> http.post(router.url() + "/v1/messages", body, Map.of("X-LMW-Replica", home))));
+        try {
+            for (int i = 0; i < 2; i++) {
+                String body = new AgentSession("prom-load-" + i, AgentSession.Identity.NONE, "load", 200, 60 + i).nextBody(8, false);
+                load.add(CompletableFuture.supplyAsync(() -> http.post(router.url() + "/v1/messages", body, Map.of("X-LMW-Replica", home))));
+            }
+            homeFaults.awaitHeld(2);
+            awaitInFlight(http, home, 2);
+            Http.Reply spilled = http.post(router.url() + "/v1/messages", session.nextBody(8, false), session.headers());
+            assertThat(spilled.decision()).as("step with %s holding 2 in flight, threshold 2", home).isEqualTo("SPILL");
+            count(spilled.decision(), home, spilled.replica());
+        } finally {
+            homeFaults.release();
         }
-        awaitInFlight(http, home, 2);
-        Http.Reply spilled = http.post(router.url() + "/v1/messages", session.nextBody(8, false), session.headers());
-        assertThat(spilled.decision()).isEqualTo("SPILL");
-        count(spilled.decision(), home, spilled.replica());
         for (CompletableFuture<Http.Reply> f : load) {
             Http.Reply r = f.get();
             count(r.decision(), null, r.replica());
@@ -304,17 +336,23 @@ class PrometheusDashboardTest {
         }
     }
 
-    private static void awaitInFlight(Http http, String replica, int n) throws Exception {
-        long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
-        while (System.nanoTime() < deadline) {
-            for (JsonNode r : JSON.readTree(http.get(router.url() + "/api/replicas").body()).path("replicas")) {
+    private static void awaitInFlight(Http http, String replica, int n) {
+        Await.until("replica " + replica + " with " + n + " requests in flight", () -> {
+            for (JsonNode r : readJson(http.get(router.url() + "/api/replicas").body()).path("replicas")) {
                 if (r.path("id").asText().equals(replica) && r.path("inFlight").asInt() == n) {
-                    return;
+                    return true;
                 }
             }
-            RouterUnderTest.sleep(20);
+            return false;
+        }, () -> http.get(router.url() + "/api/replicas").body());
+    }
+
+    private static JsonNode readJson(String body) {
+        try {
+            return JSON.readTree(body);
+        } catch (java.io.IOException e) {
+            throw new AssertionError("not JSON: " + body, e);
         }
-        throw new AssertionError("replica " + replica + " never had " + n + " requests in flight");
     }
 
     @AfterAll
