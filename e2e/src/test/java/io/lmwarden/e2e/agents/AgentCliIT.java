@@ -3,6 +3,7 @@ package io.lmwarden.e2e.agents;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.lmwarden.e2e.support.JarProcess;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
@@ -51,6 +52,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * at their pinned versions and sets that variable, so a failed install shows in CI as a failed test (with the
  * install's own error above it in the log), never as a skip.
  */
+@Tag("agent-cli")
 class AgentCliIT {
     private static final ObjectMapper JSON = new ObjectMapper();
     private static final HttpClient HTTP = HttpClient.newHttpClient();

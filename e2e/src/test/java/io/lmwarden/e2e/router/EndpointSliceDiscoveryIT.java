@@ -13,6 +13,7 @@ import io.fabric8.mockwebserver.Context;
 import io.fabric8.mockwebserver.MockWebServer;
 import io.lmwarden.e2e.support.RouterJar;
 import io.lmwarden.e2e.support.SimulatorJar;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
@@ -48,6 +49,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * names its pods after itself, so sessions the router pinned in another test, or a slice another test left behind
  * when it failed, are not in its way, and the tests run in any order.
  */
+@Tag("processes")
 class EndpointSliceDiscoveryIT {
 
     private static final String NS = "agents";

@@ -11,6 +11,7 @@ import io.lmwarden.router.testing.RouterUnderTest;
 import io.lmwarden.router.testing.SimFaults;
 import io.lmwarden.router.testing.SimPool;
 import io.lmwarden.sim.SimProfile;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.openqa.selenium.By;
 import org.openqa.selenium.JavascriptExecutor;
@@ -41,6 +42,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
  * the stats charts draw, a session's steps render, and the policy switch reports the API's errors.
  * Leaves a screenshot in {@code target/screenshots/dashboard.png}.
  */
+@Tag("browser")
 class DashboardBrowserTest {
 
     private static final ObjectMapper JSON = new ObjectMapper();

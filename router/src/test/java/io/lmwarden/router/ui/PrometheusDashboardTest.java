@@ -22,6 +22,7 @@ import io.lmwarden.router.testing.SimFaults;
 import io.lmwarden.router.testing.SimPool;
 import io.lmwarden.sim.EngineSnapshot;
 import io.lmwarden.sim.SimProfile;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
@@ -64,6 +65,7 @@ import static org.assertj.core.api.Assertions.within;
  *
  * <p>A new panel needs a line in {@link #checks} or {@link #saturatedChecks}; the test fails for any query without one.
  */
+@Tag("prometheus")
 class PrometheusDashboardTest {
 
     private static final ObjectMapper JSON = new ObjectMapper();
@@ -114,7 +116,7 @@ class PrometheusDashboardTest {
 
     @BeforeAll
     static void runTrafficUnderPrometheus() throws Exception {
-        // Surefire reruns a failed test class in the same JVM: start from nothing.
+        // The fixture is this class's static state, filled once for all its tests: start it from nothing.
         decisions.clear();
         spills.clear();
         queueWaitsSeconds.clear();
