@@ -48,6 +48,8 @@ class RollingUpgradeTest {
 
         JsonNode rows = new ObjectMapper().readTree(out.resolve("results.json").toFile()).path("perRepeat");
         JsonNode upgradeStage = rows.get(0).path("timeline");
+        assertThat(upgradeStage.path("overrun_s").isNumber()).as("the stage's overrun is reported: %s", upgradeStage).isTrue();
+        assertThat(upgradeStage.path("faults_still_running").isArray()).as("faults the stage ended under are reported").isTrue();
         assertThat(upgradeStage.path("faults_still_running")).as("faults the stage ended under").isEmpty();
         JsonNode operationEnd = upgradeStage.path("figures").path("operation_end_s");
         assertThat(operationEnd.isNumber()).as("the operation ended within its stage; progress:%n%s", progress).isTrue();

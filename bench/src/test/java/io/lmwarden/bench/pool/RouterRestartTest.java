@@ -34,6 +34,8 @@ class RouterRestartTest {
 
         JsonNode rows = new ObjectMapper().readTree(out.resolve("results.json").toFile()).path("perRepeat");
         JsonNode restartStage = rows.get(0).path("timeline");
+        assertThat(restartStage.path("overrun_s").isNumber()).as("the stage's overrun is reported: %s", restartStage).isTrue();
+        assertThat(restartStage.path("faults_still_running").isArray()).as("faults the stage ended under are reported").isTrue();
         assertThat(restartStage.path("faults_still_running")).as("faults the stage ended under").isEmpty();
         JsonNode operationEnd = restartStage.path("figures").path("operation_end_s");
         assertThat(operationEnd.isNumber()).as("the operation ended within its stage; progress:%n%s", progress).isTrue();
