@@ -15,7 +15,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 /**
  * A rolling upgrade of two simulator processes under load, over loopback (issue 26): each replica is drained through
  * the router, its process stopped and a new one started on its port, undrained once it answers; no step fails, and
- * each replaced replica serves steps again after the router reports it ready.
+ * each replaced replica serves steps again after the router reports it ready, and none serves a step sent while it is
+ * drained or replaced.
  *
  * <p>Two stages of the same three sessions: the first holds the upgrade, and ends only once the upgrade has (restarting a
  * JVM costs wall time the time scale does not compress, so the upgrade outlasts the first stage's nominal minute on
@@ -77,8 +78,25 @@ class RollingUpgradeTest {
             assertThat(servedAfter).as("%s's steps after its new process was ready (t=%.1f s):%n%s", replica, ready,
                     rows).isPositive();
         }
-        assertThat(rows.get(0).path("routers").path("moves_by_decision").path("DRAIN").asInt())
-                .as("sessions moved off a drained replica").isPositive();
+        // Sessions leave a drained replica: no step sent between its drain and its new process's Ready ran there. (How
+        // many moves the router announces as DRAIN depends on whether a session homed there stepped in the moment
+        // between "drained" and the process's stop, which the machine's speed decides: the label is
+        // ReplicaDrainTest's, with held streams, and its count RouterSpreadMeterTest's.)
+        List<String> lines = Files.readAllLines(out.resolve("steps-default-r1.csv"));
+        for (String replica : List.of("sim-0", "sim-1")) {
+            double draining = phaseTime(upgradeStage, replica, PoolEvents.DRAINING);
+            double ready = phaseTime(upgradeStage, replica, PoolEvents.READY);
+            List<String> ranThere = new java.util.ArrayList<>();
+            for (String line : lines.subList(1, lines.size())) {
+                String[] f = line.split(",");
+                double sent = Double.parseDouble(f[3]);
+                if (sent > draining && sent < ready && f[6].equals(replica)) {
+                    ranThere.add(line);
+                }
+            }
+            assertThat(ranThere).as("steps sent to the pool while %s was drained or replaced (t=%.1f–%.1f s)", replica, draining,
+                    ready).isEmpty();
+        }
     }
 
     /** The stage's end, workload seconds from the variant's start: where its last window ends. */
