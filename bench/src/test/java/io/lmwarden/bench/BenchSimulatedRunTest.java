@@ -3,6 +3,7 @@ package io.lmwarden.bench;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.lmwarden.bench.report.CsvReport;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -202,6 +203,7 @@ class BenchSimulatedRunTest {
     }
 
     @Test
+    @Tag("cluster")
     void stepsThroughThreeClusteredRoutersReachEveryRouterAndSessionsKeepTheirReplica(@TempDir Path out) throws Exception {
         List<String> args = new ArrayList<>(List.of("--simulate", "2", "--sessions", "4",
                 "--policies", "affinity,affinity*3", "--out", out.toString()));

@@ -10,6 +10,7 @@ import io.lmwarden.router.config.RouterConfig;
 import io.lmwarden.sim.SimCluster;
 import io.lmwarden.sim.SimOptions;
 import io.lmwarden.sim.SimProfile;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -58,6 +59,7 @@ class BenchTargetRouterTest {
     }
 
     @Test
+    @Tag("cluster")
     void aCommaSeparatedTargetSendsStepsToEveryRouterOfTheClusterInTurn(@TempDir Path out) throws Exception {
         try (SimCluster cluster = SimCluster.start(SimOptions.defaults().withReplicas(2)
                 .withProfile(SimProfile.named(SimProfile.A4000_QWEN3_4B)).withTimeScale(K));

@@ -22,6 +22,9 @@ import java.util.Set;
  * Each replica keeps one loopback port for the pool's life, like a StatefulSet pod keeps its name: a replica whose
  * process is stopped and started again ({@link #stop}, {@link #startAgain}: a new image in a rolling upgrade) comes
  * back at the same URL, and one started only later ({@code deferred}: a scale-up) was listed at its URL from the start.
+ * A replica started with the pool binds port 0 and the port it reports is its port from then on: no other process
+ * can take it between a probe and the bind. (A replica started later comes back on a port it or a probe held before,
+ * which another process could take meanwhile: the price of a URL that stays, as a pod's name does.)
  */
 final class SimProcessPool implements AutoCloseable {
     /** One replica's JVM: small heap, C1 only and the serial collector, so four of them leave CPU for the engines. */
@@ -30,10 +33,11 @@ final class SimProcessPool implements AutoCloseable {
     private static final long WARM_UP_NANOS = 3_000_000_000L;
     private static final int WARM_UP_MAX_REQUESTS = 60;
 
-    /** One replica: its id, port and profile for good; its process, when one runs. */
+    /** One replica: its id, port (once its first process bound it) and profile for good; its process, when one runs. */
     private static final class Slot {
         final String id;
-        final int port;
+        /** 0 until the first process reports the port it bound. */
+        volatile int port;
         final SimProfile profile;
         final long seed;
         volatile ChildProcess process;
@@ -75,7 +79,8 @@ final class SimProcessPool implements AutoCloseable {
                                 Set<Integer> deferred) {
         List<Slot> slots = new ArrayList<>();
         for (int i = 0; i < profiles.size(); i++) {
-            slots.add(new Slot("sim-" + i, LoopbackPorts.free(), profiles.get(i), seed + i));
+            // A deferred replica is listed before anything listens: its port is probed now and bound only at its start.
+            slots.add(new Slot("sim-" + i, deferred.contains(i) ? LoopbackPorts.free() : 0, profiles.get(i), seed + i));
         }
         SimProcessPool pool = new SimProcessPool(slots, timeScale, engines, era);
         try {
@@ -133,8 +138,10 @@ final class SimProcessPool implements AutoCloseable {
                         "--dp-balancer", era.flag()))
                 .start();
         try {
-            // lmw-sim prints "sim-0 http://host:port" once it listens; its logs come before.
-            process.awaitLine(l -> l.startsWith("sim-0") && l.indexOf(" http://") > 0, Duration.ofSeconds(START_TIMEOUT_SECONDS), false);
+            // lmw-sim prints "sim-0 http://host:port" once it listens (the port it bound); its logs come before.
+            String listening = process.awaitLine(l -> l.startsWith("sim-0") && l.indexOf(" http://") > 0,
+                    Duration.ofSeconds(START_TIMEOUT_SECONDS), false);
+            slot.port = java.net.URI.create(listening.substring(listening.indexOf(" http://") + 1).trim()).getPort();
             slot.process = process;
         } catch (IllegalStateException e) {
             process.kill();

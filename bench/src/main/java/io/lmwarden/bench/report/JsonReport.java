@@ -181,6 +181,8 @@ public final class JsonReport {
     private static void timeline(ObjectNode o, Timeline t) {
         Timeline.Figures f = t.figures();
         put(o, "window_seconds", t.windowSeconds());
+        put(o, "overrun_s", t.overrun().seconds());
+        o.putPOJO("faults_still_running", t.overrun().stillRunning());
         ObjectNode g = o.putObject("figures");
         g.put("lost_before_first_byte", f.lostBeforeFirstByte());
         g.put("cut_streams", f.cutStreams());

@@ -11,14 +11,45 @@ import java.util.List;
  * @param phases        what the operations did, in order
  * @param windows       the stage's measurement window cut into windows (the last may be shorter)
  * @param figures       the goal figures, from the phases and the steps
+ * @param overrun       how far the stage ran past its nominal end while its scheduled faults finished
  */
-public record Timeline(double windowSeconds, List<Phase> phases, List<Window> windows, Figures figures) {
+public record Timeline(double windowSeconds, List<Phase> phases, List<Window> windows, Figures figures, Overrun overrun) {
 
-    public static final Timeline NONE = new Timeline(0, List.of(), List.of(), null);
+    public static final Timeline NONE = new Timeline(0, List.of(), List.of(), null, Overrun.NONE);
+
+    public Timeline(double windowSeconds, List<Phase> phases, List<Window> windows, Figures figures) {
+        this(windowSeconds, phases, windows, figures, Overrun.NONE);
+    }
 
     public Timeline {
         phases = List.copyOf(phases);
         windows = List.copyOf(windows);
+        java.util.Objects.requireNonNull(overrun, "overrun");
+    }
+
+    /** The same timeline, of a stage that ran on past its nominal end. */
+    public Timeline withOverrun(Overrun o) {
+        return new Timeline(windowSeconds, phases, windows, figures, o);
+    }
+
+    /**
+     * A stage does not end under a scheduled fault that is still running (a rolling upgrade, a router restart): it waits
+     * for the fault to finish, so its figures describe the whole operation; the wait is reported, not hidden.
+     *
+     * @param seconds      workload seconds the stage ran past its nominal end (its figures include them)
+     * @param stillRunning faults still running when the bench's hang guard ended the wait anyway (normally none)
+     */
+    public record Overrun(double seconds, List<String> stillRunning) {
+        public static final Overrun NONE = new Overrun(0, List.of());
+
+        public Overrun {
+            stillRunning = List.copyOf(stillRunning);
+        }
+
+        /** Whether the stage did run on (a tenth of a workload second of scheduling noise is not an overrun). */
+        public boolean happened() {
+            return seconds >= 0.1 || !stillRunning.isEmpty();
+        }
     }
 
     public boolean present() {

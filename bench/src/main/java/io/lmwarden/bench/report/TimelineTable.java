@@ -33,6 +33,11 @@ final class TimelineTable {
             md.append("| figure | value |\n| --- | --- |\n");
             md.append("| steps lost before their first byte / streams cut (whole stage) | ").append(f.lostBeforeFirstByte())
                     .append(" / ").append(f.cutStreams()).append(" |\n");
+            if (t.overrun().happened()) {
+                md.append("| stage ran past its nominal end while scheduled faults finished (s) | ").append(fmt(t.overrun().seconds(), 1))
+                        .append(t.overrun().stillRunning().isEmpty() ? "" : "; the hang guard ended it with still running: "
+                                + String.join(", ", t.overrun().stillRunning())).append(" |\n");
+            }
             md.append("| moves by decision | ").append(r.routerSpread().describeMoves()).append(" |\n");
             if (r.routerSpread().routers() > 1) {
                 md.append("| sessions split (unannounced moves) | ").append(r.routerSpread().unannouncedMoves()).append(" |\n");

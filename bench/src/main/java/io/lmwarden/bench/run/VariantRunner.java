@@ -5,6 +5,7 @@ import io.lmwarden.bench.RunPlan;
 import io.lmwarden.bench.client.StreamingClient;
 import io.lmwarden.bench.metrics.ReplicaReading;
 import io.lmwarden.bench.report.StageResult;
+import io.lmwarden.bench.report.Timeline;
 import io.lmwarden.bench.pool.Await;
 import io.lmwarden.bench.pool.ServedModel;
 import io.lmwarden.bench.pool.VariantTarget;
@@ -16,6 +17,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.logging.Logger;
 
 /**
@@ -28,6 +30,13 @@ public final class VariantRunner implements LoadRun {
     private static final Logger LOG = Logger.getLogger(VariantRunner.class.getName());
     /** How long a simulated pool's last steps may finish before it is closed under them (wall time). */
     static final Duration SIMULATED_DRAIN = Duration.ofSeconds(10);
+    /**
+     * How long a stage waits at its end for scheduled faults still running: workload time, and at least
+     * {@link #FAULT_GUARD_MIN_WALL} of wall time. Only a hang guard: every Day-2 operation has bounds of its own (the
+     * operator's drain timeout, the ready timeout, a process's start timeout).
+     */
+    static final Duration FAULT_GUARD = Duration.ofHours(1);
+    static final Duration FAULT_GUARD_MIN_WALL = Duration.ofMinutes(10);
     /** The windows of a stage's timeline (runs with scheduled faults), workload time. */
     static final Duration TIMELINE_WINDOW = Duration.ofSeconds(30);
 
@@ -62,7 +71,9 @@ public final class VariantRunner implements LoadRun {
                     // Unmeasured: the new sessions' burst of first steps passes, so the stage measures the steady state.
                     WindowRecorder.sleepUntil(System.nanoTime() + clock.wallNanos(plan.settle()));
                 }
-                WindowRecorder.Window w = recorder.record(clock.wallNanos(plan.stage()));
+                AtomicReference<List<String>> stillRunning = new AtomicReference<>(List.of());
+                WindowRecorder.Window w = recorder.record(clock.wallNanos(plan.stage()),
+                        () -> stillRunning.set(faults.awaitRunning(faultGuard(clock))));
                 List<Double> unfinished = Await.result(driver.liveSessions(), WindowRecorder.PROBE_TIMEOUT).stream()
                         .map(l -> clock.workloadSeconds(w.endNanos() - l.startedNanos())).toList();
                 List<StepRecord> steps = log.endedWithin(w.startNanos(), w.endNanos());
@@ -71,8 +82,11 @@ public final class VariantRunner implements LoadRun {
                         w.after(), w.busy(), w.busyShare(), w.cpuCores(), unfinished, target.urls().size(),
                         settings.plan().meanCallsPerSession()), clock);
                 if (!settings.plan().faults().isEmpty()) {
+                    Timeline.Overrun overrun = new Timeline.Overrun(clock.workloadSeconds(w.endNanos() - w.nominalEndNanos()),
+                            stillRunning.get());
                     r = r.withTimeline(TimelineMeter.measure(steps, faults.events(), faults.startNanos(), w.startNanos(), w.endNanos(),
-                            clock, TIMELINE_WINDOW));
+                            clock, TIMELINE_WINDOW).withOverrun(overrun));
+                    progress.print(describe(overrun, (w.endNanos() - w.nominalEndNanos()) / 1e9));
                 }
                 results.add(r);
                 progress.println(ProgressLine.of(r, (w.endNanos() - w.startNanos()) / 1e9));
@@ -90,6 +104,26 @@ public final class VariantRunner implements LoadRun {
             }
         }
         return results;
+    }
+
+    /** The wall time a stage waits at its end for its running faults. */
+    static Duration faultGuard(TimeScale clock) {
+        Duration scaled = Duration.ofNanos(clock.wallNanos(FAULT_GUARD));
+        return scaled.compareTo(FAULT_GUARD_MIN_WALL) > 0 ? scaled : FAULT_GUARD_MIN_WALL;
+    }
+
+    /** The progress lines of a stage that ran past its nominal end; none when it did not. */
+    static String describe(Timeline.Overrun overrun, double wallSeconds) {
+        StringBuilder lines = new StringBuilder();
+        if (overrun.happened()) {
+            lines.append(String.format(java.util.Locale.ROOT, "  stage ran %.1f s past its nominal end (%.1f s wall) while scheduled "
+                    + "faults finished; its figures include that time%n", overrun.seconds(), wallSeconds));
+        }
+        if (!overrun.stillRunning().isEmpty()) {
+            lines.append("  hang guard reached: the stage ends with scheduled faults still running: ")
+                    .append(String.join(", ", overrun.stillRunning())).append(System.lineSeparator());
+        }
+        return lines.toString();
     }
 
     /**

@@ -21,8 +21,12 @@ final class WindowRecorder {
     static final Duration PROBE_TIMEOUT = Duration.ofSeconds(30);
     private static final int PROBE_ATTEMPTS = 3;
 
-    /** What one window recorded; times are wall-clock nanos. */
-    record Window(long startNanos, long endNanos, List<ReplicaReading> before, List<ReplicaReading> after, List<Integer> busy,
+    /**
+     * What one window recorded; times are wall-clock nanos.
+     *
+     * @param nominalEndNanos where the window was to end; {@code endNanos} is later when something held it open
+     */
+    record Window(long startNanos, long nominalEndNanos, long endNanos, List<ReplicaReading> before, List<ReplicaReading> after, List<Integer> busy,
                   Map<String, Double> busyShare, double cpuCores) {
     }
 
@@ -38,15 +42,26 @@ final class WindowRecorder {
 
     /** Measures from now for {@code wallNanos}; blocks until the window has ended and the counters are read. */
     Window record(long wallNanos) {
+        return record(wallNanos, () -> {
+        });
+    }
+
+    /**
+     * As {@link #record(long)}, the window held open past its nominal end for as long as {@code holdOpen} blocks (run
+     * once, at that end).
+     */
+    Window record(long wallNanos, Runnable holdOpen) {
         List<ReplicaReading> before = readWithRetry();
         long start = System.nanoTime();
         long cpuStart = ProcessCpu.nanos();
         BusySampler sampler = new BusySampler(vertx, target.probe(), sampleMillis);
         sleepUntil(start + wallNanos);
+        long nominalEnd = System.nanoTime();
+        holdOpen.run();
         long end = System.nanoTime();
         double cpuCores = (ProcessCpu.nanos() - cpuStart) / (double) (end - start);
         List<Integer> busy = sampler.stop();
-        return new Window(start, end, before, readWithRetry(), busy, sampler.busyShare(), cpuCores);
+        return new Window(start, nominalEnd, end, before, readWithRetry(), busy, sampler.busyShare(), cpuCores);
     }
 
     /**

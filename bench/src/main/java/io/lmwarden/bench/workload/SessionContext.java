@@ -27,10 +27,31 @@ public final class SessionContext {
     private final Conversation conversation;
     private final long limit;
     private final int systemTokens;
+    /** User turns as filler of their lengths, not the script's words: what is sent does not matter, only its size. */
+    private final boolean fillerText;
     private boolean restartNext = true;
 
     /** @param window the model's context window in tokens (0 when unknown: the class must not compact then) */
     public SessionContext(SessionScript script, String systemPrompt, int window) {
+        this(script, systemPrompt, window, false);
+    }
+
+    /**
+     * A context whose turns are {@link #filler} of the lengths the script's texts have ({@link PseudoText} gives exactly
+     * 4 characters per token): every call, prompt size and compaction is the same, at a fraction of the cost of drawing
+     * the words. For figures over many sessions ({@link WorkloadStats}); never for what is sent to an engine.
+     */
+    static SessionContext ofSizesOnly(SessionScript script, String systemPrompt, int window) {
+        return new SessionContext(script, systemPrompt, window, true);
+    }
+
+    /** Text of {@code tokens × 4} characters, as long as the script's text of that many tokens. */
+    static String filler(int tokens) {
+        return "x".repeat(tokens * WorkloadSpec.CHARS_PER_TOKEN);
+    }
+
+    private SessionContext(SessionScript script, String systemPrompt, int window, boolean fillerText) {
+        this.fillerText = fillerText;
         this.script = script;
         this.conversation = new Conversation(systemPrompt);
         Compaction compaction = script.sessionClass().shape().compaction();
@@ -71,7 +92,8 @@ public final class SessionContext {
             return new Call(step, compaction.summaryTokens(), true, restart);
         }
         long room = limit - promptTokens() - TOKENS_PER_TURN - maxTokens - reserve;
-        String text = script.userText(step, (int) Math.max(1, Math.min(userTokens, room)));
+        int tokens = (int) Math.max(1, Math.min(userTokens, room));
+        String text = fillerText ? filler(tokens) : script.userText(step, tokens);
         if (lastTurnIsUser()) {
             conversation.appendToLastTurn(" " + text);
         } else {

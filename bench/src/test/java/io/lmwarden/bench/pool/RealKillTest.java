@@ -7,6 +7,7 @@ import io.lmwarden.router.LmWardenRouter;
 import io.lmwarden.router.config.RouterConfig;
 import io.lmwarden.sim.SimProfile;
 import io.lmwarden.sim.dp.BalancerEra;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -24,6 +25,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * with {@code --target} and {@code --replica-admin} a kill reaches a simulator process through its crash fault.
  * Either way the replica's process is gone afterwards and the streams it cut are counted by cause.
  */
+@Tag("processes")
 class RealKillTest {
     private static final Pattern KILLED = Pattern.compile("killed sim-1 \\(pid (\\d+)\\) with SIGKILL, exit status (\\d+)");
 

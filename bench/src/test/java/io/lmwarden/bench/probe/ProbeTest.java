@@ -12,6 +12,10 @@ import io.lmwarden.sim.SimProfile;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -23,6 +27,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /** {@code lmw-bench probe} against a live router (in-process, real HTTP) in front of two simulated replicas. */
 class ProbeTest {
+    private static final Duration DEADLINE = Duration.ofSeconds(60);
 
     @Test
     void findsTheHitAndTheMissThenRunsEveryPolicyColdAndWarm(@TempDir Path out) throws Exception {
@@ -30,7 +35,7 @@ class ProbeTest {
                 .withProfile(SimProfile.named(SimProfile.A4000_QWEN3_4B)).withTimeScale(20));
              LmWardenRouter router = LmWardenRouter.start(RouterConfig.forReplicas(cluster.urls()).withTimeScale(20)
                      .withScrapeInterval(Duration.ofMillis(20)).with(ServerSettings.ADMIN_TOKEN, java.util.Optional.of("s3cret")))) {
-            Thread.sleep(300); // one scrape, so both replicas are ready
+            awaitScrapedAndReady(router.url(), "s3cret", 2);
             String text = BenchInvocation.run(List.of("probe", "--target", router.url(), "--admin-token", "s3cret", "--repeat", "1",
                     "--sessions", "2", "--stage", "20s", "--out", out.toString(),
                     "--time-scale", "20", "--system-tokens", "300", "--first-tokens", "500", "--steps", "2",
@@ -55,5 +60,33 @@ class ProbeTest {
             assertThat(seeds).hasSize(2);
             assertThat(out.resolve("r1-affinity-warm").resolve("results.json")).isNotEmptyFile();
         }
+    }
+
+    /**
+     * Until the router has scraped {@code replicas} replicas and reports them ready: the probe's cache check needs two
+     * ready replicas (a hit on one, a miss on the other), and on a loaded machine the first scrape can take seconds.
+     */
+    private static void awaitScrapedAndReady(String router, String adminToken, int replicas) throws Exception {
+        HttpClient http = HttpClient.newHttpClient();
+        HttpRequest request = HttpRequest.newBuilder(URI.create(router + "/api/replicas")).timeout(Duration.ofSeconds(10))
+                .header("Authorization", "Bearer " + adminToken).GET().build();
+        long deadline = System.nanoTime() + DEADLINE.toNanos();
+        String last = "";
+        while (System.nanoTime() < deadline) {
+            HttpResponse<String> r = http.send(request, HttpResponse.BodyHandlers.ofString());
+            last = r.body();
+            int ready = 0;
+            if (r.statusCode() == 200) {
+                for (JsonNode row : new ObjectMapper().readTree(last).path("replicas")) {
+                    ready += row.path("ready").asBoolean(false) && row.path("metricsFresh").asBoolean(false) ? 1 : 0;
+                }
+            }
+            if (ready >= replicas) {
+                return;
+            }
+            Thread.sleep(10);
+        }
+        throw new AssertionError("the router did not report " + replicas + " scraped, ready replicas within " + DEADLINE.toSeconds()
+                + " s: " + last);
     }
 }

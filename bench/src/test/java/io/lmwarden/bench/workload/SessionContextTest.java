@@ -123,4 +123,25 @@ class SessionContextTest {
         assertThat(context.conversation().turns()).extracting(Conversation.Turn::role).containsExactly("user", "assistant", "user");
         assertThat(context.conversation().turns().get(2).text()).isEqualTo(script.userText(2));
     }
+
+    /** WorkloadStats plays sessions on filler text: it must make every call, compaction and prompt size the real texts make. */
+    @Test
+    void aContextOfSizesOnlyMakesTheSameCallsAsTheRealTexts() {
+        int window = 16_384;
+        int compactions = 0;
+        for (int i = 0; i < 20; i++) {
+            SessionScript script = new SessionScript(AGENT, i, 1);
+            SessionContext real = new SessionContext(script, SharedPrompt.of(AGENT), window);
+            SessionContext sizes = SessionContext.ofSizesOnly(script, SharedPrompt.of(AGENT), window);
+            for (int step = 1; step <= script.steps(); step++) {
+                SessionContext.Call call = real.next(step);
+                assertThat(sizes.next(step)).as("session %d step %d", i, step).isEqualTo(call);
+                assertThat(sizes.promptTokens()).as("session %d step %d", i, step).isEqualTo(real.promptTokens());
+                compactions += call.compaction() ? 1 : 0;
+                real.replied(call, script.historyReply(step, call.maxTokens()));
+                sizes.replied(call, SessionContext.filler(call.maxTokens()));
+            }
+        }
+        assertThat(compactions).as("compactions compared").isPositive();
+    }
 }
