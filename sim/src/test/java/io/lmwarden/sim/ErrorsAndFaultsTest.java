@@ -120,7 +120,7 @@ class ErrorsAndFaultsTest {
             for (int i = 0; i < 2; i++) {
                 held.add(clients.submit(() -> http.stream("/v1/chat/completions", SimHttp.chat(MODEL, "a", 3, true))));
             }
-            awaitHeld(2);
+            http.awaitHeld(2);
             assertThat(held).noneMatch(java.util.concurrent.Future::isDone);
             assertNextRequestSucceeds(); // the third is not held: holdNext was 2
             assertThat(held).as("still held after another request went through").noneMatch(java.util.concurrent.Future::isDone);
@@ -142,7 +142,7 @@ class ErrorsAndFaultsTest {
         try {
             java.util.concurrent.Future<SimHttp.Stream> held =
                     client.submit(() -> http.stream("/v1/chat/completions", SimHttp.chat(MODEL, "a", 3, true)));
-            awaitHeld(1);
+            http.awaitHeld(1);
             http.delete("/sim/faults");
             assertThat(held.get().complete()).isTrue();
             assertThat(http.get("/sim/faults").json().get("holdNext").asInt()).isZero();
@@ -152,12 +152,34 @@ class ErrorsAndFaultsTest {
         }
     }
 
-    /** Polls the simulator's own count; the deadline only turns a hang into a failure, it bounds no speed. */
-    private static void awaitHeld(int n) throws InterruptedException {
-        long deadline = System.nanoTime() + java.time.Duration.ofSeconds(60).toNanos();
-        while (http.get("/sim/faults").json().get("held").asInt() < n) {
-            assertThat(System.nanoTime()).as("%d requests held within 60 s", n).isLessThan(deadline);
-            Thread.sleep(10);
+    /**
+     * {@code holdEndNext}: a stream sends every event, then its end waits until released, as a network may deliver a
+     * body's end after its last event (a client that stops reading at the completion event has left by then).
+     */
+    @Test
+    void aHeldStreamSendsEveryEventAndEndsOnlyWhenReleased() throws Exception {
+        http.post("/sim/faults", "{\"holdEndNext\":1}");
+        java.util.concurrent.ExecutorService client = java.util.concurrent.Executors.newSingleThreadExecutor();
+        try {
+            java.util.concurrent.Future<SimHttp.Stream> held = client.submit(() -> http.stream("/v1/chat/completions", SimHttp.chat(MODEL, "a", 3, true)));
+            // The end is held only once the last event has been written.
+            http.awaitHeld(1);
+            assertThat(held.isDone()).as("the stream has not ended while its end is held").isFalse();
+            assertThat(http.get("/sim/faults").json().get("holdEndNext").asInt()).isZero();
+
+            SimHttp.Stream other = http.stream("/v1/chat/completions", SimHttp.chat(MODEL, "b", 3, true));
+            assertThat(other.complete()).as("holdEndNext was 1: the next stream ends at once").isTrue();
+            assertThat(held.isDone()).as("still held after another stream ended").isFalse();
+
+            http.post("/sim/faults", "{\"release\":true}");
+            SimHttp.Stream ended = held.get();
+            assertThat(ended.status()).isEqualTo(200);
+            assertThat(ended.complete()).isTrue();
+            assertThat(ended.data()).last().isEqualTo("[DONE]");
+            assertThat(http.get("/sim/faults").json().get("held").asInt()).isZero();
+        } finally {
+            client.shutdownNow();
+            http.delete("/sim/faults");
         }
     }
 

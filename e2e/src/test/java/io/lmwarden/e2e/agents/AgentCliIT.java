@@ -71,8 +71,10 @@ class AgentCliIT {
         // A generous health timeout: at load ~30 an in-process replica busy with a cold 10k-token prefill answered
         // /health after the default 1 s, was taken out, and its sessions lost their home (their next step NEW). That
         // is a wall-clock bound on the machine, not what this test is about; a replica that dies still refuses at once.
-        router = JarProcess.start("lmw.router.jar", List.of("--simulate", "4", "--port", Integer.toString(port),
-                "--health-timeout", "60s"), Map.of());
+        // The README's Try-it router with its simulated replicas ten times faster: what is tested is the CLIs' requests,
+        // their sessions' placement and the prefix cache, not the replicas' speed (~150 s → ~50 s of CI).
+        router = JarProcess.start("lmw.router.jar", List.of("--simulate", "4", "--time-scale", "10", "--port",
+                Integer.toString(port), "--health-timeout", "60s"), Map.of());
         router.awaitHttp200(base() + "/api/replicas", Duration.ofSeconds(60));
     }
 

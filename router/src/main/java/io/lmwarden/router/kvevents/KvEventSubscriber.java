@@ -116,6 +116,12 @@ public final class KvEventSubscriber implements AutoCloseable {
         context = new ZContext(1);
         context.setLinger(0);
         context.setThreadFactor((body, name) -> newThread(body, "lmw-kv-events-" + name));
+        // JeroMQ prints its I/O threads' failures to standard error by default, which breaks a JSON log stream; while
+        // closing they are its own termination race and say nothing about the engines.
+        Thread.UncaughtExceptionHandler toLog = (t, e) -> LOG.log(running ? Level.WARNING : Level.FINE,
+                "KV-event socket thread " + t.getName() + " failed", e);
+        context.setUncaughtExceptionHandler(toLog);
+        context.setNotificationExceptionHandler(toLog);
         ZMQ.Poller poller = null;
         try {
             while (running) {

@@ -81,6 +81,14 @@ class KvEventSequenceTest {
         }
     }
 
+    /** The connection lost and made again; the replay from 0 that the reconnection asks for has gone out. */
+    private static void reconnectedAndReplayAsked(KvEventSequence s) {
+        s.disconnected();
+        s.connected();
+        s.handshaken();
+        s.replayAsked();
+    }
+
     private int heldBlocks() {
         return view.lookup(PROMPT, null, null).gpuBlocks();
     }
@@ -362,10 +370,7 @@ class KvEventSequenceTest {
     void aReconnectionToAPublisherWithAShorterSequenceIsARestart() {
         KvEventSequence s = withReplay();
         liveBlocks(s, 0, 5);
-        s.disconnected();
-        s.connected();
-        s.handshaken();
-        s.replayAsked();
+        reconnectedAndReplayAsked(s);
         replayed(s, 0, block(0));
         endOfReplay(s);
         assertThat(heldBlocks()).isEqualTo(1);
@@ -378,10 +383,7 @@ class KvEventSequenceTest {
     void aReconnectionToAPublisherThatHasSentNothingIsAColdCompleteView() {
         KvEventSequence s = withReplay();
         liveBlocks(s, 0, 5);
-        s.disconnected();
-        s.connected();
-        s.handshaken();
-        s.replayAsked();
+        reconnectedAndReplayAsked(s);
         endOfReplay(s);
         assertThat(heldBlocks()).isZero();
         assertThat(view.coldEvents()).isEqualTo(1);

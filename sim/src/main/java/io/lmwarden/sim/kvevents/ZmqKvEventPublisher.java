@@ -35,7 +35,7 @@ public final class ZmqKvEventPublisher implements KvEventSink, AutoCloseable {
     private final byte[] topic;
     private final BlockingQueue<Batch> queue;
     private final ArrayDeque<Sent> buffer = new ArrayDeque<>();
-    private final ZContext context = new ZContext(1);
+    private final ZContext context = quietContext();
     /** Created, bound and used only on the publisher's thread (a JeroMQ socket belongs to one thread). */
     private ZMQ.Socket pub;
     private ZMQ.Socket replay;
@@ -88,6 +88,19 @@ public final class ZmqKvEventPublisher implements KvEventSink, AutoCloseable {
             context.close();
             throw new IllegalStateException("interrupted while opening the kv events sockets", e);
         }
+    }
+
+    /**
+     * A context whose I/O-thread failures go to the log as one line, not to standard error as a stack trace (which
+     * breaks a JSON log stream).
+     */
+    private static ZContext quietContext() {
+        ZContext c = new ZContext(1);
+        Thread.UncaughtExceptionHandler toLog = (t, e) -> LogFields.log(LOG, java.util.logging.Level.FINE,
+                "kv events socket thread failed", e, "thread", t.getName());
+        c.setUncaughtExceptionHandler(toLog);
+        c.setNotificationExceptionHandler(toLog);
+        return c;
     }
 
     private void openSockets() {
@@ -153,6 +166,20 @@ public final class ZmqKvEventPublisher implements KvEventSink, AutoCloseable {
     }
 
     private void run() {
+        try {
+            publishUntilClosed();
+        } finally {
+            // The sockets' own thread closes them, and then the context: closed from another thread while this one
+            // still used them, JeroMQ's I/O thread failed on a terminated mailbox and printed a raw stack trace.
+            closeContext();
+        }
+    }
+
+    private void closeContext() {
+        context.close();
+    }
+
+    private void publishUntilClosed() {
         while (running || !queue.isEmpty()) {
             try {
                 if (replay != null) {
@@ -228,6 +255,8 @@ public final class ZmqKvEventPublisher implements KvEventSink, AutoCloseable {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
-        context.close();
+        if (thread.isAlive()) {
+            closeContext(); // the thread is stuck: free the ports all the same
+        }
     }
 }
