@@ -2,6 +2,7 @@ package io.lmwarden.router.cluster;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.lmwarden.router.config.PlacementSettings;
+import io.lmwarden.router.testing.Await;
 import io.lmwarden.router.testing.AgentSession;
 import io.lmwarden.router.testing.ClusteredRouters;
 import io.lmwarden.router.testing.Http;
@@ -44,7 +45,13 @@ class ClusteredDrainTest {
             String drained = home.get("cd-0");
 
             assertThat(http.post(routers.url(0) + "/api/replicas/" + drained + "/drain", "", Map.of()).status()).isEqualTo(200);
-            assertThat(drain(routers.replicas(1), drained)).as("router 1 right after router 0's drain returned").isEqualTo("drained");
+            // The drain itself is applied on every member before the call returns; whether the replica is already
+            // "drained" there depends on router 0's last request leaving the cluster's in-flight count, which travels
+            // on its own: at once the drain holds, and "drained" follows.
+            assertThat(drain(routers.replicas(1), drained)).as("router 1 right after router 0's drain returned")
+                    .isIn("draining", "drained");
+            Await.until("router 1 sees " + drained + " drained", () -> drain(routers.replicas(1), drained).equals("drained"),
+                    () -> routers.replicas(1).toString());
 
             for (AgentSession s : sessions) {
                 Http.Reply r = http.post(routers.url(1) + "/v1/messages", s.nextBody(4, false), s.headers());
