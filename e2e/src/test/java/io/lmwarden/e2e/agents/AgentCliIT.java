@@ -72,7 +72,7 @@ class AgentCliIT {
         // /health after the default 1 s, was taken out, and its sessions lost their home (their next step NEW). That
         // is a wall-clock bound on the machine, not what this test is about; a replica that dies still refuses at once.
         // The README's Try-it router with its simulated replicas ten times faster: what is tested is the CLIs' requests,
-        // their sessions' placement and the prefix cache, not the replicas' speed (~150 s → ~50 s of CI).
+        // their sessions' placement and the prefix cache, not the replicas' speed (151 s → 78 s of CI, measured in two fresh-clone runs).
         router = JarProcess.start("lmw.router.jar", List.of("--simulate", "4", "--time-scale", "10", "--port",
                 Integer.toString(port), "--health-timeout", "60s"), Map.of());
         router.awaitHttp200(base() + "/api/replicas", Duration.ofSeconds(60));
