@@ -5,7 +5,6 @@ import io.lmwarden.e2e.support.SimulatorJar;
 import io.lmwarden.operator.dependent.ReplicaDrain;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
@@ -29,26 +28,32 @@ import static org.assertj.core.api.Assertions.assertThat;
 /**
  * The replica pods' preStop waits, exactly as the operator writes them ({@link ReplicaDrain}), against a real
  * simulator process with a streaming request in flight: the simulated replica's (AwaitIdle from the simulator
- * jar) and the vLLM pod's (the Python script, when python3 is installed). Each must still be waiting while the
- * engine decodes, return once the request has ended, and give up at its deadline.
+ * jar) and the vLLM pod's (the Python script, when python3 is installed), both watching the same request. Each
+ * must still be waiting while the engine decodes, return once the request has ended, and give up at its deadline.
  */
 @Tag("processes")
 class ReplicaPreStopIT {
     private static final String MODEL = "Qwen/Qwen3-4B-Instruct-2507";
-    /** 100 ms per decode step (stepBaseMs) and 150 tokens: the request decodes for 15 s or more. */
-    private static final int MAX_TOKENS = 150;
-    /** By this token the request has decoded for ≥ 10 s: past the settle time and the quiet reads of a wrongly early exit. */
-    private static final int CHECK_AT_TOKEN = 100;
+    /** 100 ms per decode step (stepBaseMs) and 100 tokens: the request decodes for 10 s or more. */
+    private static final int MAX_TOKENS = 100;
+    /**
+     * By this token the request has decoded for about 9 s: past the preStop's settle time and quiet reads
+     * ({@link ReplicaDrain#SETTLE_SECONDS} + {@link ReplicaDrain#QUIET_READS} x {@link ReplicaDrain#INTERVAL_SECONDS},
+     * 8 s), by which a wait that took the busy engine for idle would have returned.
+     */
+    private static final int CHECK_AT_TOKEN = 90;
     private static final HttpClient HTTP = HttpClient.newHttpClient();
     private static final com.fasterxml.jackson.databind.ObjectMapper JSON = new com.fasterxml.jackson.databind.ObjectMapper();
 
     private static SimulatorJar sim;
     private static int port;
+    private static boolean python;
 
     @BeforeAll
     static void startSimulator() throws Exception {
         sim = SimulatorJar.start(1, List.of("--output-length", "fixed", "--set", "stepBaseMs=100"));
         port = sim.port(0);
+        python = pythonPresent();
     }
 
     @AfterAll
@@ -59,55 +64,51 @@ class ReplicaPreStopIT {
     }
 
     @Test
-    void theSimulatedReplicasPreStopWaitsForTheStreamAndReturnsWhenItEnds() throws Exception {
-        List<String> command = new ArrayList<>(ReplicaDrain.simulatorPreStop(System.getProperty("lmw.sim.jar"), port, Duration.ofMinutes(2)));
-        command.set(0, Path.of(System.getProperty("java.home"), "bin", "java").toString()); // the test's own JVM, as the image's java
-        String output = waitsForTheStreamThenReturns(command);
-        assertThat(output).contains("engine idle");
-    }
+    void bothPreStopsWaitForTheStreamAndReturnWhenItEnds() throws Exception {
+        AtomicInteger tokens = new AtomicInteger();
+        CompletableFuture<String> stream = stream(tokens);
+        awaitRunning();
+        try (ChildProcess java = ChildProcess.command(simulatorPreStop(Duration.ofMinutes(2))).name("preStop").start();
+             ChildProcess vllm = python ? ChildProcess.command(ReplicaDrain.vllmPreStop(port, Duration.ofMinutes(2))).name("vllm-preStop").start() : null) {
+            awaitTokens(tokens, CHECK_AT_TOKEN, stream);
+            assertThat(java.alive()).as("the simulator's preStop still waiting while the engine decodes (token %d of %d)", tokens.get(), MAX_TOKENS).isTrue();
+            if (vllm != null) {
+                assertThat(vllm.alive()).as("the vLLM pod's preStop still waiting while the engine decodes (token %d of %d)", tokens.get(), MAX_TOKENS).isTrue();
+            }
 
-    @Test
-    void theVllmPodsPreStopWaitsForTheStreamAndReturnsWhenItEnds() throws Exception {
-        assumePython();
-        waitsForTheStreamThenReturns(ReplicaDrain.vllmPreStop(port, Duration.ofMinutes(2)));
+            assertThat(stream.get(2, TimeUnit.MINUTES)).as("the stream completed").endsWith("[DONE]");
+            assertThat(tokens.get()).isEqualTo(MAX_TOKENS);
+            assertThat(java.waitFor(Duration.ofSeconds(60))).as("the simulator's preStop returns once the engine is idle, with status 0").isZero();
+            assertThat(java.output()).contains("engine idle");
+            if (vllm != null) {
+                assertThat(vllm.waitFor(Duration.ofSeconds(60))).as("the vLLM pod's preStop returns once the engine is idle, with status 0").isZero();
+            }
+        }
     }
 
     @Test
     void bothGiveUpAtTheirDeadlineWithTheRequestStillRunning() throws Exception {
-        List<String> java = new ArrayList<>(ReplicaDrain.simulatorPreStop(System.getProperty("lmw.sim.jar"), port, Duration.ofSeconds(3)));
-        java.set(0, Path.of(System.getProperty("java.home"), "bin", "java").toString());
-        assertThat(givesUpWhileStreaming(java)).contains("deadline reached");
-        assumePython();
-        givesUpWhileStreaming(ReplicaDrain.vllmPreStop(port, Duration.ofSeconds(3)));
-    }
-
-    private String waitsForTheStreamThenReturns(List<String> preStop) throws Exception {
         AtomicInteger tokens = new AtomicInteger();
         CompletableFuture<String> stream = stream(tokens);
         awaitRunning();
-        try (ChildProcess wait = ChildProcess.command(preStop).name("preStop").start()) {
-            awaitTokens(tokens, CHECK_AT_TOKEN, stream);
-            assertThat(wait.alive()).as("preStop still waiting while the engine decodes (token %d of %d)", tokens.get(), MAX_TOKENS).isTrue();
-
-            assertThat(stream.get(2, TimeUnit.MINUTES)).as("the stream completed").endsWith("[DONE]");
-            assertThat(tokens.get()).isEqualTo(MAX_TOKENS);
-            assertThat(wait.waitFor(Duration.ofSeconds(60))).as("preStop returns once the engine is idle, with status 0").isZero();
-            return wait.output();
-        }
-    }
-
-    private String givesUpWhileStreaming(List<String> preStop) throws Exception {
-        AtomicInteger tokens = new AtomicInteger();
-        CompletableFuture<String> stream = stream(tokens);
-        awaitRunning();
-        String output;
-        try (ChildProcess wait = ChildProcess.command(preStop).name("preStop").start()) {
-            assertThat(wait.waitFor(Duration.ofSeconds(60))).isZero();
-            assertThat(stream.isDone()).as("gave up with the request still streaming (token %d)", tokens.get()).isFalse();
-            output = wait.output();
+        try (ChildProcess java = ChildProcess.command(simulatorPreStop(Duration.ofSeconds(3))).name("preStop").start();
+             ChildProcess vllm = python ? ChildProcess.command(ReplicaDrain.vllmPreStop(port, Duration.ofSeconds(3))).name("vllm-preStop").start() : null) {
+            assertThat(java.waitFor(Duration.ofSeconds(60))).isZero();
+            assertThat(stream.isDone()).as("the simulator's preStop gave up with the request still streaming (token %d)", tokens.get()).isFalse();
+            assertThat(java.output()).contains("deadline reached");
+            if (vllm != null) {
+                assertThat(vllm.waitFor(Duration.ofSeconds(60))).isZero();
+                assertThat(stream.isDone()).as("the vLLM pod's preStop gave up with the request still streaming (token %d)", tokens.get()).isFalse();
+            }
         }
         assertThat(stream.get(2, TimeUnit.MINUTES)).endsWith("[DONE]");
-        return output;
+    }
+
+    /** The simulator container's preStop, run by the test's own JVM as the image's java. */
+    private static List<String> simulatorPreStop(Duration drainTimeout) {
+        List<String> command = new ArrayList<>(ReplicaDrain.simulatorPreStop(System.getProperty("lmw.sim.jar"), port, drainTimeout));
+        command.set(0, Path.of(System.getProperty("java.home"), "bin", "java").toString());
+        return command;
     }
 
     /** One streaming chat request; counts output tokens as they arrive (the simulator writes 4 characters per token);
@@ -165,7 +166,7 @@ class ReplicaPreStopIT {
         }
     }
 
-    private static void assumePython() throws Exception {
+    private static boolean pythonPresent() {
         boolean present;
         try {
             present = ChildProcess.run(List.of("python3", "--version"), null, Duration.ofSeconds(30)).exitValue() == 0;
@@ -173,8 +174,8 @@ class ReplicaPreStopIT {
             present = false;
         }
         if (!present) {
-            System.out.println("SKIPPED the vLLM preStop check: no python3 on PATH (the vLLM image has it)");
+            System.out.println("SKIPPED the vLLM pod's preStop checks: no python3 on PATH (the vLLM image has it); the simulator's are run");
         }
-        Assumptions.assumeTrue(present, "python3 is needed to run the vLLM pods' preStop script");
+        return present;
     }
 }

@@ -27,7 +27,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * The operator as it ships ({@link LmWardenOperator#create}) against fabric8's CRUD mock API server,
  * with the CRD the build generated installed first.
  */
-@EnableKubernetesMockClient(crud = true)
+@EnableKubernetesMockClient(https = false, crud = true, kubernetesClientBuilderCustomizer = PatientMockClient.class)
 class ModelDeploymentReconciliationTest {
     private static final String NS = "agents";
     private static final Duration TIMEOUT = Duration.ofSeconds(20);

@@ -48,7 +48,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * enforce RBAC, so the test does: every request the operator sends (told apart by its User-Agent) is
  * checked against the Role the chart renders for team-a, the way the API server's authorizer would.
  */
-@EnableKubernetesMockClient(crud = true)
+@EnableKubernetesMockClient(https = false, crud = true, kubernetesClientBuilderCustomizer = PatientMockClient.class)
 class NamespacedOperatorTest {
     private static final String WATCHED = "team-a";
     private static final String OTHER = "team-b";
