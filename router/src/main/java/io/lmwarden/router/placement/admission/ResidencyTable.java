@@ -6,9 +6,11 @@ import io.lmwarden.router.pool.ReplicaView;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 
 /**
  * Which sessions are resident on which replica: a resident session's steps go home without asking; a session stops
@@ -24,8 +26,18 @@ public final class ResidencyTable {
 
     private final Map<String, Residency> sessions = new HashMap<>();
     private final KvLedger ledger;
-    /** Residents with nothing in flight, in the order they went idle (oldest idle first). */
-    private final LinkedHashMap<String, Residency> idleOldestFirst = new LinkedHashMap<>();
+    /**
+     * Per replica, its residents, and those with nothing in flight in the order they went idle (oldest idle first):
+     * the pump and every placement read one replica's, so none of them scans every session.
+     */
+    private final Map<String, ReplicaResidents> byReplica = new HashMap<>();
+
+    /** One replica's residents. */
+    private static final class ReplicaResidents {
+        final Set<Residency> all = new LinkedHashSet<>();
+        final LinkedHashMap<String, Residency> idleOldestFirst = new LinkedHashMap<>();
+        int inFlight;
+    }
     /**
      * @param budgetShare           share of each replica's KV capacity the resident working sets may fill
      * @param defaultCapacityTokens a replica's capacity until its engine reports one
@@ -87,18 +99,46 @@ public final class ResidencyTable {
         if (r == null) {
             r = new Residency(session, replica, ws, nowNanos);
             sessions.put(session, r);
+            on(replica).all.add(r);
             ledger.add(replica, ws);
         } else if (r.replica.equals(replica)) {
             ledger.replace(replica, r.workingSet, ws);
             r.workingSet = ws;
         } else {
             ledger.remove(r.replica, r.workingSet);
-            r.replica = replica;
+            moveIndex(r, replica);
             r.workingSet = ws;
             ledger.add(replica, ws);
         }
         if (r.inFlight++ == 0) {
-            idleOldestFirst.remove(session);
+            on(r.replica).idleOldestFirst.remove(session);
+        }
+        on(r.replica).inFlight++;
+    }
+
+    private ReplicaResidents on(String replica) {
+        return byReplica.computeIfAbsent(replica, k -> new ReplicaResidents());
+    }
+
+    /** The residency moves to {@code replica} in the per-replica indexes (its in-flight count and idle place with it). */
+    private void moveIndex(Residency r, String replica) {
+        ReplicaResidents from = on(r.replica);
+        from.all.remove(r);
+        from.idleOldestFirst.remove(r.session);
+        from.inFlight -= r.inFlight;
+        dropIfEmpty(r.replica, from);
+        r.replica = replica;
+        ReplicaResidents to = on(replica);
+        to.all.add(r);
+        to.inFlight += r.inFlight;
+        if (r.inFlight == 0) {
+            to.idleOldestFirst.put(r.session, r);
+        }
+    }
+
+    private void dropIfEmpty(String replica, ReplicaResidents residents) {
+        if (residents.all.isEmpty()) {
+            byReplica.remove(replica);
         }
     }
 
@@ -113,7 +153,7 @@ public final class ResidencyTable {
             stepStarted(session, replica, ws, nowNanos);
         } else if (!r.replica.equals(replica)) {
             ledger.remove(r.replica, r.workingSet);
-            r.replica = replica;
+            moveIndex(r, replica);
             ledger.add(replica, r.workingSet);
         }
     }
@@ -127,11 +167,15 @@ public final class ResidencyTable {
         if (r == null) {
             return false;
         }
-        r.inFlight = Math.max(0, r.inFlight - 1);
+        ReplicaResidents residents = on(r.replica);
+        if (r.inFlight > 0) {
+            r.inFlight--;
+            residents.inFlight--;
+        }
         if (r.inFlight == 0) {
             r.idleSinceNanos = nowNanos;
-            idleOldestFirst.remove(session);
-            idleOldestFirst.put(session, r);
+            residents.idleOldestFirst.remove(session);
+            residents.idleOldestFirst.put(session, r);
             return true;
         }
         return false;
@@ -153,18 +197,28 @@ public final class ResidencyTable {
         if (r == null) {
             return false;
         }
-        idleOldestFirst.remove(session);
+        unindex(r);
         ledger.remove(r.replica, r.workingSet);
         return true;
     }
 
+    private void unindex(Residency r) {
+        ReplicaResidents residents = on(r.replica);
+        residents.all.remove(r);
+        residents.idleOldestFirst.remove(r.session);
+        residents.inFlight -= r.inFlight;
+        dropIfEmpty(r.replica, residents);
+    }
+
     /** The residents of the replica with nothing in flight, and since when. */
     public synchronized List<Victims.Paused> pausedOn(String replica) {
-        List<Victims.Paused> out = new ArrayList<>();
-        for (Residency r : idleOldestFirst.values()) {
-            if (r.replica.equals(replica)) {
-                out.add(new Victims.Paused(r.session, r.idleSinceNanos));
-            }
+        ReplicaResidents residents = byReplica.get(replica);
+        if (residents == null) {
+            return List.of();
+        }
+        List<Victims.Paused> out = new ArrayList<>(residents.idleOldestFirst.size());
+        for (Residency r : residents.idleOldestFirst.values()) {
+            out.add(new Victims.Paused(r.session, r.idleSinceNanos));
         }
         return out;
     }
@@ -187,15 +241,9 @@ public final class ResidencyTable {
     }
 
     public synchronized ReplicaLoad load(String replica) {
-        int resident = 0;
-        int inFlight = 0;
-        for (Residency r : sessions.values()) {
-            if (r.replica.equals(replica)) {
-                resident++;
-                inFlight += r.inFlight;
-            }
-        }
-        return new ReplicaLoad(resident, usedBlocks(replica), inFlight);
+        ReplicaResidents residents = byReplica.get(replica);
+        return residents == null ? new ReplicaLoad(0, usedBlocks(replica), 0)
+                : new ReplicaLoad(residents.all.size(), usedBlocks(replica), residents.inFlight);
     }
 
     /** Per replica id, in id order: what {@code /api/replicas} and the metrics show. */
@@ -211,12 +259,15 @@ public final class ResidencyTable {
 
     /** Every resident of the replica stops being resident (it left the pool, or drains); returns how many. */
     public synchronized int forgetReplica(String replica) {
-        List<String> gone = sessions.values().stream().filter(r -> r.replica.equals(replica)).map(r -> r.session).toList();
-        gone.forEach(s -> {
-            sessions.remove(s);
-            idleOldestFirst.remove(s);
-        });
+        ReplicaResidents residents = byReplica.remove(replica);
+        int gone = 0;
+        if (residents != null) {
+            for (Residency r : residents.all) {
+                sessions.remove(r.session);
+                gone++;
+            }
+        }
         ledger.forget(replica);
-        return gone.size();
+        return gone;
     }
 }

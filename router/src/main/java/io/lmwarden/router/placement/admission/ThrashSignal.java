@@ -111,11 +111,11 @@ public final class ThrashSignal {
             engaged = true;
             engagedTimes++;
             lastNoRoomNanos = nowNanos;
-            LogFields.info(LOG, "admission engaged: the pool thrashes", "evidence", misses ? "own-prefix misses" : "engine KV full with requests waiting",
+            LogFields.info(LOG, "the pool thrashes", "evidence", misses ? "own-prefix misses" : "engine KV full with requests waiting",
                     "ownPrefixMissRate", Math.round(missRate * 100) / 100.0);
         } else if (engaged && !kvFull && missRate < RELEASE_BELOW && nowNanos - lastNoRoomNanos >= calmNanos) {
             engaged = false;
-            LogFields.info(LOG, "admission released: no thrashing, and room for every session for a calm period",
+            LogFields.info(LOG, "the pool no longer thrashes: few own-prefix misses, and room for every session for a calm period",
                     "ownPrefixMissRate", Math.round(missRate * 100) / 100.0);
         }
     }

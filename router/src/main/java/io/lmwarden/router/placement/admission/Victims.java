@@ -44,10 +44,6 @@ final class Victims {
         ALL
     }
 
-    List<String> order(List<Paused> paused, long nowNanos, long breakEvenNanos, boolean workConserving) {
-        return order(paused, nowNanos, breakEvenNanos, workConserving ? Eligible.WORK_CONSERVING : Eligible.COSTLY);
-    }
-
     /**
      * The residents that may give up their residency, first victim first.
      *

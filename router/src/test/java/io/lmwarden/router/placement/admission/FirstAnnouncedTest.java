@@ -21,7 +21,7 @@ class FirstAnnouncedTest {
     void aDrainMoveMadeBeforeTheWaitIsStillAnnouncedAsDrain() {
         Placement first = new Placement(B, Decision.DRAIN, "home sim-0 is draining").movedFrom("sim-0");
         Placement now = new Placement(B, Decision.STICKY, "home sim-1");
-        Placement announced = AdmissionController.asFirstAnnounced(now, first);
+        Placement announced = FirstChoice.asFirstAnnounced(now, first);
         assertThat(announced.decision()).isEqualTo(Decision.DRAIN);
         assertThat(announced.movedFrom()).isEqualTo("sim-0");
         assertThat(announced.reason()).contains("draining");
@@ -32,7 +32,7 @@ class FirstAnnouncedTest {
     void aStepThatLeftADrainingHomeIsADrainMoveWhereverTheBudgetLetItIn() {
         Placement drainToB = new Placement(B, Decision.DRAIN, "home sim-2 is draining").movedFrom("sim-2");
         Placement spillToA = new Placement(A, Decision.SPILL, "over its KV budget").movedFrom("sim-1");
-        Placement announced = AdmissionController.asFirstAnnounced(spillToA, drainToB);
+        Placement announced = FirstChoice.asFirstAnnounced(spillToA, drainToB);
         assertThat(announced.decision()).isEqualTo(Decision.DRAIN);
         assertThat(announced.movedFrom()).isEqualTo("sim-2");
         assertThat(announced.replica()).isSameAs(A);
@@ -41,7 +41,7 @@ class FirstAnnouncedTest {
 
     @Test
     void aNewSessionsFirstStepStaysNew() {
-        Placement announced = AdmissionController.asFirstAnnounced(new Placement(B, Decision.STICKY, "home sim-1"),
+        Placement announced = FirstChoice.asFirstAnnounced(new Placement(B, Decision.STICKY, "home sim-1"),
                 new Placement(B, Decision.NEW, "new session"));
         assertThat(announced.decision()).isEqualTo(Decision.NEW);
         assertThat(announced.movedFrom()).isNull();
@@ -52,11 +52,11 @@ class FirstAnnouncedTest {
         Placement newOnB = new Placement(B, Decision.NEW, "new session");
         // Admitted on another replica than the first choice: that placement's own decision holds.
         Placement spillToA = new Placement(A, Decision.SPILL, "over budget").movedFrom("sim-1");
-        assertThat(AdmissionController.asFirstAnnounced(spillToA, newOnB)).isSameAs(spillToA);
+        assertThat(FirstChoice.asFirstAnnounced(spillToA, newOnB)).isSameAs(spillToA);
         // Nothing was decided before the wait.
         Placement sticky = new Placement(B, Decision.STICKY, "home sim-1");
-        assertThat(AdmissionController.asFirstAnnounced(sticky, null)).isSameAs(sticky);
+        assertThat(FirstChoice.asFirstAnnounced(sticky, null)).isSameAs(sticky);
         // The first decision was STICKY itself.
-        assertThat(AdmissionController.asFirstAnnounced(sticky, new Placement(B, Decision.STICKY, "home"))).isSameAs(sticky);
+        assertThat(FirstChoice.asFirstAnnounced(sticky, new Placement(B, Decision.STICKY, "home"))).isSameAs(sticky);
     }
 }

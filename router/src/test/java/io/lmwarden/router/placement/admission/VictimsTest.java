@@ -34,7 +34,7 @@ class VictimsTest {
         history("slow", 60 * SECOND, now);             // pauses a minute, paused just now
         history("gone", SECOND, now - 40 * SECOND);    // came back within a second, away for 40 s now: it has ended
         List<String> order = victims.order(List.of(new Victims.Paused("quick", now), new Victims.Paused("slow", now),
-                new Victims.Paused("gone", now - 40 * SECOND)), now, breakEven, false);
+                new Victims.Paused("gone", now - 40 * SECOND)), now, breakEven, Victims.Eligible.COSTLY);
         assertThat(order).containsExactly("gone", "slow");
     }
 
@@ -46,7 +46,7 @@ class VictimsTest {
         history("c", 60 * SECOND, now - 30 * SECOND);
         service.add("c", 10_000, now);
         List<String> order = victims.order(List.of(new Victims.Paused("a", now - 30 * SECOND), new Victims.Paused("b", now - 90 * SECOND),
-                new Victims.Paused("c", now - 30 * SECOND)), now, SECOND, false);
+                new Victims.Paused("c", now - 30 * SECOND)), now, SECOND, Victims.Eligible.COSTLY);
         assertThat(order).containsExactly("b", "c", "a");
     }
 
@@ -59,8 +59,8 @@ class VictimsTest {
         history("slow", 8 * SECOND, now - 12 * SECOND);
         List<Victims.Paused> paused = List.of(new Victims.Paused("quick", now - 3 * SECOND / 2), new Victims.Paused("justNow", now),
                 new Victims.Paused("late", now - 8 * SECOND), new Victims.Paused("slow", now - 12 * SECOND));
-        List<String> underPressure = victims.order(paused, now, 20 * SECOND, false);
-        List<String> workConserving = victims.order(paused, now, 20 * SECOND, true);
+        List<String> underPressure = victims.order(paused, now, 20 * SECOND, Victims.Eligible.COSTLY);
+        List<String> workConserving = victims.order(paused, now, 20 * SECOND, Victims.Eligible.WORK_CONSERVING);
         assertThat(workConserving).containsAll(underPressure).doesNotContain("quick", "justNow").contains("late");
     }
 

@@ -1,0 +1,196 @@
+package io.lmwarden.router.placement.admission;
+
+import io.lmwarden.router.placement.Placement;
+import io.lmwarden.router.placement.Placer;
+import io.lmwarden.router.placement.admission.AdmissionController.Admission;
+import io.lmwarden.router.placement.admission.AdmissionController.Rejection;
+import io.lmwarden.router.placement.admission.AdmissionController.Ticket;
+import io.lmwarden.router.placement.admission.AdmissionController.Waiter;
+import io.lmwarden.router.placement.filter.NoReplicaAvailableException;
+import io.lmwarden.router.pool.PoolSnapshot;
+import io.lmwarden.router.pool.ReplicaView;
+
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.function.LongFunction;
+import java.util.function.Supplier;
+
+/**
+ * The requests waiting for admission and the order they leave in: newcomers past the queue timeout are turned away,
+ * sessions in progress that waited that long are admitted over the budget, and the rest are admitted in queue order
+ * wherever they fit, a waiting request keeping the replica it waits for from those behind it (backfill). It also
+ * forecasts a newcomer's wait. Not thread-safe: the controller's lock guards it; waiters are told through the
+ * {@code tell} list, outside the lock.
+ */
+final class QueueScheduler {
+
+    static final long NANOS_PER_SECOND = 1_000_000_000L;
+
+    private final Supplier<AdmissionRules> rules;
+    private final Placer placer;
+    private final LongFunction<PoolSnapshot> snapshot;
+    private final RoomFinder rooms;
+    private final EngagementGate gate;
+    private final Tickets tickets;
+    private final ResidencyTable residencies;
+    private final PeerResidents peers;
+    private final AdmissionTotals totals;
+    private final AdmissionObserver observer;
+    private final AdmissionQueue<PendingAttempt> queue;
+    private final Map<Waiter, AdmissionQueue.Entry<PendingAttempt>> waiting = new HashMap<>();
+    private final WaitForecast forecast = new WaitForecast();
+
+    QueueScheduler(Supplier<AdmissionRules> rules, Placer placer, LongFunction<PoolSnapshot> snapshot, RoomFinder rooms, EngagementGate gate, Tickets tickets,
+                   ResidencyTable residencies, PeerResidents peers, AdmissionTotals totals, AdmissionObserver observer) {
+        this.rules = rules;
+        this.placer = placer;
+        this.snapshot = snapshot;
+        this.rooms = rooms;
+        this.gate = gate;
+        this.tickets = tickets;
+        this.residencies = residencies;
+        this.peers = peers;
+        this.totals = totals;
+        this.observer = observer;
+        this.queue = new AdmissionQueue<>(rules.get().queueMax(), rules.get().queueTimeoutNanos());
+    }
+
+    /** Queues the attempt in its lane ({@code orderKey}: its session's place among sessions in progress); false when full. */
+    boolean offer(PendingAttempt attempt, long now, double orderKey) {
+        Optional<AdmissionQueue.Entry<PendingAttempt>> entry = queue.offer(attempt, now, attempt.inProgress(), orderKey);
+        entry.ifPresent(e -> waiting.put(attempt.waiter(), e));
+        return entry.isPresent();
+    }
+
+    /** The waiter's client went away: returns whether it was waiting (it leaves the queue). */
+    boolean cancel(Waiter waiter) {
+        AdmissionQueue.Entry<PendingAttempt> e = waiting.remove(waiter);
+        return e != null && queue.remove(e);
+    }
+
+    boolean isEmpty() {
+        return queue.isEmpty();
+    }
+
+    /** Whether a session in progress waits (a step of one goes behind it, a newcomer behind anyone). */
+    boolean hasReturning() {
+        return queue.hasReturning();
+    }
+
+    int size() {
+        return queue.size();
+    }
+
+    long oldestWaitNanos(long now) {
+        return queue.oldestWaitNanos(now);
+    }
+
+    /** A newcomer's predicted wait behind everyone queued now, or -1 when not known yet. */
+    long predictedNewcomerWaitNanos() {
+        return forecast.predictedNanos(queue.size());
+    }
+
+    /** What a rejected client is told to wait: as long as the oldest waiter has waited, 1 s to 10 min. */
+    long retryAfterSeconds(long now) {
+        long oldest = queue.oldestWaitNanos(now) / NANOS_PER_SECOND;
+        return Math.max(1, Math.min(600, oldest));
+    }
+
+    /**
+     * Times out newcomers, admits sessions in progress that waited the queue timeout over the budget, and admits in
+     * queue order whoever fits ({@code applies}: the budget applies), a waiting request keeping the replica it waits
+     * for from those behind it.
+     */
+    void admitWaiting(PoolSnapshot snap, boolean applies, long now, List<Runnable> tell) {
+        for (AdmissionQueue.Entry<PendingAttempt> e : queue.removeExpired(now)) {
+            waiting.remove(e.waiter().waiter());
+            totals.rejected.incrementAndGet();
+            long waitedSeconds = (now - e.enqueuedAtNanos()) / NANOS_PER_SECOND;
+            Rejection r = new Rejection(Rejection.Reason.QUEUE_TIMEOUT, "the request waited " + waitedSeconds + " s for a replica with "
+                    + "room in its KV cache budget (queueTimeout); the pool is saturated, retry after the Retry-After delay",
+                    retryAfterSeconds(now));
+            tell.add(() -> {
+                observer.rejected(r.reason().label());
+                e.waiter().waiter().rejected(r);
+            });
+        }
+        for (AdmissionQueue.Entry<PendingAttempt> e : queue.overdue(now)) {
+            admit(e, false, now, tell, new HashSet<>());
+        }
+        // In queue order; one that must wait holds the replica it waits for, and those behind it may take room
+        // only elsewhere (backfill): a session waiting for its warm home does not keep a newcomer from a replica
+        // with room, and no one behind takes the room it waits for. Newcomers stay first come, first served: the
+        // first that must wait ends the scan.
+        Set<String> heldFor = new HashSet<>();
+        long ready = snap.replicas().stream().filter(ReplicaView::ready).count();
+        for (AdmissionQueue.Entry<PendingAttempt> e : queue.inOrder()) {
+            if (heldFor.size() >= ready) {
+                break;
+            }
+            boolean newcomer = !e.waiter().inProgress();
+            if (!admit(e, applies, now, tell, heldFor) && newcomer) {
+                break;
+            }
+        }
+    }
+
+    /**
+     * Admits the queued request if it may go now ({@code withinBudget}: only where its working set fits; else where the
+     * policy sends it); returns whether it left the queue.
+     */
+    private boolean admit(AdmissionQueue.Entry<PendingAttempt> e, boolean withinBudget, long now, List<Runnable> tell, Set<String> heldFor) {
+        PendingAttempt pending = e.waiter();
+        AdmissionRules s = rules.get();
+        Optional<Placement> placed;
+        try {
+            placed = place(pending, s.enabled(), withinBudget, now, heldFor);
+        } catch (NoReplicaAvailableException ex) {
+            queue.remove(e);
+            waiting.remove(pending.waiter());
+            Rejection r = new Rejection(Rejection.Reason.NO_REPLICA, ex.getMessage(), 1);
+            tell.add(() -> pending.waiter().rejected(r));
+            return true;
+        }
+        if (placed.isEmpty()) {
+            return false;
+        }
+        queue.remove(e);
+        waiting.remove(pending.waiter());
+        totals.admittedFromQueue.incrementAndGet();
+        if (!withinBudget && gate.appliesAt(now)) {
+            totals.admittedOverBudget.incrementAndGet();
+        }
+        forecast.admitted(e.enqueuedAtNanos(), now);
+        long waited = now - e.enqueuedAtNanos();
+        Placement p = pending.firstChoice().announce(placed.get());
+        Placement withWait = p.withDecision(p.decision(), String.format("queued %.1f s; %s", waited / 1e9, p.reason()));
+        Ticket t = pending.again() ? tickets.of(pending.facts())
+                : s.enabled() ? tickets.open(pending.facts(), pending.session()) : Ticket.NONE;
+        Admission a = new Admission(withWait, t, waited);
+        tell.add(() -> {
+            observer.admittedAfterWait(waited);
+            pending.waiter().admitted(a);
+        });
+        return true;
+    }
+
+    /** Where the queued request may go now, if anywhere. */
+    private Optional<Placement> place(PendingAttempt pending, boolean enabled, boolean withinBudget, long now, Set<String> heldFor)
+            throws NoReplicaAvailableException {
+        PoolSnapshot snap = snapshot.apply(now);
+        if (!enabled) {
+            return Optional.of(placer.place(pending.facts(), snap, pending.tried(), now));
+        }
+        if (!withinBudget || (!pending.again() && (residencies.isResident(pending.session()) || peers.holds(pending.session())))) {
+            Placement p = rooms.placeAsPolicy(pending.facts(), pending.session(), pending.workingSet(), pending.tried(), pending.again(), snap, now);
+            pending.firstChoice().offer(p);
+            return Optional.of(p);
+        }
+        return rooms.placeWithinBudget(pending.facts(), pending.session(), pending.workingSet(), pending.tried(), pending.again(), snap, now,
+                pending.firstChoice(), heldFor);
+    }
+}
