@@ -18,10 +18,12 @@ public record AdmissionSettings(
         @Key("admissionEngage") String engage) {
 
     public static final Setting<Boolean> ADMISSION = Setting.bool("admission", true,
-            "KV-budgeted session admission on/off (below): a session that is not resident waits in the router's queue until its "
-                    + "working set fits a replica's KV budget; switch live with `PUT /api/policy {\"admission\":true}`");
+            "KV-budgeted session admission on/off: while the budget applies (`admissionEngage`), a session that is not resident "
+                    + "waits in the router's queue until its working set fits a replica's KV budget; switch live with "
+                    + "`PUT /api/policy {\"policy\":\"affinity\",\"admission\":false}` (the body always names the policy)");
     public static final Setting<Double> KV_BUDGET = Setting.decimal("kvBudget", "0.9",
-            "share of each replica's KV capacity (`vllm:cache_config_info`) the working sets of its resident sessions may fill")
+            "share of each replica's KV capacity (`vllm:cache_config_info`) the working sets of its resident sessions may fill, "
+                    + "in (0, 4]")
             .check(v -> v > 0 && v <= 4, "a share of the KV capacity in (0, 4]");
     public static final Setting<Duration> RESIDENCY_IDLE = Setting.duration("residencyIdle", "10s",
             "the pause between a session's steps (workload time) the return-time estimate assumes before it has seen any: its "

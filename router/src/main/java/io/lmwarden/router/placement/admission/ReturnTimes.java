@@ -8,7 +8,7 @@ import java.util.TreeMap;
  * When a paused session will send its next step, estimated from its own pauses shrunk towards a pool-wide log-normal
  * prior (in the spirit of Continuum's TTLs from tool-run distributions): a session with few pauses behaves like the
  * pool, one with many like itself. A pause may also be a session's end (it never comes back); the chance of that is
- * the pool's share of first steps among all steps (every session starts once and ends once). The prior is kept per
+ * learned from pauses whose outcome is known (below), not from the share of first steps. The prior is kept per
  * agent kind (how the session names itself) as well as pool-wide, so Claude Code's tool pauses and a bot's do not
  * blur into one. Times are on the
  * router's wall clock, in nanoseconds. Not thread-safe: {@link AdmissionController} guards it.
