@@ -34,8 +34,22 @@ class AdmissionSaturationTest {
     private static final double TIME_SCALE = 20;
     private static final int SESSIONS = 12;
     private static final int STEPS = 6;
+    /**
+     * Prefill this many times the reference replica's cost, in the engines and in the router's prior: the break-even
+     * (holding a session's KV pays while its pause is shorter than the prefill of the whole budget) grows with it, to
+     * about 0.4 s of wall time at this time scale. The sessions step back to back, so their pauses are the clients'
+     * own turnaround, which a loaded machine stretches to 100-300 ms of wall time: against the reference cost's
+     * 0.1 s break-even, admission then rightly let residents go (engaged on evidence, it did not engage at all), and
+     * what this test checks depended on the machine's load, not on the router.
+     */
+    private static final double PREFILL_FACTOR = 4;
     /** 440 blocks × 16 = 7,040 tokens: a shared ~1,000-token system prompt plus two sessions of up to ~2,900 tokens. */
-    private static final SimProfile TWO_SESSIONS_PER_REPLICA = SimProfile.defaultProfile().withKvBlocks(440);
+    private static final SimProfile TWO_SESSIONS_PER_REPLICA = slowPrefill(SimProfile.defaultProfile().withKvBlocks(440));
+
+    private static SimProfile slowPrefill(SimProfile p) {
+        return p.withCosts(p.stepBaseMs(), p.prefillMsPerToken() * PREFILL_FACTOR, p.decodeMsPerSeq(), p.contextMsPerKiloToken(),
+                p.prefillAttentionMsPerKiloToken() * PREFILL_FACTOR);
+    }
 
     /** Per request: prompt tokens, tokens the engine served from cache, what perfect caching could have served. */
     private record Step(int status, long promptTokens, long cachedTokens, long oracleTokens, long queueWaitMs) {
@@ -79,6 +93,7 @@ class AdmissionSaturationTest {
     private Run run(boolean admission, String engage, String prefix) throws Exception {
         try (RouterUnderTest router = RouterUnderTest.start(SimPool.start(2, TWO_SESSIONS_PER_REPLICA, TIME_SCALE),
                 c -> c.with(PlacementSettings.POLICY, "affinity").with(AdmissionSettings.ADMISSION, admission)
+                        .with(PlacementSettings.PREFILL_MS_PER_TOKEN, PlacementSettings.PREFILL_MS_PER_TOKEN.defaultValue() * PREFILL_FACTOR)
                         .with(AdmissionSettings.ENGAGE, engage).withTimeScale(TIME_SCALE).with(AdmissionSettings.QUEUE_TIMEOUT, Duration.ofMinutes(30)))) {
             Http http = new Http();
             String system = AgentSession.sharedSystem(4000);

@@ -105,10 +105,16 @@ class PausesUnderPressureTest {
     @Test
     void sessionsThatPauseBrieflyKeepTheirResidencyBesideSessionsThatPauseLong() throws Exception {
         // Two replicas whose budgets hold about two of these sessions each; 2 sessions pause 20 ms between steps, 6 pause 1.5 s
-        // (30 s of workload time, past the break-even of about 0.1 s: 0.3 ms per token / 20 × 6,336 tokens).
-        SimProfile small = SimProfile.defaultProfile().withKvBlocks(440);
+        // (30 s of workload time), past the break-even of about 0.4 s: 4 × 0.3 ms per token / 20 × 6,336 tokens. Prefill
+        // at four times the reference cost (engines and the router's prior) keeps the short pauses, which are the 20 ms
+        // plus the client's own turnaround, well inside the break-even on a loaded machine too: at the reference cost
+        // (a 0.1 s break-even) a turnaround stretched by load made short-pausing residents look costly to hold.
+        SimProfile reference = SimProfile.defaultProfile().withKvBlocks(440);
+        SimProfile small = reference.withCosts(reference.stepBaseMs(), reference.prefillMsPerToken() * 4, reference.decodeMsPerSeq(),
+                reference.contextMsPerKiloToken(), reference.prefillAttentionMsPerKiloToken() * 4);
         try (RouterUnderTest router = RouterUnderTest.start(SimPool.start(2, small, TIME_SCALE),
-                c -> c.withTimeScale(TIME_SCALE).with(AdmissionSettings.ENGAGE, AdmissionSettings.ENGAGE_ALWAYS))) {
+                c -> c.withTimeScale(TIME_SCALE).with(AdmissionSettings.ENGAGE, AdmissionSettings.ENGAGE_ALWAYS)
+                        .with(PlacementSettings.PREFILL_MS_PER_TOKEN, PlacementSettings.PREFILL_MS_PER_TOKEN.defaultValue() * 4))) {
             String system = AgentSession.sharedSystem(4000);
             Map<String, List<Step>> shortPauses = new ConcurrentHashMap<>();
             Map<String, List<Step>> longPauses = new ConcurrentHashMap<>();
