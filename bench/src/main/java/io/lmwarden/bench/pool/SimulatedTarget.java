@@ -125,15 +125,17 @@ public final class SimulatedTarget implements BenchTarget {
     private VariantTarget openInProcess(SimulatedVariant variant) {
         SimOptions options = SimOptions.defaults().withReplicas(pool.simulate()).withProfile(forVariant(profile, variant))
                 .withTimeScale(timeScale).withSeed(seed).withEngines(pool.engines()).withDpBalancer(variant.era());
-        int kvBase = 0;
-        if ("true".equals(pool.routerSettings().get("kvEvents"))) {
+        boolean kvEvents = "true".equals(pool.routerSettings().get("kvEvents"));
+        // One engine per replica: each publisher binds ephemeral ports and the router is told what was bound. Several
+        // engines: the router derives rank r's ports as base + r (vLLM's rule), so they need a run of ports.
+        int kvBase = kvEvents && pool.engines() > 1 ? consecutiveFreePorts(2 * pool.simulate() * pool.engines()) : 0;
+        if (kvEvents) {
             // --router-set kvEvents=true: the replicas publish vLLM's KV events (events on base + rank, replays after
             // every rank's events port, as the operator lays them out) and the router follows them.
             int ranks = pool.simulate() * pool.engines();
-            kvBase = consecutiveFreePorts(2 * ranks);
             options = options.withKvEvents(io.lmwarden.sim.kvevents.KvEventsConfig.parse("{\"enable_kv_cache_events\":true,"
                     + "\"publisher\":\"zmq\",\"endpoint\":\"tcp://*:" + kvBase + "\",\"replay_endpoint\":\"tcp://*:"
-                    + (kvBase + ranks) + "\"}"));
+                    + (kvBase == 0 ? 0 : kvBase + ranks) + "\"}"));
         }
         for (Map.Entry<Integer, String> e : replicaOverrides.entrySet()) {
             options = options.withReplicaProfile(e.getKey(), forVariant(ProfileOverrides.apply(profile, e.getValue()), variant));
@@ -141,7 +143,19 @@ public final class SimulatedTarget implements BenchTarget {
         SimCluster cluster = SimCluster.start(options);
         LoopbackRouters routers;
         try {
-            routers = startRouters(variant, cluster.replicas().stream().map(r -> r.id()).toList(), cluster.urls(), kvBase);
+            List<String> kvPorts = new java.util.ArrayList<>();
+            int ranks = pool.simulate() * pool.engines();
+            for (int i = 0; i < cluster.replicas().size(); i++) {
+                if (!kvEvents) {
+                    kvPorts.add("");
+                } else if (kvBase > 0) {
+                    kvPorts.add("kv=" + (kvBase + i * pool.engines()) + "&replay=" + (kvBase + ranks + i * pool.engines()));
+                } else {
+                    io.lmwarden.sim.SimReplica r = cluster.replicas().get(i);
+                    kvPorts.add("kv=" + r.kvEventPorts().get(0) + "&replay=" + r.kvEventReplayPorts().get(0));
+                }
+            }
+            routers = startRouters(variant, cluster.replicas().stream().map(r -> r.id()).toList(), cluster.urls(), kvPorts);
         } catch (RuntimeException e) {
             cluster.close();
             throw e;
@@ -171,7 +185,7 @@ public final class SimulatedTarget implements BenchTarget {
         SimProcessPool processes = SimProcessPool.start(profiles, timeScale, seed, pool.engines(), variant.era(), addedLater);
         LoopbackRouters routers;
         try {
-            routers = startRouters(variant, processes.ids(), processes.urls(), 0);
+            routers = startRouters(variant, processes.ids(), processes.urls(), java.util.Collections.nCopies(processes.ids().size(), ""));
         } catch (RuntimeException e) {
             processes.close();
             throw e;
@@ -260,17 +274,15 @@ public final class SimulatedTarget implements BenchTarget {
      * counters line up. Ranks are declared, as an operator who knows the servers' --data-parallel-size would: no first
      * requests go out as one plain replica before the first scrape reveals the engines.
      */
-    private LoopbackRouters startRouters(SimulatedVariant variant, List<String> ids, List<String> urls, int kvBase) {
+    private LoopbackRouters startRouters(SimulatedVariant variant, List<String> ids, List<String> urls, List<String> kvPorts) {
         List<String> entries = new java.util.ArrayList<>();
-        int ranks = ids.size() * pool.engines();
         for (int i = 0; i < ids.size(); i++) {
             List<String> fragment = new java.util.ArrayList<>();
             if (pool.engines() > 1) {
                 fragment.add("ranks=" + pool.engines());
             }
-            if (kvBase > 0) {
-                fragment.add("kv=" + (kvBase + i * pool.engines()));
-                fragment.add("replay=" + (kvBase + ranks + i * pool.engines()));
+            if (!kvPorts.get(i).isEmpty()) {
+                fragment.add(kvPorts.get(i));
             }
             entries.add(ids.get(i) + "=" + urls.get(i) + (fragment.isEmpty() ? "" : "#" + String.join("&", fragment)));
         }

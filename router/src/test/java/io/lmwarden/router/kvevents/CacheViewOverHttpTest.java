@@ -274,7 +274,7 @@ class CacheViewOverHttpTest {
 
     private static long awaitCold(Http http, RouterUnderTest router, String replica, long sinceNanos) throws Exception {
         long sinceMillis = System.currentTimeMillis() - (System.nanoTime() - sinceNanos) / 1_000_000;
-        long deadline = sinceNanos + Duration.ofSeconds(10).toNanos();
+        long deadline = sinceNanos + io.lmwarden.router.testing.Await.HANG_GUARD.toNanos();
         while (System.nanoTime() < deadline) {
             JsonNode k = kvEvents(http, router, replica);
             if (k.path("gpuBlocks").asLong() == 0 && k.path("clearedAtMillis").asLong() >= sinceMillis - 5) {
@@ -282,7 +282,7 @@ class CacheViewOverHttpTest {
             }
             Thread.sleep(10);
         }
-        throw new AssertionError(replica + " not known cold within 10 s: " + kvEvents(http, router, replica));
+        throw new AssertionError(replica + " not known cold within " + io.lmwarden.router.testing.Await.HANG_GUARD.toSeconds() + " s: " + kvEvents(http, router, replica));
     }
 
     private static JsonNode lastStep(Http http, RouterUnderTest router, String key) throws Exception {

@@ -62,7 +62,7 @@ class SpillTest {
     }
 
     static void waitForInFlight(Http http, RouterUnderTest router, String replica, int n) {
-        long deadline = System.nanoTime() + 10_000_000_000L;
+        long deadline = System.nanoTime() + io.lmwarden.router.testing.Await.HANG_GUARD.toNanos();
         while (System.nanoTime() < deadline) {
             String body = http.get(router.url() + "/api/replicas").body();
             if (body.contains("\"id\":\"" + replica + "\",") && body.replaceAll(".*\"id\":\"" + replica + "\",[^}]*?\"inFlight\":(\\d+).*", "$1")

@@ -206,7 +206,7 @@ class DataParallelRoutingTest {
     }
 
     private static void waitUntil(java.util.function.BooleanSupplier condition, String what) {
-        long deadline = System.nanoTime() + 15_000_000_000L;
+        long deadline = System.nanoTime() + io.lmwarden.router.testing.Await.HANG_GUARD.toNanos();
         while (System.nanoTime() < deadline) {
             if (condition.getAsBoolean()) {
                 return;

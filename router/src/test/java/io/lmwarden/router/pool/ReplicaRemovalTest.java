@@ -80,7 +80,7 @@ class ReplicaRemovalTest {
             assertThat(before.get("running").isNumber()).isTrue();
 
             router.sims().kill(1);
-            long deadline = System.nanoTime() + 10_000_000_000L;
+            long deadline = System.nanoTime() + io.lmwarden.router.testing.Await.HANG_GUARD.toNanos();
             JsonNode after = replica(http, router, "sim-1");
             while (after.get("ready").asBoolean() && System.nanoTime() < deadline) {
                 RouterUnderTest.sleep(50);

@@ -19,8 +19,11 @@ import java.util.Map;
  */
 public final class RawHttp {
 
-    /** A response, or {@code status == -1} when the server closed without answering. */
-    public record Reply(int status, Map<String, String> headers, String body, long millis) {
+    /**
+     * A response, or {@code status == -1} when the server closed without answering. {@code timedOut}: the read ended
+     * because the client's read timeout passed, not because the server closed or reset the connection.
+     */
+    public record Reply(int status, Map<String, String> headers, String body, long millis, boolean timedOut) {
         public String header(String name) {
             return headers.get(name.toLowerCase(Locale.ROOT));
         }
@@ -65,6 +68,7 @@ public final class RawHttp {
             }
             ByteArrayOutputStream got = new ByteArrayOutputStream();
             byte[] buf = new byte[8192];
+            boolean timedOut = false;
             try {
                 int n;
                 while ((n = in.read(buf)) >= 0) {
@@ -73,10 +77,12 @@ public final class RawHttp {
                         break;
                     }
                 }
-            } catch (SocketTimeoutException | java.net.SocketException e) {
-                // quiet or reset: parse what came
+            } catch (SocketTimeoutException e) {
+                timedOut = true;
+            } catch (java.net.SocketException e) {
+                // reset by the server: parse what came
             }
-            return parse(got.toByteArray(), (System.nanoTime() - start) / 1_000_000);
+            return parse(got.toByteArray(), (System.nanoTime() - start) / 1_000_000, timedOut);
         } catch (IOException e) {
             throw new IllegalStateException(e);
         } catch (InterruptedException e) {
@@ -100,11 +106,11 @@ public final class RawHttp {
         return "chunked".equalsIgnoreCase(h.get("transfer-encoding")) && s.endsWith("0\r\n\r\n");
     }
 
-    private static Reply parse(byte[] bytes, long millis) {
+    private static Reply parse(byte[] bytes, long millis, boolean timedOut) {
         String s = new String(bytes, StandardCharsets.UTF_8);
         int end = s.indexOf("\r\n\r\n");
         if (!s.startsWith("HTTP/") || end < 0) {
-            return new Reply(-1, Map.of(), s, millis);
+            return new Reply(-1, Map.of(), s, millis, timedOut);
         }
         String head = s.substring(0, end);
         int status = Integer.parseInt(head.substring(9, 12));
@@ -113,7 +119,7 @@ public final class RawHttp {
         if ("chunked".equalsIgnoreCase(h.get("transfer-encoding"))) {
             body = dechunk(body);
         }
-        return new Reply(status, h, body, millis);
+        return new Reply(status, h, body, millis, timedOut);
     }
 
     private static Map<String, String> headers(String head) {

@@ -36,7 +36,7 @@ public final class RouterUnderTest implements AutoCloseable {
 
     private static void waitUntilReady(LmWardenRouter router, Map<String, String> adminHeaders) {
         Http http = new Http();
-        long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+        long deadline = System.nanoTime() + Await.HANG_GUARD.toNanos();
         Http.Reply r = null;
         while (System.nanoTime() < deadline) {
             r = http.get(router.adminUrl() + "/api/replicas", adminHeaders);
@@ -45,7 +45,7 @@ public final class RouterUnderTest implements AutoCloseable {
             }
             sleep(50);
         }
-        throw new IllegalStateException("router did not see fresh metrics from every replica within 10 s; last /api/replicas: "
+        throw new IllegalStateException("router did not see fresh metrics from every replica within " + Await.HANG_GUARD.toSeconds() + " s; last /api/replicas: "
                 + (r == null ? "none" : r.status() + " " + r.body()));
     }
 

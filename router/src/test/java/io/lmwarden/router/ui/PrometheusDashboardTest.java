@@ -211,7 +211,7 @@ class PrometheusDashboardTest {
         for (AgentSession s : sessions.subList(0, 2)) {
             holders.add(holdStream(s));
         }
-        long residentDeadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+        long residentDeadline = System.nanoTime() + io.lmwarden.router.testing.Await.HANG_GUARD.toNanos();
         while (JSON.readTree(http.get(saturated.url() + "/api/replicas").body()).path("queue").path("residentSessions").asInt() < 2) {
             assertThat(System.nanoTime()).as("two residents admitted").isLessThan(residentDeadline);
             RouterUnderTest.sleep(20);
@@ -221,7 +221,7 @@ class PrometheusDashboardTest {
             String body = s.nextBody(8, false);
             waiting.add(CompletableFuture.supplyAsync(() -> http.post(saturated.url() + "/v1/messages", body, s.headers())));
         }
-        long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+        long deadline = System.nanoTime() + io.lmwarden.router.testing.Await.HANG_GUARD.toNanos();
         while (JSON.readTree(http.get(saturated.url() + "/api/replicas").body()).path("queue").path("length").asInt() < SATURATED_QUEUE_MAX) {
             assertThat(System.nanoTime()).as("two requests queued").isLessThan(deadline);
             RouterUnderTest.sleep(20);
