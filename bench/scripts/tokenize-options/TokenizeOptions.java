@@ -19,7 +19,7 @@ import java.util.Map;
 
 /**
  * Measures the three ways the router could get a request's token ids, on a ~100k-token agent conversation
- * (router/README.md, "The engine's own cache view", "Token ids"):
+ * (docs/kv-events.md, "Token ids: how the router learns what a request needs"):
  *  1. vLLM's /tokenize with the chat messages (here the simulator's, which renders and tokenizes deterministically):
  *     one more round trip per request, and the router parses the 100k ids from JSON;
  *  2. return_token_ids on the forwarded request: no extra round trip, the same parse, usable for the next step only;

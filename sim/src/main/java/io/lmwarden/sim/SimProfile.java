@@ -52,7 +52,7 @@ public record SimProfile(String name, int maxNumSeqs, int maxNumBatchedTokens, i
             // weights read per step 8 GB / 448 GB/s ~ 18-20 ms -> stepBaseMs 20;
             // prefill: ~8 GFLOP/token at ~40 TFLOP/s effective would be 0.2 ms/token (~4.7k tokens/s); calibrated
             // to 0.3 ms/token (~3.2k tokens/s, the low end of the estimate) against the published cold TTFBs
-            // (bench/README.md, "Calibration"), attention included;
+            // (bench/results/calibrated-k10-r3/summary.md), attention included;
             // attention reads 147 KB per context token -> ~0.33 ms per 1000 context tokens;
             // vLLM defaults: max_num_seqs 32 (WORKLOAD: spill threshold 8 = a quarter), 2048 batched tokens;
             // host tier off; PCIe 4.0 x16 ~25 GB/s when it is turned on.

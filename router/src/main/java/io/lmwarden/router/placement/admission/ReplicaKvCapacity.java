@@ -15,7 +15,7 @@ import io.lmwarden.router.pool.ReplicaView;
  * the engine can only run what its GPU holds, and residents are admitted to their home whatever its load. With the
  * whole tier (5× the GPU) as the budget, admission never engaged on the reference workload at 32–48 sessions; each
  * replica then had 8–12 sessions in flight, past the spill threshold, and the spilled steps recomputed everything
- * (bench/README.md, "Host-memory KV tier").
+ * (docs/host-kv-tier.md; the runs in bench/results/tier24/summary.md).
  *
  * @param gpuTokens  the replica's KV cache (the engine's {@code cache_config_info}, else the default)
  * @param hostTier   its host tier as last scraped ({@link HostTierMetrics#NONE} without one)
