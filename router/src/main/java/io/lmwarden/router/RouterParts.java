@@ -103,7 +103,7 @@ final class RouterParts {
         Placer placer = new Placer(policy, cacheViews.held());
         Reservations reservations = new Reservations(pool, prefixIndexes, prefillRates);
         AdmissionController admission = new AdmissionController(AdmissionRules.of(config.admission(), timeScale), placer, snapshot,
-                policy, homes, prefixIndexes, prefillRates, PrefixIndexes.DEFAULT_KV_CAPACITY_TOKENS, watching.metrics().admissionObserver(),
+                policy, homes, cacheViews.held(), prefillRates, PrefixIndexes.DEFAULT_KV_CAPACITY_TOKENS, watching.metrics().admissionObserver(),
                 System::nanoTime, cluster.peerResidents());
         RouterParts parts = new RouterParts(discovery(config.discovery()), pool, cluster, snapshot,
                 new Placing(prefixIndexes, prefillRates, homes, policy, reservations, admission), watching, cacheViews);

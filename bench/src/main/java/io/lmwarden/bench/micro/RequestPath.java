@@ -223,7 +223,8 @@ public class RequestPath {
                     new TokenRates(), new LiveWorkingSets(Duration.ofMinutes(1), 4096)));
             // The router's defaults, as it starts with them.
             AdmissionRules settings = AdmissionRules.of(io.lmwarden.router.config.RouterConfig.defaults().admission().withEnabled(admit), 1);
-            admission = new AdmissionController(settings, placer, this::snapshot, policies, homes, prefixIndexes, prefillRates, 38_400,
+            admission = new AdmissionController(settings, placer, this::snapshot, policies, homes,
+                    io.lmwarden.router.placement.prefix.HeldTokens.estimatesOnly(prefixIndexes), prefillRates, 38_400,
                     metrics.admissionObserver(), () -> clock);
             metrics.gaugeAdmission(admission);
             reservations.listen(new RequestLog(false, line -> lastLogLine = line));

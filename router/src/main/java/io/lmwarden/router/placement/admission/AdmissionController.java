@@ -6,7 +6,7 @@ import io.lmwarden.router.placement.Placement;
 import io.lmwarden.router.placement.PlacementPolicy;
 import io.lmwarden.router.placement.Placer;
 import io.lmwarden.router.placement.prefix.PrefillRates;
-import io.lmwarden.router.placement.prefix.PrefixIndexes;
+import io.lmwarden.router.placement.prefix.HeldTokens;
 import io.lmwarden.router.placement.pins.SessionHomes;
 import io.lmwarden.router.pool.PoolSnapshot;
 import io.lmwarden.router.pool.ReplicaView;
@@ -110,9 +110,9 @@ public final class AdmissionController {
     private volatile AdmissionRules rules;
 
     public AdmissionController(AdmissionRules rules, Placer placer, LongFunction<PoolSnapshot> snapshot,
-                               Supplier<PlacementPolicy> policy, SessionHomes homes, PrefixIndexes prefixIndexes, PrefillRates prefillRates,
+                               Supplier<PlacementPolicy> policy, SessionHomes homes, HeldTokens held, PrefillRates prefillRates,
                                int defaultCapacityTokens, AdmissionObserver observer, LongSupplier clock) {
-        this(rules, placer, snapshot, policy, homes, prefixIndexes, prefillRates, defaultCapacityTokens, observer, clock, PeerResidents.NONE);
+        this(rules, placer, snapshot, policy, homes, held, prefillRates, defaultCapacityTokens, observer, clock, PeerResidents.NONE);
     }
 
     /**
@@ -122,7 +122,7 @@ public final class AdmissionController {
      * another router is resident here too, since its steps reach the routers in any order.
      */
     public AdmissionController(AdmissionRules rules, Placer placer, LongFunction<PoolSnapshot> snapshot,
-                               Supplier<PlacementPolicy> policy, SessionHomes homes, PrefixIndexes prefixIndexes, PrefillRates prefillRates,
+                               Supplier<PlacementPolicy> policy, SessionHomes homes, HeldTokens held, PrefillRates prefillRates,
                                int defaultCapacityTokens, AdmissionObserver observer, LongSupplier clock,
                                PeerResidents peers) {
         this.peers = peers;
@@ -137,7 +137,7 @@ public final class AdmissionController {
         this.gate = new EngagementGate(this::rules, new ThrashSignal(rules.alwaysEngaged(), rules.calmNanos()), returnTimes, residencies,
                 prefillRates);
         this.revocations = new Revocations(residencies, new Victims(returnTimes, service), gate, totals);
-        this.rooms = new RoomFinder(placer, policy, homes, prefixIndexes, residencies, returnTimes, revocations);
+        this.rooms = new RoomFinder(placer, policy, homes, held, residencies, returnTimes, revocations);
         this.tickets = new Tickets(this, clock, this::stepEnded, this::pump);
         this.scheduler = new QueueScheduler(this::rules, placer, snapshot, rooms, gate, tickets, residencies, peers, totals, observer);
         this.report = new AdmissionReport(residencies, totals, gate);

@@ -8,7 +8,7 @@ import io.lmwarden.router.placement.Placer;
 import io.lmwarden.router.placement.filter.Candidates;
 import io.lmwarden.router.placement.filter.NoReplicaAvailableException;
 import io.lmwarden.router.placement.pins.SessionHomes;
-import io.lmwarden.router.placement.prefix.PrefixIndexes;
+import io.lmwarden.router.placement.prefix.HeldTokens;
 import io.lmwarden.router.pool.PoolSnapshot;
 import io.lmwarden.router.pool.ReplicaView;
 import io.lmwarden.router.session.RequestFacts;
@@ -30,17 +30,18 @@ final class RoomFinder {
     private final Placer placer;
     private final Supplier<PlacementPolicy> policy;
     private final SessionHomes homes;
-    private final PrefixIndexes prefixIndexes;
+    /** What a replica holds of a prompt: the engine's KV events where they are live, else the router's text estimate. */
+    private final HeldTokens held;
     private final ResidencyTable residencies;
     private final ReturnTimes returnTimes;
     private final Revocations revocations;
 
-    RoomFinder(Placer placer, Supplier<PlacementPolicy> policy, SessionHomes homes, PrefixIndexes prefixIndexes,
+    RoomFinder(Placer placer, Supplier<PlacementPolicy> policy, SessionHomes homes, HeldTokens held,
                ResidencyTable residencies, ReturnTimes returnTimes, Revocations revocations) {
         this.placer = placer;
         this.policy = policy;
         this.homes = homes;
-        this.prefixIndexes = prefixIndexes;
+        this.held = held;
         this.residencies = residencies;
         this.returnTimes = returnTimes;
         this.revocations = revocations;
@@ -85,7 +86,7 @@ final class RoomFinder {
         // A session whose home still holds its prefix waits for room there rather than start cold elsewhere, unless a
         // replica would otherwise idle: compute left unused costs more than a prefix recomputed.
         boolean homeHoldsIt = chosen.decision() == Decision.STICKY
-                && 2L * prefixIndexes.heldTokens(first, facts.shape()) >= facts.shape().estimatedTokens();
+                && 2L * held.heldTokens(first, facts.shape()) >= facts.shape().estimatedTokens();
         List<ReplicaView> others = new ArrayList<>(Candidates.eligible(facts, snap, tried));
         others.removeIf(r -> r.id().equals(first.id()) || heldFor.contains(r.id()) || (homeHoldsIt && !computeIdle(r)));
         others.sort(LoadOrder.FOR_NEW_SESSION);
@@ -145,7 +146,7 @@ final class RoomFinder {
         reside(facts, session, target.id(), ws, sameStep, now);
         String reason = (chosen.decision() == Decision.FALLBACK ? chosen.reason() + "; " : "")
                 + "admission: " + chosen.replica().id() + " " + why + " → " + target.id();
-        int expected = prefixIndexes.heldTokens(target, facts.shape());
+        int expected = held.heldTokens(target, facts.shape());
         if (chosen.decision() == Decision.STICKY || chosen.decision() == Decision.SPILL) {
             return new Placement(target, Decision.SPILL, reason, expected).movedFrom(chosen.replica().id());
         }

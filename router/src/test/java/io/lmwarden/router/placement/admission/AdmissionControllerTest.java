@@ -6,6 +6,7 @@ import io.lmwarden.router.placement.pins.AffinityTable;
 import io.lmwarden.router.placement.filter.NoReplicaAvailableException;
 import io.lmwarden.router.placement.Placer;
 import io.lmwarden.router.placement.prefix.PrefillRates;
+import io.lmwarden.router.placement.prefix.HeldTokens;
 import io.lmwarden.router.placement.prefix.PrefixIndexes;
 import io.lmwarden.router.placement.pins.SessionHomes;
 import io.lmwarden.router.pool.PoolSnapshot;
@@ -80,7 +81,7 @@ class AdmissionControllerTest {
         placer = new Placer(() -> policy, indexes);
         replicas = List.of(replica("r0"), replica("r1"));
         settings = AdmissionRules.engaged(1.0, 5 * SECOND, 20 * SECOND, 3, 30 * SECOND, SECOND);
-        controller = new AdmissionController(settings, placer, now -> new PoolSnapshot(replicas, now), () -> policy, homes, indexes, PREFILL,
+        controller = new AdmissionController(settings, placer, now -> new PoolSnapshot(replicas, now), () -> policy, homes, HeldTokens.estimatesOnly(indexes), PREFILL,
                 1600, new AdmissionObserver() {
                     @Override
                     public void admittedAfterWait(long waitedNanos) {
@@ -147,7 +148,7 @@ class AdmissionControllerTest {
                 return first.residents().stream().anyMatch(p -> p.session().equals(session));
             }
         };
-        return new AdmissionController(settings, placer, now -> new PoolSnapshot(replicas, now), () -> policy, homes, indexes, PREFILL,
+        return new AdmissionController(settings, placer, now -> new PoolSnapshot(replicas, now), () -> policy, homes, HeldTokens.estimatesOnly(indexes), PREFILL,
                 1600, new AdmissionObserver() {
                     @Override
                     public void admittedAfterWait(long waitedNanos) {
@@ -421,7 +422,7 @@ class AdmissionControllerTest {
      */
     private boolean engagesOnMissesAfterPausesOf(long pauseNanos) throws Exception {
         controller = new AdmissionController(settings.withAlwaysEngaged(false), placer, now -> new PoolSnapshot(replicas, now), () -> policy,
-                homes, indexes, PREFILL, 1600, new AdmissionObserver() {
+                homes, HeldTokens.estimatesOnly(indexes), PREFILL, 1600, new AdmissionObserver() {
                     @Override
                     public void admittedAfterWait(long waitedNanos) {
                     }
