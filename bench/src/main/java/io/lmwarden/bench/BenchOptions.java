@@ -149,7 +149,8 @@ public final class BenchOptions {
             description = "A fault at a given time of each variant, e.g. 'kill replica 1 at 5m', 'stall 2s x 20 replica 0 at 1m', "
                     + "'503 x 20 replica 2 at 30s', 'drain replica 1 at 1m'; Day-2 operations: 'upgrade replicas at 3m', "
                     + "'remove replica 3 at 2m', 'add replica 2 at 1m' (with --sim-processes), 'restart router 1 at 3m', "
-                    + "'restart routers at 3m'. Repeatable.")
+                    + "'restart routers at 3m' (a rolling restart: each router in turn, the next once the previous is back and"
+                    + " ready). Repeatable.")
     List<String> faults = new ArrayList<>();
 
     @Option(names = "--model", description = "Model to request (default: the first of the target's /v1/models).")
@@ -167,6 +168,12 @@ public final class BenchOptions {
             description = "With --simulate: K routers per variant, clustered over loopback; each step of a session goes to the next"
                     + " router in turn (default ${DEFAULT-VALUE}). A variant written POLICY*K overrides it, e.g. --policies 'default,default*3'.")
     int routers;
+
+    @Option(names = "--steps-per-router", paramLabel = "N", defaultValue = "1",
+            description = "With several routers (--routers K, POLICY*K, or --target URL1,URL2): a session sends N consecutive steps"
+                    + " to one router, then moves to the next, like a client whose connection ends every N steps (default"
+                    + " ${DEFAULT-VALUE}: every step to the next router).")
+    int stepsPerRouter;
 
     @Option(names = "--router-set", paramLabel = "KEY=VALUE,...",
             description = "With --simulate: router settings (YAML keys, e.g. residencyIdle=5s,kvBudget=0.9) for every variant's router.")
@@ -238,7 +245,7 @@ public final class BenchOptions {
             plan.replicaOverrides().values().forEach(o -> ProfileOverrides.apply(SimProfile.named(profile), o));
         }
         PoolSettings pool = new PoolSettings(simulate, target, profile, blankToNull(simSet), engines, dpBalancer, routers,
-                simProcesses, replicaAdmin == null ? List.of()
+                stepsPerRouter, simProcesses, replicaAdmin == null ? List.of()
                 : Arrays.stream(replicaAdmin.split(",")).map(String::trim).filter(u -> !u.isEmpty()).toList(),
                 routerSettings(routerSet), Durations.parse(scrapeInterval), spillThreshold, blankToNull(adminToken), model,
                 contextWindow);

@@ -17,6 +17,9 @@ import java.util.Map;
  * @param dpBalancer       the internal balancer era of such servers, unless a policy says {@code policy@era}
  * @param routers          in-process routers per variant (more than one: clustered over loopback), unless a policy
  *                         says {@code policy*K}; agents' steps go to the routers in turn
+ * @param stepsPerRouter   how many consecutive steps a session sends to one router before it moves to the next (1: every
+ *                         step to the next router; N: a client whose connection ends every N steps, as a Service then
+ *                         spreads the new connection)
  * @param simProcesses     every simulated replica in a JVM of its own (kills are SIGKILL)
  * @param replicaAdmin     with {@code target}: base URLs of the replicas' fault APIs, replica 0 first; empty = the
  *                         replica URLs of the router's {@code /api/replicas}
@@ -36,6 +39,7 @@ public record PoolSettings(
         int engines,
         String dpBalancer,
         int routers,
+        int stepsPerRouter,
         boolean simProcesses,
         List<String> replicaAdmin,
         Map<String, String> routerSettings,
@@ -63,6 +67,9 @@ public record PoolSettings(
         if (routers < 1) {
             throw new IllegalArgumentException("--routers must be >= 1, got " + routers);
         }
+        if (stepsPerRouter < 1) {
+            throw new IllegalArgumentException("--steps-per-router must be >= 1, got " + stepsPerRouter);
+        }
         if (target != null && engines != 1) {
             throw new IllegalArgumentException("--engines and policy@balancer apply to --simulate only; a running pool"
                     + " has its own servers");
@@ -85,8 +92,8 @@ public record PoolSettings(
 
     /** The same pool, asked for {@code name}. */
     public PoolSettings withModel(String name) {
-        return new PoolSettings(simulate, target, profile, profileOverrides, engines, dpBalancer, routers, simProcesses, replicaAdmin,
-                routerSettings, scrapeInterval, spillThreshold, adminToken, name, contextWindow);
+        return new PoolSettings(simulate, target, profile, profileOverrides, engines, dpBalancer, routers, stepsPerRouter, simProcesses,
+                replicaAdmin, routerSettings, scrapeInterval, spillThreshold, adminToken, name, contextWindow);
     }
 
     /** The --target routers (one, or the members of a cluster), empty with --simulate. */

@@ -55,7 +55,12 @@ public final class SummarizeCommand implements Callable<Integer> {
             }
             for (JsonNode cell : root.path("goal").path("cells")) {
                 allMet &= cell.path("met").asBoolean();
-                List<String> cells = new ArrayList<>(List.of(name, profile, cell.path("sessions").asText()));
+                String variant = cell.path("variant").asText("default");
+                List<String> cells = new ArrayList<>(List.of(name, profile, cell.path("sessions").asText()
+                        + (variant.equals("default") ? "" : " (" + variant + ")")));
+                if (cell.path("criteria").isEmpty()) {
+                    cells.addAll(java.util.Collections.nCopies(4, "–"));
+                }
                 for (JsonNode c : cell.path("criteria")) {
                     int decimals = c.path("figure").asText().startsWith("TTFB") ? 2 : 0;
                     cells.add((c.path("figure").asText().endsWith("(from calls)") ? "from calls: " : "")
@@ -67,7 +72,7 @@ public final class SummarizeCommand implements Callable<Integer> {
                 cells.add(cell.path("rejected_in_progress").asInt() + " / " + cell.path("rejected_first_steps").asInt());
                 cells.add(cell.path("ceiling_ratio_output_tokens").isNumber()
                         ? String.format(Locale.ROOT, "%.2f", cell.path("ceiling_ratio_output_tokens").asDouble()) : "–");
-                JsonNode row = defaultRow(root, cell.path("sessions").asInt());
+                JsonNode row = defaultRow(root, variant, cell.path("sessions").asInt());
                 cells.add(row == null ? "–" : num(row.path("prefix_hit_pct"), 1) + " (" + num(row.path("oracle_hit_pct"), 1) + ")");
                 List<String> misses = new ArrayList<>();
                 cell.path("misses").forEach(m -> misses.add(m.asText()));
@@ -79,9 +84,9 @@ public final class SummarizeCommand implements Callable<Integer> {
         return allMet ? 0 : 1;
     }
 
-    private static JsonNode defaultRow(JsonNode root, int sessions) {
+    private static JsonNode defaultRow(JsonNode root, String variant, int sessions) {
         for (JsonNode r : root.path("results")) {
-            if (r.path("policy").asText().equals("default") && r.path("sessions").asInt() == sessions) {
+            if (r.path("policy").asText().equals(variant) && r.path("sessions").asInt() == sessions) {
                 return r;
             }
         }

@@ -14,6 +14,11 @@ import java.util.function.ToDoubleFunction;
  * fewer than {@link #MIN_COMPLETIONS} sessions end in a window of the rows compared (agents whose sessions last hours),
  * sessions/h and the Little's-law time are taken from the calls instead ({@code sessionsPerHourFromCalls}): the same
  * rate in a steady state, measured on hundreds of calls instead of a handful of completions.
+ * <p>
+ * Several router pods (issue 33): {@code default*K} (K clustered routers, steps spread over them) is judged like
+ * {@code default}, in a cell of its own, and also against {@code default} on one router: at least its − 3 % on output
+ * tokens/min and sessions/h, prefix hits at least its − {@link #HITS_TOLERANCE_POINTS} points. Each cell carries the
+ * variant's router spread (steps per router, sessions split, refused connections).
  */
 public final class GoalVerdict {
 
@@ -23,6 +28,11 @@ public final class GoalVerdict {
     public static final double LATENCY_TOLERANCE = 0.05;
     /** Below this many completed sessions (median per window) in a compared row, session figures come from the calls. */
     public static final int MIN_COMPLETIONS = 20;
+    /** Prefix hits of several routers may fall this many percentage points below one router's. */
+    public static final double HITS_TOLERANCE_POINTS = 2;
+    /** {@code default}, or {@code default*K}: the router's default configuration behind K clustered routers. */
+    private static final java.util.regex.Pattern DEFAULT_VARIANT = java.util.regex.Pattern.compile(
+            java.util.regex.Pattern.quote(VariantSpec.DEFAULT) + "(\\*\\d+)?");
 
     /**
      * One figure of one stage.
@@ -32,77 +42,159 @@ public final class GoalVerdict {
      * @param limit          the value default had to reach (at least, or at most)
      * @param higherIsBetter throughput figures; latency figures are lower-is-better
      * @param censored       default's value is a lower bound (no session completed in its window)
+     * @param points         a percentage figure compared by difference: {@code deltaPct} is then in percentage points
      */
     public record Criterion(String figure, String bestPolicy, double best, double value, double deltaPct, double limit,
-                            boolean higherIsBetter, boolean censored, boolean met) {
+                            boolean higherIsBetter, boolean censored, boolean met, boolean points) {
+
+        Criterion(String figure, String bestPolicy, double best, double value, double deltaPct, double limit,
+                  boolean higherIsBetter, boolean censored, boolean met) {
+            this(figure, bestPolicy, best, value, deltaPct, limit, higherIsBetter, censored, met, false);
+        }
+
+        /** " (+3 %)", " (-1.5 points)", or "" when unknown. */
+        public String describeDelta() {
+            if (Double.isNaN(deltaPct)) {
+                return "";
+            }
+            return points ? String.format(java.util.Locale.ROOT, " (%+.1f points)", deltaPct)
+                    : String.format(java.util.Locale.ROOT, " (%+.0f %%)", deltaPct);
+        }
     }
 
     /**
-     * One stage's verdict.
+     * One stage's verdict for one variant of the default.
      *
-     * @param rejectedInProgress default's rejected steps of sessions in progress (must be 0)
-     * @param rejectedFirstSteps default's rejected first steps (newcomers told at once; not part of the goal)
-     * @param ceilingRatio       default's output tokens/min ÷ the ceiling's, NaN without a ceiling
+     * @param variant            {@code default}, or {@code default*K}
+     * @param criteria           against the best other policy (empty when the run has none)
+     * @param rejectedInProgress the variant's rejected steps of sessions in progress (must be 0)
+     * @param rejectedFirstSteps its rejected first steps (newcomers told at once; not part of the goal)
+     * @param ceilingRatio       its output tokens/min ÷ the ceiling's, NaN without a ceiling
+     * @param againstOneRouter   for several routers: against {@code default} on one router (empty otherwise)
+     * @param routers            how its steps spread over its routers (totals over repeats)
      */
-    public record Cell(int sessions, List<Criterion> criteria, int rejectedInProgress, int rejectedFirstSteps, double ceilingRatio,
-                       boolean met) {
+    public record Cell(String variant, int sessions, List<Criterion> criteria, int rejectedInProgress, int rejectedFirstSteps,
+                       double ceilingRatio, List<Criterion> againstOneRouter, RouterSpread routers, boolean met) {
+
+        public Cell {
+            criteria = List.copyOf(criteria);
+            againstOneRouter = List.copyOf(againstOneRouter);
+        }
 
         /** The figures that missed, for one line of text: "ttfb p50 by 6 %". */
         public List<String> misses() {
             List<String> out = new ArrayList<>();
-            criteria.stream().filter(c -> !c.met()).forEach(c -> out.add(c.censored()
-                    ? c.figure() + " unknown: default completed no session in its window (a lower bound)"
-                    : c.figure() + String.format(java.util.Locale.ROOT, " by %.1f %% past its limit", 100 * (c.higherIsBetter()
-                    ? (c.limit() - c.value()) / c.limit() : (c.value() - c.limit()) / c.limit()))));
+            criteria.stream().filter(c -> !c.met()).forEach(c -> out.add(miss(c)));
+            againstOneRouter.stream().filter(c -> !c.met()).forEach(c -> out.add("against one router: " + miss(c)));
             if (rejectedInProgress > 0) {
                 out.add(rejectedInProgress + " steps of sessions in progress rejected");
             }
             return out;
+        }
+
+        private static String miss(Criterion c) {
+            if (c.censored()) {
+                return c.figure() + " unknown: default completed no session in its window (a lower bound)";
+            }
+            if (c.points()) {
+                return c.figure() + String.format(java.util.Locale.ROOT, " by %.1f points past its limit", Math.abs(c.limit() - c.value()));
+            }
+            return c.figure() + String.format(java.util.Locale.ROOT, " by %.1f %% past its limit", 100 * (c.higherIsBetter()
+                    ? (c.limit() - c.value()) / c.limit() : (c.value() - c.limit()) / c.limit()));
         }
     }
 
     private GoalVerdict() {
     }
 
-    /** Whether the run has what the goal compares: {@code default} and at least one other policy. */
-    public static boolean applies(List<StageResult> medians) {
-        List<String> policies = Medians.policies(medians);
-        return policies.contains(VariantSpec.DEFAULT) && policies.stream().anyMatch(GoalVerdict::competitor);
+    /** {@code default} or {@code default*K}: a variant the goal judges (rather than one it compares with). */
+    public static boolean defaultVariant(String policy) {
+        return DEFAULT_VARIANT.matcher(policy).matches();
     }
 
-    /** Per stage, in the run's order; empty when the goal does not apply. */
+    /**
+     * Whether the run has what the goal compares: a variant of the default and at least one other policy, or the default
+     * on one router and on several.
+     */
+    public static boolean applies(List<StageResult> medians) {
+        List<String> policies = Medians.policies(medians);
+        if (policies.stream().noneMatch(GoalVerdict::defaultVariant)) {
+            return false;
+        }
+        return policies.stream().anyMatch(GoalVerdict::competitor)
+                || Medians.stages(medians).stream().anyMatch(n -> oneRouter(medians, n) != null
+                && medians.stream().anyMatch(r -> r.sessions() == n && defaultVariant(r.policy()) && r.routerSpread().routers() > 1));
+    }
+
+    /** Per stage, in the run's order, one cell per variant of the default; empty when the goal does not apply. */
     public static List<Cell> of(List<StageResult> medians) {
         List<Cell> cells = new ArrayList<>();
         if (!applies(medians)) {
             return cells;
         }
+        List<String> variants = Medians.policies(medians).stream().filter(GoalVerdict::defaultVariant).toList();
         for (int sessions : Medians.stages(medians)) {
-            StageResult mine = Medians.find(medians, VariantSpec.DEFAULT, sessions);
             List<StageResult> others = medians.stream().filter(r -> r.sessions() == sessions && competitor(r.policy())).toList();
-            if (mine == null || others.isEmpty()) {
-                continue;
+            StageResult reference = oneRouter(medians, sessions);
+            for (String variant : variants) {
+                StageResult mine = Medians.find(medians, variant, sessions);
+                if (mine == null) {
+                    continue;
+                }
+                boolean several = mine.routerSpread().routers() > 1 && reference != null;
+                if (others.isEmpty() && !several) {
+                    continue;
+                }
+                List<Criterion> criteria = others.isEmpty() ? List.of() : againstOthers(mine, others);
+                List<Criterion> oneRouter = several ? againstOneRouter(mine, reference) : List.of();
+                int rejectedInProgress = mine.queue().rejectedInProgress();
+                boolean met = criteria.stream().allMatch(Criterion::met) && oneRouter.stream().allMatch(Criterion::met)
+                        && rejectedInProgress == 0;
+                cells.add(new Cell(variant, sessions, criteria, rejectedInProgress, mine.queue().rejectedFirstSteps(),
+                        CeilingRatio.outputTokens(mine, medians), oneRouter, mine.routerSpread(), met));
             }
-            boolean fromCalls = mine.throughput().sessionsCompleted() < MIN_COMPLETIONS
-                    || others.stream().anyMatch(o -> o.throughput().sessionsCompleted() < MIN_COMPLETIONS);
-            List<Criterion> criteria = List.of(
-                    criterion("output tok/min", mine, others, r -> r.throughput().outputTokensPerMin(), true, false),
-                    fromCalls ? criterion("sessions/h (from calls)", mine, others, r -> r.throughput().sessionsPerHourFromCalls(), true, false)
-                            : criterion("sessions/h", mine, others, r -> r.throughput().sessionsPerHour(), true, false),
-                    criterion("TTFB p50", mine, others, r -> r.latency().ttfbP50(), false, false),
-                    fromCalls ? criterion("Little's-law session time (from calls)", mine, others,
-                            r -> r.sessionTimes().littlesLawFromCalls(), false, false)
-                            : criterion("Little's-law session time", mine, others, r -> r.sessionTimes().littlesLaw(), false,
-                            mine.sessionTimes().littlesLawAtLeast()));
-            int rejectedInProgress = mine.queue().rejectedInProgress();
-            boolean met = criteria.stream().allMatch(Criterion::met) && rejectedInProgress == 0;
-            cells.add(new Cell(sessions, criteria, rejectedInProgress, mine.queue().rejectedFirstSteps(),
-                    CeilingRatio.outputTokens(mine, medians), met));
         }
         return cells;
     }
 
+    /** Issue 23's four figures against the best other of each. */
+    private static List<Criterion> againstOthers(StageResult mine, List<StageResult> others) {
+        boolean fromCalls = mine.throughput().sessionsCompleted() < MIN_COMPLETIONS
+                || others.stream().anyMatch(o -> o.throughput().sessionsCompleted() < MIN_COMPLETIONS);
+        return List.of(
+                criterion("output tok/min", mine, others, r -> r.throughput().outputTokensPerMin(), true, false),
+                fromCalls ? criterion("sessions/h (from calls)", mine, others, r -> r.throughput().sessionsPerHourFromCalls(), true, false)
+                        : criterion("sessions/h", mine, others, r -> r.throughput().sessionsPerHour(), true, false),
+                criterion("TTFB p50", mine, others, r -> r.latency().ttfbP50(), false, false),
+                fromCalls ? criterion("Little's-law session time (from calls)", mine, others,
+                        r -> r.sessionTimes().littlesLawFromCalls(), false, false)
+                        : criterion("Little's-law session time", mine, others, r -> r.sessionTimes().littlesLaw(), false,
+                        mine.sessionTimes().littlesLawAtLeast()));
+    }
+
+    /** Issue 33's figures: several routers against the default on one, throughput within 3 %, hits within 2 points. */
+    private static List<Criterion> againstOneRouter(StageResult mine, StageResult one) {
+        boolean fromCalls = mine.throughput().sessionsCompleted() < MIN_COMPLETIONS || one.throughput().sessionsCompleted() < MIN_COMPLETIONS;
+        List<StageResult> reference = List.of(one);
+        double hits = mine.cache().prefixHitPct();
+        double oneHits = one.cache().prefixHitPct();
+        double hitsLimit = oneHits - HITS_TOLERANCE_POINTS;
+        return List.of(
+                criterion("output tok/min", mine, reference, r -> r.throughput().outputTokensPerMin(), true, false),
+                fromCalls ? criterion("sessions/h (from calls)", mine, reference, r -> r.throughput().sessionsPerHourFromCalls(), true, false)
+                        : criterion("sessions/h", mine, reference, r -> r.throughput().sessionsPerHour(), true, false),
+                new Criterion("prefix hits %", one.policy(), oneHits, hits, hits - oneHits, hitsLimit, true, false,
+                        Double.isNaN(oneHits) || !Double.isNaN(hits) && hits >= hitsLimit, true)); // no counters: nothing to miss
+    }
+
+    /** The stage's default on one router, or null. */
+    private static StageResult oneRouter(List<StageResult> medians, int sessions) {
+        return medians.stream().filter(r -> r.sessions() == sessions && defaultVariant(r.policy()) && r.routerSpread().routers() <= 1)
+                .findFirst().orElse(null);
+    }
+
     private static boolean competitor(String policy) {
-        return !policy.equals(VariantSpec.DEFAULT) && !policy.equals(VariantSpec.CEILING);
+        return !defaultVariant(policy) && !policy.equals(VariantSpec.CEILING);
     }
 
     private static Criterion criterion(String figure, StageResult mine, List<StageResult> others, ToDoubleFunction<StageResult> f,

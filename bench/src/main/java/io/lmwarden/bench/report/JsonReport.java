@@ -64,6 +64,7 @@ public final class JsonReport {
         settings.put("scrapeIntervalSeconds", s.pool().scrapeInterval().toMillis() / 1000.0);
         settings.put("warmUpWallSeconds", s.run().warmUp().toMillis() / 1000.0);
         settings.putPOJO("routerSettings", s.pool().routerSettings());
+        settings.put("stepsPerRouter", s.pool().stepsPerRouter());
         settings.put("sessionStart", s.plan().start().name().toLowerCase(java.util.Locale.ROOT));
         if (s.trace() != null) {
             ObjectNode trace = settings.putObject("trace");
@@ -145,6 +146,7 @@ public final class JsonReport {
                 spread.put("sessions_on_several_replicas", r.routerSpread().onSeveralReplicas());
                 spread.put("unannounced_moves", r.routerSpread().unannouncedMoves());
                 spread.putPOJO("moves_by_decision", r.routerSpread().movesByDecision());
+                spread.put("refused_connections", r.routerSpread().refusedConnections());
             }
             if (r.timeline().present()) {
                 timeline(o.putObject("timeline"), r.timeline());
@@ -230,29 +232,48 @@ public final class JsonReport {
                 + " sessions/h; <= best other + " + Math.round(GoalVerdict.LATENCY_TOLERANCE * 100) + " % on TTFB p50 and the"
                 + " Little's-law session time; no rejected step of a session in progress (medians; rejections summed over repeats;"
                 + " the ceiling is not an other)");
+        goal.put("routers_rules", "default*K (K clustered routers) also against default on one router: >= its - "
+                + Math.round(GoalVerdict.THROUGHPUT_TOLERANCE * 100) + " % on output tokens/min and sessions/h, prefix hits >= its - "
+                + Math.round(GoalVerdict.HITS_TOLERANCE_POINTS) + " points");
         goal.put("met", cells.stream().allMatch(GoalVerdict.Cell::met));
         ArrayNode array = goal.putArray("cells");
         for (GoalVerdict.Cell c : cells) {
             ObjectNode cell = array.addObject();
+            cell.put("variant", c.variant());
             cell.put("sessions", c.sessions());
             cell.put("met", c.met());
             cell.putPOJO("misses", c.misses());
             cell.put("rejected_in_progress", c.rejectedInProgress());
             cell.put("rejected_first_steps", c.rejectedFirstSteps());
             put(cell, "ceiling_ratio_output_tokens", c.ceilingRatio());
-            ArrayNode criteria = cell.putArray("criteria");
-            for (GoalVerdict.Criterion k : c.criteria()) {
-                ObjectNode x = criteria.addObject();
-                x.put("figure", k.figure());
-                x.put("best_other", k.bestPolicy());
-                put(x, "best", k.best());
-                put(x, "default", k.value());
-                put(x, "delta_pct", k.deltaPct());
-                put(x, "limit", k.limit());
-                x.put("higher_is_better", k.higherIsBetter());
-                x.put("default_censored", k.censored());
-                x.put("met", k.met());
+            criteria(cell.putArray("criteria"), c.criteria());
+            if (!c.againstOneRouter().isEmpty()) {
+                criteria(cell.putArray("against_one_router"), c.againstOneRouter());
             }
+            if (c.routers().routers() > 0) {
+                ObjectNode spread = cell.putObject("routers");
+                spread.putPOJO("steps_per_router", c.routers().stepsPerRouter());
+                spread.put("sessions", c.routers().sessions());
+                spread.put("sessions_on_several_replicas", c.routers().onSeveralReplicas());
+                spread.put("unannounced_moves", c.routers().unannouncedMoves());
+                spread.put("refused_connections", c.routers().refusedConnections());
+            }
+        }
+    }
+
+    /** Each criterion: the figure, what it is compared with ("best_other": that policy), default's value and the verdict. */
+    private static void criteria(ArrayNode array, List<GoalVerdict.Criterion> criteria) {
+        for (GoalVerdict.Criterion k : criteria) {
+            ObjectNode x = array.addObject();
+            x.put("figure", k.figure());
+            x.put("best_other", k.bestPolicy());
+            put(x, "best", k.best());
+            put(x, "default", k.value());
+            put(x, k.points() ? "delta_points" : "delta_pct", k.deltaPct());
+            put(x, "limit", k.limit());
+            x.put("higher_is_better", k.higherIsBetter());
+            x.put("default_censored", k.censored());
+            x.put("met", k.met());
         }
     }
 

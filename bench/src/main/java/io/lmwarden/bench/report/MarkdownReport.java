@@ -98,9 +98,9 @@ public final class MarkdownReport {
         }
         md.append(GoalTable.render(rows, s.trace() != null));
 
-        if (!s.plan().faults().isEmpty()
-                || rows.stream().anyMatch(r -> r.routerSpread().routers() > 1 || r.routerSpread().movesByDecision().containsKey("DRAIN"))) {
-            md.append(RouterSpreadTable.render(rows));
+        if (!s.plan().faults().isEmpty() || rows.stream().anyMatch(r -> r.routerSpread().routers() > 1
+                || r.routerSpread().movesByDecision().containsKey("DRAIN") || r.routerSpread().refusedConnections() > 0)) {
+            md.append(RouterSpreadTable.render(rows, s.pool().stepsPerRouter()));
         }
         appendClassTable(md, rows, policies);
         md.append(TimelineTable.render(results.perRepeat()));
@@ -141,6 +141,10 @@ public final class MarkdownReport {
         md.append("- Policies: ").append(s.run().policies()).append(", repeats ").append(s.run().repeat())
                 .append(s.run().repeat() > 1 ? " (order alternated)" : "")
                 .append(s.pool().spillThreshold() != null ? ", spill threshold " + s.pool().spillThreshold() : "").append('\n');
+        if (s.pool().stepsPerRouter() > 1) {
+            md.append("- Steps per router: a session sends ").append(s.pool().stepsPerRouter())
+                    .append(" consecutive steps to one router, then moves to the next (--steps-per-router)\n");
+        }
         md.append("- JVM warm-up before measuring: ").append(seconds(s.run().warmUp().toMillis())).append(" wall on a throwaway pool\n");
         java.util.DoubleSummaryStatistics cpu = results.perRepeat().stream().mapToDouble(StageResult::benchCpuCores)
                 .filter(v -> !Double.isNaN(v)).summaryStatistics();

@@ -18,9 +18,12 @@ import java.util.TreeMap;
  *                          session's home; 0 when the routers agree
  * @param movesByDecision   follow-up steps that ran on another replica than the session's previous step, by the
  *                          router's decision ({@code DRAIN}, {@code SPILL}, {@code FALLBACK}, …)
+ * @param refusedConnections steps whose connection to a router was refused (no router listened on its port: one
+ *                          restarting with no other to take its steps); each is a failed step, counted among the errors
+ *                          too, and the session it belonged to ends there
  */
 public record RouterSpread(List<Integer> stepsPerRouter, int sessions, int onSeveralReplicas, int unannouncedMoves,
-                           Map<String, Integer> movesByDecision) {
+                           Map<String, Integer> movesByDecision, int refusedConnections) {
 
     public static final RouterSpread NONE = new RouterSpread(List.of(), 0, 0, 0);
 
@@ -30,7 +33,7 @@ public record RouterSpread(List<Integer> stepsPerRouter, int sessions, int onSev
     }
 
     public RouterSpread(List<Integer> stepsPerRouter, int sessions, int onSeveralReplicas, int unannouncedMoves) {
-        this(stepsPerRouter, sessions, onSeveralReplicas, unannouncedMoves, Map.of());
+        this(stepsPerRouter, sessions, onSeveralReplicas, unannouncedMoves, Map.of(), 0);
     }
 
     /** "DRAIN 12, SPILL 3", or "–". */
@@ -49,8 +52,10 @@ public record RouterSpread(List<Integer> stepsPerRouter, int sessions, int onSev
         int sessions = 0;
         int several = 0;
         int unannounced = 0;
+        int refused = 0;
         Map<String, Integer> moves = new TreeMap<>();
         for (RouterSpread s : spreads) {
+            refused += s.refusedConnections;
             s.movesByDecision.forEach((d, n) -> moves.merge(d, n, Integer::sum));
             for (int i = 0; i < s.stepsPerRouter.size(); i++) {
                 if (steps.size() <= i) {
@@ -62,7 +67,7 @@ public record RouterSpread(List<Integer> stepsPerRouter, int sessions, int onSev
             several += s.onSeveralReplicas;
             unannounced += s.unannouncedMoves;
         }
-        return new RouterSpread(steps, sessions, several, unannounced, moves);
+        return new RouterSpread(steps, sessions, several, unannounced, moves, refused);
     }
 
     /** "120 / 118 / 121" */

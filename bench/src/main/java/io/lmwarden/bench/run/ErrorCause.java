@@ -5,6 +5,9 @@ import java.util.TreeMap;
 
 /** Groups failed steps by what went wrong, so a report can say "20 × HTTP 503, 3 × stream cut" rather than "23 errors". */
 public final class ErrorCause {
+    /** Nothing listened on the router's port: the step never reached a router. */
+    public static final String REFUSED = "connection refused";
+
     private ErrorCause() {
     }
 
@@ -21,7 +24,7 @@ public final class ErrorCause {
         }
         String e = error.toLowerCase(java.util.Locale.ROOT);
         if (e.contains("refused")) {
-            return "connection refused";
+            return REFUSED;
         }
         if (e.contains("timeout") || e.contains("timed out")) {
             return "timeout";

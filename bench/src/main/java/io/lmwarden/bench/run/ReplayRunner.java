@@ -49,7 +49,8 @@ public final class ReplayRunner implements LoadRun {
         TimeScale clock = new TimeScale(plan.timeScale());
         StepLog log = new StepLog();
         ReplayDriver driver = new ReplayDriver(vertx.getOrCreateContext(), client,
-                new RequestTarget(target.urls(), model.name(), model.contextWindow(), target::inRotation), trace, settings.api(), clock, runNonce,
+                new RequestTarget(target.urls(), model.name(), model.contextWindow(), target::inRotation,
+                        settings.pool().stepsPerRouter()), trace, settings.api(), clock, runNonce,
                 settings.workload().seed(), log);
         FaultScheduler faults = new FaultScheduler(target, settings.plan().faults(), clock, progress);
         WindowRecorder recorder = new WindowRecorder(vertx, target, clock, plan.sampleInterval());

@@ -8,7 +8,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 
-/** Counts a stage's steps per router and the sessions that did not keep one replica. */
+/** Counts a stage's steps per router, the sessions that did not keep one replica, and the connections routers refused. */
 public final class RouterSpreadMeter {
 
     private RouterSpreadMeter() {
@@ -21,9 +21,13 @@ public final class RouterSpreadMeter {
         Map<Integer, Integer> okSteps = new HashMap<>();
         int unannounced = 0;
         Map<String, Integer> moves = new HashMap<>();
+        int refused = 0;
         for (StepRecord r : steps) {
             if (r.router() >= 0 && r.router() < routers) {
                 perRouter[r.router()]++;
+            }
+            if (ErrorCause.REFUSED.equals(ErrorCause.of(r.error()))) {
+                refused++;
             }
             if (!r.ok() || r.replica() == null) {
                 continue;
@@ -47,6 +51,7 @@ public final class RouterSpreadMeter {
                 }
             }
         }
-        return new RouterSpread(java.util.Arrays.stream(perRouter).boxed().toList(), sessions, several, unannounced, moves);
+        return new RouterSpread(java.util.Arrays.stream(perRouter).boxed().toList(), sessions, several, unannounced, moves,
+                refused);
     }
 }

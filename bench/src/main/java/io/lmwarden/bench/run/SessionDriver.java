@@ -187,7 +187,15 @@ public final class SessionDriver {
 
     /** The client-side round robin: the router of step {@code step} (1-based) of session {@code session}. */
     static int routerFor(int session, int step, int routers) {
-        return Math.floorMod(session + step - 1, routers);
+        return routerFor(session, step, routers, 1);
+    }
+
+    /**
+     * As {@link #routerFor(int, int, int)} for a session that keeps one router for {@code stepsPerRouter} consecutive
+     * steps and then moves to the next (a client whose connection ends every so many steps).
+     */
+    static int routerFor(int session, int step, int routers, int stepsPerRouter) {
+        return Math.floorMod(session + (step - 1) / stepsPerRouter, routers);
     }
 
     private void onStepEnded(SessionState s, SessionContext.Call call, StepOutcome outcome, int promptEstimate, int cacheableStart,

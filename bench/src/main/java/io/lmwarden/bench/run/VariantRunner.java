@@ -59,7 +59,7 @@ public final class VariantRunner implements LoadRun {
         Context context = vertx.getOrCreateContext();
         StepLog log = new StepLog();
         SessionDriver driver = new SessionDriver(context, client, new RequestTarget(target.urls(), model.name(), model.contextWindow(),
-                target::inRotation), settings.plan(), clock, runNonce, log);
+                target::inRotation, settings.pool().stepsPerRouter()), settings.plan(), clock, runNonce, log);
         FaultScheduler faults = new FaultScheduler(target, settings.plan().faults(), clock, progress);
         WindowRecorder recorder = new WindowRecorder(vertx, target, clock, plan.sampleInterval());
         List<StageResult> results = new ArrayList<>();

@@ -23,6 +23,60 @@ class GoalVerdictTest {
                 new StageResult.ErrorFigures(rejected, java.util.Map.of()), 3.5, 1, List.of(), List.of(), RouterSpread.NONE);
     }
 
+    /** A row of {@code policy} through {@code routers} routers with {@code hits} % prefix hits. */
+    private static StageResult routed(String policy, int routers, double tokens, double sessionsPerHour, double hits, int unannounced) {
+        StageResult r = row(policy, tokens, sessionsPerHour, 1.0, 380, false, 0, 0);
+        java.util.List<Integer> steps = java.util.Collections.nCopies(routers, 100);
+        return new StageResult(r.policy(), r.sessions(), 0, r.stageSeconds(), r.throughput(), r.latency(), r.sessionTimes(),
+                new StageResult.CacheFigures(hits, 90, 80, hits), r.queue(), r.errors(), r.replicasBusy(), r.benchCpuCores(), List.of(),
+                List.of(), new RouterSpread(steps, 30, unannounced, unannounced, java.util.Map.of(), 0));
+    }
+
+    @Test
+    void severalRoutersAreCellsBesideDefaultJudgedAlsoAgainstOneRouter() {
+        List<StageResult> rows = List.of(
+                routed("affinity", 1, 10_000, 300, 40, 0),
+                routed("default", 1, 12_000, 320, 76, 0),
+                routed("default*2", 2, 11_700, 311, 74.5, 0),
+                routed("default*3", 3, 11_500, 320, 73, 4));
+        List<GoalVerdict.Cell> cells = GoalVerdict.of(rows);
+        assertThat(cells).extracting(GoalVerdict.Cell::variant).containsExactly("default", "default*2", "default*3");
+        // the other routers' variants are no competitors of default: its best other is affinity
+        assertThat(cells.get(0).criteria()).extracting(GoalVerdict.Criterion::bestPolicy).containsOnly("affinity");
+        assertThat(cells.get(0).againstOneRouter()).isEmpty();
+        GoalVerdict.Cell two = cells.get(1);
+        assertThat(two.againstOneRouter()).extracting(GoalVerdict.Criterion::figure)
+                .containsExactly("output tok/min", "sessions/h", "prefix hits %");
+        assertThat(two.againstOneRouter()).allMatch(GoalVerdict.Criterion::met);
+        assertThat(two.met()).isTrue();
+        assertThat(two.routers().stepsPerRouter()).containsExactly(100, 100);
+        GoalVerdict.Cell three = cells.get(2);
+        assertThat(three.met()).isFalse();
+        assertThat(three.misses()).containsExactly("against one router: output tok/min by 1.2 % past its limit",
+                "against one router: prefix hits % by 1.0 points past its limit");
+
+        String md = GoalTable.render(rows, false);
+        assertThat(md).contains("| Sessions | Variant |", "| 32 | default*3 |", "76.0 (default) → 73.0 (-3.0 points) ✗",
+                "| 100 / 100 / 100 | 4 of 30 | 4 | 0 |");
+        String json = JsonReport.render(new BenchResults(ReportTest.settings(List.of("affinity", "default", "default*2", "default*3"), 1,
+                List.of(32)), "sim", "in-process", "m", java.time.Instant.EPOCH, java.time.Instant.EPOCH, "2 cores", rows, rows));
+        assertThat(json).contains("\"variant\" : \"default*3\"", "\"against_one_router\"", "\"delta_points\" : -3.0",
+                "\"refused_connections\" : 0");
+    }
+
+    @Test
+    void defaultOnOneRouterAndOnSeveralMakeAVerdictWithoutAnyOtherPolicy() {
+        List<GoalVerdict.Cell> cells = GoalVerdict.of(List.of(routed("default", 1, 12_000, 320, 76, 0),
+                routed("default*3", 3, 12_100, 321, 75, 0)));
+        assertThat(cells).singleElement().satisfies(c -> {
+            assertThat(c.variant()).isEqualTo("default*3");
+            assertThat(c.criteria()).isEmpty();
+            assertThat(c.met()).isTrue();
+        });
+        // default on two routers (--routers 2) and no other policy: nothing to compare with
+        assertThat(GoalVerdict.of(List.of(routed("default", 2, 12_000, 320, 76, 0)))).isEmpty();
+    }
+
     @Test
     void defaultMeetsWithinTheBandsAgainstTheBestOtherOfEachFigure() {
         List<StageResult> rows = List.of(

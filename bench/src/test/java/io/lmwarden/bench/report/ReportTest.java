@@ -26,7 +26,7 @@ class ReportTest {
     /** A simulated run's settings for report rendering: --simulate 4, the reference workload. */
     static io.lmwarden.bench.BenchSettings settings(List<String> policies, int repeat, List<Integer> sessions) {
         return new io.lmwarden.bench.BenchSettings(
-                new io.lmwarden.bench.PoolSettings(4, null, "a4000-qwen3-4b", null, 1, "current", 1, false, List.of(), java.util.Map.of(),
+                new io.lmwarden.bench.PoolSettings(4, null, "a4000-qwen3-4b", null, 1, "current", 1, 1, false, List.of(), java.util.Map.of(),
                         Duration.ofMillis(100), null, null, null, 0),
                 new io.lmwarden.bench.RunPlan(policies, repeat, sessions, Duration.ofMinutes(3), Duration.ZERO, 10, Duration.ofSeconds(1),
                         Duration.ofSeconds(5), false),

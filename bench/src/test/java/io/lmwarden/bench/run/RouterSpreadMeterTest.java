@@ -30,6 +30,40 @@ class RouterSpreadMeterTest {
     }
 
     @Test
+    void aSessionThatKeepsOneRouterForSeveralStepsMovesToTheNextAfterThem() {
+        for (int session = 0; session < 5; session++) {
+            List<Integer> routers = new ArrayList<>();
+            for (int step = 1; step <= 9; step++) {
+                routers.add(SessionDriver.routerFor(session, step, 3, 4));
+            }
+            int first = session % 3;
+            assertThat(routers).as("session %d", session).containsExactly(first, first, first, first, (first + 1) % 3,
+                    (first + 1) % 3, (first + 1) % 3, (first + 1) % 3, (first + 2) % 3);
+        }
+        // one step per router is the round robin of every step
+        for (int step = 1; step < 7; step++) {
+            assertThat(SessionDriver.routerFor(4, step, 3, 1)).isEqualTo(SessionDriver.routerFor(4, step, 3));
+        }
+        // the request target applies it, and still skips a router out of rotation
+        RequestTarget target = new RequestTarget(List.of("http://a", "http://b", "http://c"), "m", 0, i -> i != 1, 2);
+        assertThat(List.of(target.routerFor(0, 1), target.routerFor(0, 2), target.routerFor(0, 3), target.routerFor(0, 4),
+                target.routerFor(0, 5))).containsExactly(0, 0, 2, 2, 2);
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> new RequestTarget(List.of("http://a"), "m", 0, i -> true, 0))
+                .isInstanceOf(IllegalArgumentException.class);
+    }
+
+    @Test
+    void refusedConnectionsAreCountedAndSummedOverRepeats() {
+        List<StepRecord> steps = List.of(step(0, 1, "r0", "NEW", null, 0),
+                new StepRecord(0, 2, 0, 0, 2, null, null, 0, 1000, -1, 0, null, false,
+                        "request failed: Connection refused: /127.0.0.1:40123", 0, 0, false, 0, "", 1),
+                new StepRecord(1, 2, 0, 0, 2, null, null, 0, 1000, -1, 0, null, false, "HTTP 503: down", 0, 0, false, 0, "", 1));
+        RouterSpread s = RouterSpreadMeter.measure(steps, 1);
+        assertThat(s.refusedConnections()).isEqualTo(1);
+        assertThat(RouterSpread.sum(List.of(s, s)).refusedConnections()).isEqualTo(2);
+    }
+
+    @Test
     void countsStepsPerRouterSessionsOnSeveralReplicasAndMovesNoRouterAnnounced() {
         RouterSpread s = RouterSpreadMeter.measure(List.of(
                 // session 0 stays home

@@ -24,6 +24,31 @@ class ExampleManifestsTest {
         assertThat(spec.simulated()).isFalse();
     }
 
+    /** Two router pods, and what the operator makes of them: one cluster that shares the sessions' homes (issue 33). */
+    @Test
+    void referenceExampleRunsTwoRouterPodsAsOneCluster() {
+        ModelDeployment md = load("qwen3-4b-dp4.yaml");
+        md.getMetadata().setNamespace("agents");
+        EffectiveSpec spec = EffectiveSpec.of(md.getSpec(), OperatorDefaults.builtIn());
+        assertThat(spec.router().replicas()).isEqualTo(2);
+        assertThat(io.lmwarden.operator.dependent.RouterClustered.clustered(spec)).isTrue();
+        var names = io.lmwarden.operator.dependent.ResourceNames.of(md);
+        assertThat(new io.lmwarden.operator.dependent.RouterSettings(spec, names).args())
+                .containsSubsequence("--cluster", "dns:qwen3-4b-router-peers.agents.svc.cluster.local")
+                .containsSubsequence("--cluster-name", "agents/qwen3-4b");
+        var deployment = new io.lmwarden.operator.dependent.RouterDeploymentDependent().desired(md);
+        assertThat(deployment.getSpec().getReplicas()).isEqualTo(2);
+        assertThat(deployment.getSpec().getStrategy().getRollingUpdate().getMaxUnavailable().getIntVal())
+                .as("a rolling update never lowers the routers serving").isZero();
+        assertThat(deployment.getSpec().getTemplate().getSpec().getContainers().get(0).getEnv())
+                .anySatisfy(e -> assertThat(e.getName()).isEqualTo("LMW_CLUSTER_BIND"));
+        var peers = new io.lmwarden.operator.dependent.RouterPeerServiceDependent().desired(md);
+        assertThat(peers.getSpec().getPublishNotReadyAddresses()).as("a new router finds the others before it is ready").isTrue();
+        assertThat(new io.lmwarden.operator.dependent.RouterDisruptionBudgetDependent().desired(md).getSpec().getMinAvailable()
+                .getIntVal()).as("a voluntary disruption leaves one router").isEqualTo(1);
+        assertThat(new io.lmwarden.operator.dependent.RouterClustered().isMet(null, md, null)).isTrue();
+    }
+
     @Test
     void simulatedExampleNeedsNoGpu() {
         ModelDeployment md = load("simulated.yaml");
