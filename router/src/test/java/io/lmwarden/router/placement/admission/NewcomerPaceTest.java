@@ -5,7 +5,7 @@ import org.junit.jupiter.api.Test;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.within;
 
-/** The rate newcomers leave the queue admitted, over the time newcomers waited. */
+/** The rate newcomers leave the queue admitted: intervals between admissions, over the time newcomers waited. */
 class NewcomerPaceTest {
 
     private static final long SECOND = 1_000_000_000L;
@@ -34,7 +34,7 @@ class NewcomerPaceTest {
     @Test
     void timeWithNoNewcomerWaitingIsNotCounted() {
         NewcomerPace pace = new NewcomerPace();
-        // Three waits of 10 s, with long empty stretches between them: 3 per 30 s, not per 300 s.
+        // Three waits of 10 s, with long empty stretches between them: 2 intervals of 10 s, not of 100 s and more.
         oneWaits(pace, 0, 10);
         oneWaits(pace, 110, 10);
         oneWaits(pace, 290, 10);
@@ -48,12 +48,23 @@ class NewcomerPaceTest {
         oneWaits(pace, 10, 10);
         oneWaits(pace, 20, 10);
         pace.waiting(2, 30 * SECOND);
-        // 30 s more without an admission: 3 admissions over 60 s of waiting.
-        assertThat(perMinute(pace, 60 * SECOND)).isCloseTo(3, within(1e-9));
-        // Both leave without admission (timed out) at 90 s; a third is admitted at once later: 4 over 60 + 30 s.
+        // 30 s more without an admission: two intervals of 10 s and one open for 30 s so far.
+        assertThat(perMinute(pace, 60 * SECOND)).isCloseTo(2 * 60.0 / 50, within(1e-9));
+        // Both leave without admission (timed out) at 90 s; a third is admitted at once later: 3 intervals over 80 s.
         pace.waiting(0, 90 * SECOND);
         oneWaits(pace, 200, 0);
-        assertThat(perMinute(pace, 300 * SECOND)).isCloseTo(4 * 60.0 / 90, within(1e-9));
+        assertThat(perMinute(pace, 300 * SECOND)).isCloseTo(3 * 60.0 / 80, within(1e-9));
+    }
+
+    @Test
+    void theTimeBeforeTheFirstAdmissionIsNotAnInterval() {
+        NewcomerPace pace = new NewcomerPace();
+        // Newcomers wait 100 s for the first admission, then three come 10 s apart: the rate is one per 10 s.
+        pace.waiting(5, 0);
+        for (long t : new long[] {100, 110, 120}) {
+            pace.admitted(t * SECOND);
+        }
+        assertThat(perMinute(pace, 120 * SECOND)).isCloseTo(6, within(1e-9));
     }
 
     @Test
