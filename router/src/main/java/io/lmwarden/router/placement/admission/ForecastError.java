@@ -12,7 +12,7 @@ import java.util.function.ToDoubleFunction;
  * newcomer's wait is only known to be at least the timeout, and the median of a censored sample is estimated
  * ({@link KaplanMeier}) while its mean is not. When more than half of the window timed out above every admitted one
  * the median is unknown; the largest ratio seen is then the correction: a lower bound, erring toward admitting.
- * Before {@value #MIN_OUTCOMES} outcomes the forecast stands uncorrected. Not thread-safe:
+ * Before {@value #MIN_OUTCOMES} outcomes the forecast stands uncorrected and refuses no one. Not thread-safe:
  * {@link AdmissionController} guards it.
  */
 final class ForecastError {
@@ -56,6 +56,11 @@ final class ForecastError {
     /** The factor the forecast is multiplied by now. */
     double correction() {
         return correction;
+    }
+
+    /** Whether there are enough outcomes for the correction to apply (and for a forecast to refuse anyone). */
+    boolean measured() {
+        return count >= MIN_OUTCOMES;
     }
 
     Figures figures() {

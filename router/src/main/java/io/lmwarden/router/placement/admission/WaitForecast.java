@@ -10,7 +10,8 @@ import java.util.Optional;
  * for that many admissions when they come at that rate. Steps of sessions in progress are not counted ahead: they go
  * first, but those that will overtake a newcomer have mostly not arrived yet, and what they take from newcomers is
  * already in the newcomers' rate. The forecast is then multiplied by its own recent error ({@link ForecastError}: the
- * median of realised / predicted over the last outcomes, timed-out newcomers counted as censored). Every queued
+ * median of realised / predicted over the last outcomes, timed-out newcomers counted as censored); until that error is
+ * measured, the forecast refuses no one ({@link WaitPrediction#passes}). Every queued
  * newcomer's forecast is kept with it and settled when it leaves: admitted (its wait), timed out (at least the
  * timeout), or withdrawn (its client left, or no replica was left: no outcome). Not thread-safe:
  * {@link AdmissionController} guards it.
@@ -39,7 +40,7 @@ final class WaitForecast {
             return WaitPrediction.UNKNOWN;
         }
         long raw = Math.max(1, Math.round((newcomersAhead + 1) / rate));
-        return new WaitPrediction(raw, Math.max(1, Math.round(raw * error.correction())));
+        return new WaitPrediction(raw, Math.max(1, Math.round(raw * error.correction())), error.measured());
     }
 
     /** A newcomer joined the queue with this forecast ({@code timeoutNanos}: the queue timeout it was held against). */
@@ -100,6 +101,7 @@ final class WaitForecast {
         double rate = pace.ratePerNano(now);
         m.put("newcomersAdmittedPerMinute", Double.isNaN(rate) ? null : round(rate * 60e9));
         m.put("correction", round(error.correction()));
+        m.put("measured", error.measured());
         m.put("predictions", predicted);
         m.put("unpredicted", unpredicted);
         m.put("admitted", admitted);
