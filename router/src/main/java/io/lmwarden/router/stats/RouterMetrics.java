@@ -161,8 +161,12 @@ public final class RouterMetrics implements AutoCloseable {
     }
 
     private static final Duration[] QUEUE_WAIT_BUCKETS = seconds(0.1, 0.5, 1, 2, 5, 10, 20, 30, 60, 120, 180, 300, 600);
-    /** Realised / forecast wait: finest near 1, where ±30 % is the forecast's goal. */
-    private static final double[] FORECAST_RATIO_BUCKETS = {0.25, 0.5, 0.6, 0.7, 0.8, 0.9, 1, 1.1, 1.25, 1.43, 1.67, 2, 4};
+    /**
+     * Realised / forecast wait in percent, finest near 100, where ±30 % is the forecast's goal. Percent, not a ratio: a
+     * summary's histogram counts a value in the bucket of its ceiling as a whole number, which would put 0.3 and 0.9 both
+     * at 1.
+     */
+    private static final double[] FORECAST_PERCENT_BUCKETS = {25, 50, 60, 70, 80, 90, 100, 110, 125, 143, 167, 200, 400};
     /** How a queued newcomer's forecast was settled: the {@code outcome} tag of the forecast's histograms. */
     private static final String[] FORECAST_OUTCOMES = {"admitted", "timed_out"};
 
@@ -238,9 +242,9 @@ public final class RouterMetrics implements AutoCloseable {
             realised.put(outcome, Timer.builder("lmw_queue_forecast_realised_seconds")
                     .description("A queued newcomer's realised wait, by outcome (timed_out: the queue timeout, a lower bound)")
                     .tags("outcome", outcome).serviceLevelObjectives(QUEUE_WAIT_BUCKETS).register(registry));
-            ratio.put(outcome, DistributionSummary.builder("lmw_queue_forecast_ratio")
-                    .description("A queued newcomer's realised / forecast wait, by outcome (timed_out: a lower bound)")
-                    .tags("outcome", outcome).serviceLevelObjectives(FORECAST_RATIO_BUCKETS).register(registry));
+            ratio.put(outcome, DistributionSummary.builder("lmw_queue_forecast_ratio_percent")
+                    .description("A queued newcomer's realised wait in percent of its forecast, by outcome (timed_out: a lower bound)")
+                    .tags("outcome", outcome).scale(100).serviceLevelObjectives(FORECAST_PERCENT_BUCKETS).register(registry));
         }
         return new AdmissionObserver() {
             @Override

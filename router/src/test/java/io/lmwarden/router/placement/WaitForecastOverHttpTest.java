@@ -69,7 +69,7 @@ class WaitForecastOverHttpTest {
             assertThat(f.path("pastTimeout").path("queued").asLong()).isZero();
 
             String metrics = http.get(router.url() + "/metrics").body();
-            for (String histogram : List.of("lmw_queue_forecast_ratio", "lmw_queue_forecast_predicted_seconds", "lmw_queue_forecast_realised_seconds")) {
+            for (String histogram : List.of("lmw_queue_forecast_ratio_percent", "lmw_queue_forecast_predicted_seconds", "lmw_queue_forecast_realised_seconds")) {
                 assertThat(count(metrics, histogram, "admitted")).as(histogram).isEqualTo(predictions);
                 assertThat(count(metrics, histogram, "timed_out")).as(histogram).isZero();
             }
