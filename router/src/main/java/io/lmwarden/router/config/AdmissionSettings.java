@@ -39,7 +39,8 @@ public record AdmissionSettings(
     public static final Setting<Boolean> QUEUE_FAIL_FAST = Setting.bool("queueFailFast", true,
             "refuse a newcomer at once (429 / 529 with `Retry-After`) when its forecast wait passes queueTimeout: newcomers ahead + 1 "
                     + "over the rate newcomers leave the queue admitted, times the forecast's recent error (realised / predicted, "
-                    + "`/api/replicas` `queue.forecast`); false: every newcomer queues and waits up to queueTimeout");
+                    + "`/api/replicas` `queue.forecast`), once that error is measured on 8 outcomes; false: every newcomer queues and waits up to "
+                    + "queueTimeout");
 
     public static final String ENGAGE_EVIDENCE = "evidence";
     public static final String ENGAGE_ALWAYS = "always";
