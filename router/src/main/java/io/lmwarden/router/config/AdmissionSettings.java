@@ -15,6 +15,7 @@ public record AdmissionSettings(
         int queueMax,
         Duration queueTimeout,
         Duration queueKeepAlive,
+        boolean queueFailFast,
         @Key("admissionEngage") String engage) {
 
     public static final Setting<Boolean> ADMISSION = Setting.bool("admission", true,
@@ -37,6 +38,12 @@ public record AdmissionSettings(
     public static final Setting<Duration> QUEUE_KEEP_ALIVE = Setting.duration("queueKeepAlive", "10s",
             "a queued streaming request gets a keep-alive this often (Anthropic `event: ping`, OpenAI SSE comment; workload time)").positive();
 
+    public static final Setting<Boolean> QUEUE_FAIL_FAST = Setting.bool("queueFailFast", true,
+            "refuse a newcomer at once (429 / 529 with `Retry-After`) when its forecast wait passes queueTimeout: newcomers ahead + 1 "
+                    + "over the rate newcomers leave the queue admitted, times the forecast's recent error (realised / predicted, "
+                    + "`/api/replicas` `queue.forecast`), once that error is measured on 8 outcomes; false: every newcomer queues and waits up to "
+                    + "queueTimeout");
+
     public static final String ENGAGE_EVIDENCE = "evidence";
     public static final String ENGAGE_ALWAYS = "always";
     public static final Setting<String> ENGAGE = Setting.choice("admissionEngage", ENGAGE_EVIDENCE, List.of(ENGAGE_EVIDENCE, ENGAGE_ALWAYS),
@@ -50,6 +57,6 @@ public record AdmissionSettings(
     }
 
     public AdmissionSettings withEnabled(boolean on) {
-        return new AdmissionSettings(on, kvBudget, residencyIdle, residencySlice, queueMax, queueTimeout, queueKeepAlive, engage);
+        return new AdmissionSettings(on, kvBudget, residencyIdle, residencySlice, queueMax, queueTimeout, queueKeepAlive, queueFailFast, engage);
     }
 }

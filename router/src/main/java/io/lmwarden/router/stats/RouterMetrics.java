@@ -11,6 +11,7 @@ import io.lmwarden.router.placement.prefix.PrefixIndexes;
 import io.lmwarden.common.api.ApiDialect;
 import io.lmwarden.router.session.SessionKeySource;
 import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.DistributionSummary;
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MultiGauge;
@@ -160,6 +161,14 @@ public final class RouterMetrics implements AutoCloseable {
     }
 
     private static final Duration[] QUEUE_WAIT_BUCKETS = seconds(0.1, 0.5, 1, 2, 5, 10, 20, 30, 60, 120, 180, 300, 600);
+    /**
+     * Realised / forecast wait in percent, finest near 100, where ±30 % is the forecast's goal. Percent, not a ratio: a
+     * summary's histogram counts a value in the bucket of its ceiling as a whole number, which would put 0.3 and 0.9 both
+     * at 1.
+     */
+    private static final double[] FORECAST_PERCENT_BUCKETS = {25, 50, 60, 70, 80, 90, 100, 110, 125, 143, 167, 200, 400};
+    /** How a queued newcomer's forecast was settled: the {@code outcome} tag of the forecast's histograms. */
+    private static final String[] FORECAST_OUTCOMES = {"admitted", "timed_out"};
 
     private static Duration[] seconds(double... values) {
         Duration[] d = new Duration[values.length];
@@ -223,6 +232,20 @@ public final class RouterMetrics implements AutoCloseable {
         for (String reason : new String[] {"queue_full", "queue_timeout", "client_gone"}) {
             admissionRejected(reason, 0);
         }
+        Map<String, Timer> predicted = new TreeMap<>();
+        Map<String, Timer> realised = new TreeMap<>();
+        Map<String, DistributionSummary> ratio = new TreeMap<>();
+        for (String outcome : FORECAST_OUTCOMES) {
+            predicted.put(outcome, Timer.builder("lmw_queue_forecast_predicted_seconds")
+                    .description("A queued newcomer's forecast wait (corrected by the forecast's recent error), by outcome")
+                    .tags("outcome", outcome).serviceLevelObjectives(QUEUE_WAIT_BUCKETS).register(registry));
+            realised.put(outcome, Timer.builder("lmw_queue_forecast_realised_seconds")
+                    .description("A queued newcomer's realised wait, by outcome (timed_out: the queue timeout, a lower bound)")
+                    .tags("outcome", outcome).serviceLevelObjectives(QUEUE_WAIT_BUCKETS).register(registry));
+            ratio.put(outcome, DistributionSummary.builder("lmw_queue_forecast_ratio_percent")
+                    .description("A queued newcomer's realised wait in percent of its forecast, by outcome (timed_out: a lower bound)")
+                    .tags("outcome", outcome).scale(100).serviceLevelObjectives(FORECAST_PERCENT_BUCKETS).register(registry));
+        }
         return new AdmissionObserver() {
             @Override
             public void admittedAfterWait(long waitedNanos) {
@@ -232,6 +255,14 @@ public final class RouterMetrics implements AutoCloseable {
             @Override
             public void rejected(String reason) {
                 admissionRejected(reason, 1);
+            }
+
+            @Override
+            public void forecastSettled(long predictedNanos, long realisedNanos, boolean timedOut) {
+                String outcome = FORECAST_OUTCOMES[timedOut ? 1 : 0];
+                predicted.get(outcome).record(predictedNanos, TimeUnit.NANOSECONDS);
+                realised.get(outcome).record(realisedNanos, TimeUnit.NANOSECONDS);
+                ratio.get(outcome).record((double) realisedNanos / predictedNanos);
             }
         };
     }

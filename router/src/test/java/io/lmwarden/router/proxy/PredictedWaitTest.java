@@ -24,9 +24,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 /**
  * Fail-fast admission over real HTTP: one simulated replica (real time) whose KV budget holds one session, so sessions
  * are admitted from the queue one at a time, each after the previous one's step ends. Once the router has seen how
- * fast the queue moves, a newcomer whose predicted wait is longer than the queue timeout is told at once (429, or 529
- * on the Anthropic API) with Retry-After from that prediction, instead of after waiting the whole timeout; a step of a
- * session already in progress is never turned away however long the queue.
+ * fast the queue moves and how far its forecast was off for a wave of newcomers, a newcomer whose corrected forecast
+ * wait is longer than the queue timeout is told at once (429, or 529 on the Anthropic API) with Retry-After from that
+ * forecast, instead of after waiting the whole timeout; a step of a session already in progress is never turned away
+ * however long the queue.
  */
 class PredictedWaitTest {
 
@@ -34,10 +35,12 @@ class PredictedWaitTest {
     private static final Duration QUEUE_TIMEOUT = Duration.ofSeconds(3);
     private static final int FIRST_WAVE = 5;
     private static final int NEWCOMERS = 10;
+    /** Newcomers whose forecasts are settled before the late ones come: enough to measure the forecast's error. */
+    private static final int MEASURED = 10;
 
     @Test
     void aNewcomerThatWouldOutwaitTheQueueTimeoutIsToldAtOnceWithRetryAfterAndSessionsInProgressStillGetThrough() throws Exception {
-        ExecutorService clients = Executors.newFixedThreadPool(FIRST_WAVE + NEWCOMERS + 1);
+        ExecutorService clients = Executors.newFixedThreadPool(FIRST_WAVE + MEASURED + NEWCOMERS + 1);
         try (RouterUnderTest router = RouterUnderTest.start(SimPool.start(1, SimProfile.defaultProfile(), 1),
                 c -> c.with(AdmissionSettings.ADMISSION, true).with(AdmissionSettings.ENGAGE, AdmissionSettings.ENGAGE_ALWAYS)
                         .with(AdmissionSettings.KV_BUDGET, 0.0001).with(AdmissionSettings.QUEUE_TIMEOUT, QUEUE_TIMEOUT)
@@ -61,6 +64,24 @@ class PredictedWaitTest {
             assertThat(firstSteps.get(0).get(30, TimeUnit.SECONDS).status()).isEqualTo(200);
             AgentSession first = wave.get(0);
             first.append(AgentSession.replyText(firstSteps.get(0).get().body()), 25);
+            for (CompletableFuture<Http.Reply> f : firstSteps) {
+                f.get(60, TimeUnit.SECONDS);
+            }
+
+            // A wave whose forecasts are settled (admitted, or timed out): no one is refused before the error is measured.
+            List<CompletableFuture<Http.Reply>> measuring = new ArrayList<>();
+            for (int i = 0; i < MEASURED; i++) {
+                AgentSession s = new AgentSession("measured-" + i, AgentSession.Identity.CLAUDE_CODE_HEADER, "measured system " + i, 200, 300 + i);
+                String body = s.nextBody(25, false);
+                measuring.add(CompletableFuture.supplyAsync(() -> http.post(router.url() + "/v1/messages", body, s.headers()), clients));
+                RouterUnderTest.sleep(30);
+            }
+            for (CompletableFuture<Http.Reply> f : measuring) {
+                Http.Reply r = f.get(60, TimeUnit.SECONDS);
+                assertThat(r.body()).as("not refused on an unmeasured forecast").doesNotContain("predicted");
+            }
+            assertThat(JSON.readTree(http.get(router.url() + "/api/replicas").body()).path("queue").path("forecast").path("measured").asBoolean())
+                    .as("the forecast's error is measured").isTrue();
 
             // Newcomers, one after another: each has more of them ahead, until the predicted wait passes the timeout.
             List<CompletableFuture<Timed>> newcomers = new ArrayList<>();
@@ -96,7 +117,7 @@ class PredictedWaitTest {
                 assertThat(error.path("error").path("message").asText()).contains("queueTimeout", retryAfter + " s");
             }
             for (CompletableFuture<Http.Reply> f : firstSteps) {
-                assertThat(f.get(60, TimeUnit.SECONDS).status()).as("first wave: queued before the pace was known").isIn(200, 529);
+                assertThat(f.get().status()).as("first wave: queued before the pace was known").isIn(200, 529);
             }
             String metrics = http.get(router.url() + "/metrics").body();
             assertThat(metrics).contains("lmw_admission_rejected_total{reason=\"predicted_wait\"} " + refusedAtOnce.size() + ".0");

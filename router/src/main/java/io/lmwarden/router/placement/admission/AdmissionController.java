@@ -33,9 +33,10 @@ import java.util.function.Supplier;
  * the least loaded replica where it fits (unless its home still holds its prefix), else — when a replica's compute
  * would otherwise idle — where paused residents give way; otherwise it waits: sessions in progress first, the least
  * served first, then newcomers in arrival order. A request that waits holds the replica it waits for; those behind it
- * may be admitted elsewhere meanwhile (backfill), never into that room. A newcomer whose predicted wait exceeds the queue timeout is told at
- * once; a step of a session in progress is never turned away (past the timeout, or with the queue full, it is
- * admitted over the budget). Residency lapses by cost, never by a timer: under pressure (hysteresis, {@link Pressure})
+ * may be admitted elsewhere meanwhile (backfill), never into that room. A newcomer whose forecast wait, corrected by the
+ * forecast's own recent error ({@link WaitForecast}), exceeds the queue timeout is told at once (unless fail-fast is
+ * off); a step of a session in progress is never turned away (past the timeout, or with the queue full, it is admitted
+ * over the budget). Residency lapses by cost, never by a timer: under pressure (hysteresis, {@link Pressure})
  * paused residents unlikely to return within the break-even — the time in which holding a session's KV costs what
  * recomputing it would ({@link EngagementGate}) — give up their residency. The budget arithmetic is the
  * {@link ResidencyTable}'s ledger's.
@@ -140,7 +141,7 @@ public final class AdmissionController {
         this.rooms = new RoomFinder(placer, policy, homes, held, residencies, returnTimes, revocations);
         this.tickets = new Tickets(this, clock, this::stepEnded, this::pump);
         this.scheduler = new QueueScheduler(this::rules, placer, snapshot, rooms, gate, tickets, residencies, peers, totals, observer);
-        this.report = new AdmissionReport(residencies, totals, gate);
+        this.report = new AdmissionReport(residencies, totals, gate, scheduler);
     }
 
     public AdmissionRules rules() {
@@ -205,16 +206,16 @@ public final class AdmissionController {
                 }
             }
             gate.noRoom(now);
-            long predicted = inProgress ? -1 : scheduler.predictedNewcomerWaitNanos();
-            if (predicted > s.queueTimeoutNanos()) {
+            WaitPrediction forecast = inProgress ? WaitPrediction.UNKNOWN : scheduler.forecastNewcomer(now);
+            if (s.failFast() && forecast.passes(s.queueTimeoutNanos())) {
                 totals.rejected.incrementAndGet();
                 totals.rejectedAtOnce.incrementAndGet();
-                long seconds = Math.max(1, Math.min(600, (predicted + NANOS_PER_SECOND - 1) / NANOS_PER_SECOND));
+                long seconds = Math.max(1, Math.min(600, (forecast.correctedNanos() + NANOS_PER_SECOND - 1) / NANOS_PER_SECOND));
                 rejection = new Rejection(Rejection.Reason.PREDICTED_WAIT, "every replica's KV cache budget is taken by sessions in "
                         + "progress, and the wait for room is predicted at " + seconds + " s, longer than the queue timeout (queueTimeout); "
                         + "retry after the Retry-After delay", seconds);
             } else {
-                PendingAttempt attempt = new PendingAttempt(facts, session, ws, waiter, Set.copyOf(alreadyTried), again, inProgress, first);
+                PendingAttempt attempt = new PendingAttempt(facts, session, ws, waiter, Set.copyOf(alreadyTried), again, inProgress, first, forecast);
                 if (scheduler.offer(attempt, now, service.orderKey(session))) {
                     totals.queued.incrementAndGet();
                     return Optional.empty();
@@ -241,7 +242,7 @@ public final class AdmissionController {
     public void cancel(Waiter waiter) {
         boolean removed;
         synchronized (this) {
-            removed = scheduler.cancel(waiter);
+            removed = scheduler.cancel(waiter, clock.getAsLong());
         }
         if (removed) {
             observer.rejected("client_gone");

@@ -9,6 +9,14 @@ public interface AdmissionObserver {
     /** A request was turned away: {@code queue_full}, {@code queue_timeout}; or left: {@code client_gone}. */
     void rejected(String reason);
 
+    /**
+     * A queued newcomer with a forecast wait left the queue: admitted after {@code realisedNanos}, or timed out
+     * ({@code timedOut}: it would have waited at least that long). {@code predictedNanos}: the forecast its admission
+     * was decided on (corrected by the forecast's recent error). Wall clock.
+     */
+    default void forecastSettled(long predictedNanos, long realisedNanos, boolean timedOut) {
+    }
+
     AdmissionObserver NONE = new AdmissionObserver() {
         @Override
         public void admittedAfterWait(long waitedNanos) {

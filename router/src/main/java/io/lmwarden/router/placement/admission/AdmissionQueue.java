@@ -102,6 +102,11 @@ public final class AdmissionQueue<T> {
         return returning.size() + entries.size();
     }
 
+    /** Newcomers waiting (a newcomer that arrives now waits behind these and whoever of the sessions in progress comes). */
+    public int newcomers() {
+        return entries.size();
+    }
+
     public boolean isEmpty() {
         return returning.isEmpty() && entries.isEmpty();
     }

@@ -6,23 +6,32 @@ import io.lmwarden.router.pool.ReplicaView;
 
 import java.util.Map;
 
-/** What admission reports: its totals and whether the budget applies ({@code /api/replicas}), the budget's use (metrics). */
+/**
+ * What admission reports: its totals, whether the budget applies and the wait forecast's error ({@code /api/replicas}),
+ * the budget's use (metrics).
+ */
 final class AdmissionReport {
 
     private final ResidencyTable residencies;
     private final AdmissionTotals totals;
     private final EngagementGate gate;
+    private final QueueScheduler scheduler;
 
-    AdmissionReport(ResidencyTable residencies, AdmissionTotals totals, EngagementGate gate) {
+    AdmissionReport(ResidencyTable residencies, AdmissionTotals totals, EngagementGate gate, QueueScheduler scheduler) {
         this.residencies = residencies;
         this.totals = totals;
         this.gate = gate;
+        this.scheduler = scheduler;
     }
 
-    /** Totals since start, and under {@code thrash} whether the budget applies and the evidence. */
+    /**
+     * Totals since start, under {@code thrash} whether the budget applies and the evidence, under {@code forecast} the
+     * newcomers' wait forecast and its error.
+     */
     Map<String, Object> totals(long now) {
         Map<String, Object> m = totals.asMap(residencies.size());
         m.put("thrash", gate.state(now));
+        m.put("forecast", scheduler.forecastReport(now));
         return m;
     }
 

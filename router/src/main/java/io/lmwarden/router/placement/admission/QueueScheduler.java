@@ -23,8 +23,8 @@ import java.util.function.Supplier;
  * The requests waiting for admission and the order they leave in: newcomers past the queue timeout are turned away,
  * sessions in progress that waited that long are admitted over the budget, and the rest are admitted in queue order
  * wherever they fit, a waiting request keeping the replica it waits for from those behind it (backfill). It also
- * forecasts a newcomer's wait. Not thread-safe: the controller's lock guards it; waiters are told through the
- * {@code tell} list, outside the lock.
+ * forecasts a newcomer's wait and settles each queued newcomer's forecast when it leaves ({@link WaitForecast}). Not
+ * thread-safe: the controller's lock guards it; waiters are told through the {@code tell} list, outside the lock.
  */
 final class QueueScheduler {
 
@@ -62,14 +62,32 @@ final class QueueScheduler {
     /** Queues the attempt in its lane ({@code orderKey}: its session's place among sessions in progress); false when full. */
     boolean offer(PendingAttempt attempt, long now, double orderKey) {
         Optional<AdmissionQueue.Entry<PendingAttempt>> entry = queue.offer(attempt, now, attempt.inProgress(), orderKey);
-        entry.ifPresent(e -> waiting.put(attempt.waiter(), e));
+        entry.ifPresent(e -> {
+            waiting.put(attempt.waiter(), e);
+            if (!attempt.inProgress()) {
+                forecast.queued(attempt.forecast(), rules.get().queueTimeoutNanos());
+                forecast.waiting(queue.newcomers(), now);
+            }
+        });
         return entry.isPresent();
     }
 
     /** The waiter's client went away: returns whether it was waiting (it leaves the queue). */
-    boolean cancel(Waiter waiter) {
+    boolean cancel(Waiter waiter, long now) {
         AdmissionQueue.Entry<PendingAttempt> e = waiting.remove(waiter);
-        return e != null && queue.remove(e);
+        if (e == null || !queue.remove(e)) {
+            return false;
+        }
+        withdrawn(e.waiter(), now);
+        return true;
+    }
+
+    /** A queued request left without an outcome: a newcomer's forecast is withdrawn. */
+    private void withdrawn(PendingAttempt pending, long now) {
+        if (!pending.inProgress()) {
+            forecast.withdrawn(pending.forecast());
+            forecast.waiting(queue.newcomers(), now);
+        }
     }
 
     boolean isEmpty() {
@@ -89,9 +107,17 @@ final class QueueScheduler {
         return queue.oldestWaitNanos(now);
     }
 
-    /** A newcomer's predicted wait behind everyone queued now, or -1 when not known yet. */
-    long predictedNewcomerWaitNanos() {
-        return forecast.predictedNanos(queue.size());
+    /**
+     * The wait of a newcomer arriving now, behind the newcomers queued now, at the pace newcomers have been admitted,
+     * corrected by the forecast's recent error; {@link WaitPrediction#UNKNOWN} until that pace is known.
+     */
+    WaitPrediction forecastNewcomer(long now) {
+        return forecast.predict(queue.newcomers(), now);
+    }
+
+    /** What {@code /api/replicas} shows of the forecast and its error. */
+    Map<String, Object> forecastReport(long now) {
+        return forecast.report(rules.get().failFast(), now);
     }
 
     /** What a rejected client is told to wait: as long as the oldest waiter has waited, 1 s to 10 min. */
@@ -109,7 +135,11 @@ final class QueueScheduler {
         for (AdmissionQueue.Entry<PendingAttempt> e : queue.removeExpired(now)) {
             waiting.remove(e.waiter().waiter());
             totals.rejected.incrementAndGet();
-            long waitedSeconds = (now - e.enqueuedAtNanos()) / NANOS_PER_SECOND;
+            long waited = now - e.enqueuedAtNanos();
+            Optional<ForecastError.Outcome> settled = forecast.timedOut(e.waiter().forecast(), waited, rules.get().queueTimeoutNanos());
+            forecast.waiting(queue.newcomers(), now);
+            settled.ifPresent(o -> tell.add(() -> observer.forecastSettled(o.usedNanos(), o.realisedNanos(), true)));
+            long waitedSeconds = waited / NANOS_PER_SECOND;
             Rejection r = new Rejection(Rejection.Reason.QUEUE_TIMEOUT, "the request waited " + waitedSeconds + " s for a replica with "
                     + "room in its KV cache budget (queueTimeout); the pool is saturated, retry after the Retry-After delay",
                     retryAfterSeconds(now));
@@ -151,6 +181,7 @@ final class QueueScheduler {
         } catch (NoReplicaAvailableException ex) {
             queue.remove(e);
             waiting.remove(pending.waiter());
+            withdrawn(pending, now);
             Rejection r = new Rejection(Rejection.Reason.NO_REPLICA, ex.getMessage(), 1);
             tell.add(() -> pending.waiter().rejected(r));
             return true;
@@ -164,8 +195,12 @@ final class QueueScheduler {
         if (!withinBudget && gate.appliesAt(now)) {
             totals.admittedOverBudget.incrementAndGet();
         }
-        forecast.admitted(e.enqueuedAtNanos(), now);
         long waited = now - e.enqueuedAtNanos();
+        if (!pending.inProgress()) {
+            forecast.admitted(pending.forecast(), waited, now)
+                    .ifPresent(o -> tell.add(() -> observer.forecastSettled(o.usedNanos(), o.realisedNanos(), false)));
+            forecast.waiting(queue.newcomers(), now);
+        }
         Placement p = pending.firstChoice().announce(placed.get());
         Placement withWait = p.withDecision(p.decision(), String.format("queued %.1f s; %s", waited / 1e9, p.reason()));
         Ticket t = pending.again() ? tickets.of(pending.facts())

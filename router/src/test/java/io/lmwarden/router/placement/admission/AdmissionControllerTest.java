@@ -22,6 +22,7 @@ import org.junit.jupiter.api.Test;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicLong;
@@ -383,15 +384,7 @@ class AdmissionControllerTest {
     @Test
     void aNewcomerWhosePredictedWaitExceedsTheQueueTimeoutIsToldAtOnce() throws Exception {
         List<AdmissionController.Admission> running = fill();
-        // Three newcomers wait 20 s each for the room of a resident that ends: admissions come every 20 s.
-        for (int i = 0; i < 3; i++) {
-            Recorder w = new Recorder("w" + i);
-            assertThat(submit("w" + i, 40, w)).isEmpty();
-            clock.addAndGet(20 * SECOND);
-            running.get(i).ticket().close();
-            assertThat(w.admission).as("w%d", i).isNotNull();
-            running.set(i, w.admission);
-        }
+        newcomersWaitInTurn(running, 3 + ForecastError.MIN_OUTCOMES);
         // One waits now (predicted 20 s, inside the 30 s timeout); the next would wait about 2 × 20 s. It is told at once.
         Recorder first = new Recorder("x0");
         submit("x0", 40, first);
@@ -402,6 +395,69 @@ class AdmissionControllerTest {
         assertThat(late.rejection.reason()).isEqualTo(AdmissionController.Rejection.Reason.PREDICTED_WAIT);
         assertThat(late.rejection.retryAfterSeconds()).isEqualTo(40L);
         assertThat(controller.queueLength()).isEqualTo(1);
+    }
+
+    @Test
+    @SuppressWarnings("unchecked")
+    void withoutFailFastANewcomerPastItsForecastQueuesAndItsTimeoutIsSettledAsAtLeastTheTimeout() throws Exception {
+        List<long[]> settled = new ArrayList<>();
+        controller = new AdmissionController(settings.withFailFast(false), placer, now -> new PoolSnapshot(replicas, now), () -> policy,
+                homes, indexes, PREFILL, 1600, new AdmissionObserver() {
+                    @Override
+                    public void admittedAfterWait(long waitedNanos) {
+                    }
+
+                    @Override
+                    public void rejected(String reason) {
+                        rejections.add(reason);
+                    }
+
+                    @Override
+                    public void forecastSettled(long predictedNanos, long realisedNanos, boolean timedOut) {
+                        settled.add(new long[] {predictedNanos, realisedNanos, timedOut ? 1 : 0});
+                    }
+                }, clock::get);
+        List<AdmissionController.Admission> running = fill();
+        newcomersWaitInTurn(running, 3 + ForecastError.MIN_OUTCOMES);
+        settled.clear();
+        Recorder first = new Recorder("x0");
+        submit("x0", 40, first);
+        // Forecast at 40 s, past the 30 s timeout: it queues all the same.
+        Recorder late = new Recorder("late");
+        assertThat(submit("late", 40, late)).isEmpty();
+        assertThat(late.rejection).isNull();
+        assertThat(controller.queueLength()).isEqualTo(2);
+        // x0 goes after 10 s (forecast 20 s); late waits out the timeout.
+        clock.addAndGet(10 * SECOND);
+        running.get(running.size() - 1).ticket().close();
+        assertThat(first.admission).isNotNull();
+        clock.addAndGet(31 * SECOND);
+        controller.pump();
+        assertThat(late.rejection.reason()).isEqualTo(AdmissionController.Rejection.Reason.QUEUE_TIMEOUT);
+        assertThat(settled).hasSize(2);
+        assertThat(settled.get(0)).containsExactly(20 * SECOND, 10 * SECOND, 0);
+        assertThat(settled.get(1)).containsExactly(40 * SECOND, 41 * SECOND, 1);
+        Map<String, Object> forecast = (Map<String, Object>) controller.totals().get("forecast");
+        long measuredFirst = ForecastError.MIN_OUTCOMES;
+        assertThat(forecast).containsEntry("failFast", false).containsEntry("predictions", measuredFirst + 2).containsEntry("unpredicted", 3L)
+                .containsEntry("admitted", measuredFirst + 1).containsEntry("timedOut", 1L).containsEntry("correction", 1.0);
+        assertThat(forecast.get("pastTimeout").toString()).isEqualTo("{queued=1, timedOut=1}");
+        assertThat(forecast.get("recent").toString()).contains("outcomes=" + (measuredFirst + 2), "timedOut=1");
+    }
+
+    /**
+     * {@code n} newcomers in turn each wait 20 s for the room of a resident that ends: admissions from the queue come
+     * every 20 s, and once the pace is known each is forecast at 20 s and waits 20 s (the forecast's error measured, 1).
+     */
+    private void newcomersWaitInTurn(List<AdmissionController.Admission> running, int n) throws Exception {
+        for (int i = 0; i < n; i++) {
+            Recorder w = new Recorder("w" + i);
+            assertThat(submit("w" + i, 40, w)).isEmpty();
+            clock.addAndGet(20 * SECOND);
+            running.get(i % running.size()).ticket().close();
+            assertThat(w.admission).as("w%d", i).isNotNull();
+            running.set(i % running.size(), w.admission);
+        }
     }
 
     @Test
