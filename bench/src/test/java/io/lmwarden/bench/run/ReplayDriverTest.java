@@ -59,11 +59,21 @@ class ReplayDriverTest {
             assertThat(s1Again.sentNanos() - s1.endNanos()).isGreaterThanOrEqualTo(195 * MS);
             assertThat(s1Again.step()).isEqualTo(2);
             assertThat(s1Again.lastOfSession()).isTrue();
-            // b repeats a's first 250 tokens (blocks 1-4, the last cut): the engine serves them from its cache
-            assertThat(b.cachedTokens()).isGreaterThanOrEqualTo(192);
+            // b repeats a's first 250 tokens (blocks 1-4, the last cut): the engine serves them from its cache once a's
+            // prefill is done (its first token). The trace sends b 100 ms of wall time after a, so on a loaded machine a
+            // may still be prefilling then (its first token took 3 s at load 21): the engine can hold only what it has
+            // computed, and what the replay sent is checked, not the machine's speed.
             assertThat(b.oracleTokens()).isGreaterThanOrEqualTo(192);
-            // the session's first turn shares blocks 1-2 with a; its second turn the whole first turn
-            assertThat(s1.cachedTokens()).isGreaterThanOrEqualTo(112);
+            if (a.firstTokenNanos() < b.sentNanos()) {
+                assertThat(b.cachedTokens()).isGreaterThanOrEqualTo(192);
+            } else {
+                System.out.println("b was sent before a's first token: its cache hit is not checked");
+            }
+            // the session's first turn shares blocks 1-2 with a (same condition); its second turn the whole first turn,
+            // which had ended 200 ms before it was sent
+            if (a.firstTokenNanos() < s1.sentNanos()) {
+                assertThat(s1.cachedTokens()).isGreaterThanOrEqualTo(112);
+            }
             assertThat(s1Again.cachedTokens()).isGreaterThanOrEqualTo(176);
             assertThat(a.cachedTokens()).isLessThan(16);
         } finally {
