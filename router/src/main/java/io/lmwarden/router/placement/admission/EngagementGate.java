@@ -84,7 +84,9 @@ final class EngagementGate {
      * than (10 s pauses on the reference replica: admission engaged and lost 13 % to affinity).
      */
     private long computeBreakEven(ReplicaView r) {
-        double tokens = (double) residencies.availableBlocks(r) * PrefixIndexes.TOKENS_PER_BLOCK;
+        // The replica's whole budget, not what the other routers' residents leave of it to this one: alone the two are
+        // the same; in a cluster a router whose peers hold most of the budget would find holding never pays.
+        double tokens = (double) residencies.budgetBlocks(r) * PrefixIndexes.TOKENS_PER_BLOCK;
         double msPerToken = Math.min(prefillRates.msPerToken(r.id()), prefillRates.prior());
         return Math.max(1, (long) (msPerToken * tokens * 1e6));
     }
