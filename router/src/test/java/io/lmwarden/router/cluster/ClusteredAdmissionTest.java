@@ -98,8 +98,11 @@ class ClusteredAdmissionTest {
                         () -> all(3, i -> engaged(routers, i) && thrash(routers, i).path("evidenceStepsHere").asLong() > 0
                                 && thrash(routers, i).path("missedStepsHere").asLong() > 0),
                         () -> states(routers, 3));
-                // Every router reports the cluster's evidence: the same steps counted, its own among them.
+                // Every router reports the cluster's evidence: the same steps counted, its own among them; and the meter.
                 for (int i = 0; i < 3; i++) {
+                    int router = i;
+                    Await.until("router " + i + " meters admission as engaged", () -> engaged(routers, router)
+                            && meteredEngaged(routers, router), () -> states(routers, 3));
                     JsonNode t = thrash(routers, i);
                     assertThat(t.path("routersCounted").asInt()).as("routers counted by %d", i).isEqualTo(3);
                     assertThat(t.path("evidenceSteps").asLong()).as("evidence of the cluster on %d", i).isGreaterThan(t.path("evidenceStepsHere").asLong());
@@ -133,6 +136,12 @@ class ClusteredAdmissionTest {
             }
         }
         return true;
+    }
+
+    /** The router's {@code lmw_admission_engaged} gauge reads 1. */
+    private static boolean meteredEngaged(ClusteredRouters routers, int i) {
+        return new Http().get(routers.url(i) + "/metrics").body().lines()
+                .anyMatch(l -> l.startsWith("lmw_admission_engaged") && l.endsWith(" 1.0"));
     }
 
     private static JsonNode thrash(ClusteredRouters routers, int i) {
