@@ -13,7 +13,6 @@ import java.time.Duration;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.logging.Logger;
 
 /**
@@ -36,8 +35,6 @@ final class ClusteredSessionFacts implements SessionFacts {
     private final AdvancedCache<String, String> shared;
     private final AdvancedCache<String, String> local;
     private final long lifespanMillis;
-    private final AtomicLong writes = new AtomicLong();
-    private final AtomicLong writeFailures = new AtomicLong();
 
     ClusteredSessionFacts(AdvancedCache<String, String> shared, Duration idleTimeout) {
         this.shared = shared;
@@ -75,16 +72,14 @@ final class ClusteredSessionFacts implements SessionFacts {
         } catch (IllegalLifecycleStateException stopping) {
             return;
         } catch (CacheException e) {
-            writeFailures.incrementAndGet();
+            LOG.fine(() -> "session fact not shared: " + e.getMessage());
             return;
         }
         done.whenComplete((written, failed) -> {
             if (failed != null) {
-                writeFailures.incrementAndGet();
+                // Not shared (a peer timed out, the cluster is stopping): the next step's end writes the session again.
                 LOG.fine(() -> "session fact not shared: " + failed.getMessage());
-            } else if (written) {
-                writes.incrementAndGet();
-            } else if (attemptsLeft > 1) {
+            } else if (!written && attemptsLeft > 1) {
                 // Another member wrote the session meanwhile: merge with what it wrote, once it is here. A write is
                 // acknowledged before every backup applied it, so this member's copy may lag the one that beat ours
                 // by a moment: read it again a little later, a little later each time.
@@ -93,15 +88,6 @@ final class ClusteredSessionFacts implements SessionFacts {
                         CompletableFuture.delayedExecutor(delay, TimeUnit.MILLISECONDS));
             }
         });
-    }
-
-    /** Facts written by this member (each after the others applied it). */
-    long writes() {
-        return writes.get();
-    }
-
-    long writeFailures() {
-        return writeFailures.get();
     }
 
     static String encode(SessionFact fact) {

@@ -98,7 +98,6 @@ public final class ThrashSignal {
         update(nowNanos);
     }
 
-    /** An engine's KV cache is full of running requests and more are waiting: evidence of thrashing by itself. */
     /** The session's previous step as another router served it (from the cluster's {@link SessionFact}). */
     void adopt(String session, String replica, long tokens) {
         if (!replica.isEmpty() && tokens > 0) {
@@ -117,6 +116,7 @@ public final class ThrashSignal {
         return s == null ? 0 : s.tokens;
     }
 
+    /** An engine's KV cache is full of running requests and more are waiting: evidence of thrashing by itself. */
     public void kvFullWithQueue(long nowNanos) {
         lastKvFullNanos = nowNanos;
         update(nowNanos);
