@@ -104,7 +104,7 @@ final class RouterParts {
         Reservations reservations = new Reservations(pool, prefixIndexes, prefillRates);
         AdmissionController admission = new AdmissionController(AdmissionRules.of(config.admission(), timeScale), placer, snapshot,
                 policy, homes, cacheViews.held(), prefillRates, PrefixIndexes.DEFAULT_KV_CAPACITY_TOKENS, watching.metrics().admissionObserver(),
-                System::nanoTime, cluster.peerResidents());
+                System::nanoTime, cluster.peerResidents(), cluster.sessionFacts(), cluster.peerEvidence());
         RouterParts parts = new RouterParts(discovery(config.discovery()), pool, cluster, snapshot,
                 new Placing(prefixIndexes, prefillRates, homes, policy, reservations, admission), watching, cacheViews);
         parts.connect(RequestLog.to(requestLines, config.logging().json()), requestLines);

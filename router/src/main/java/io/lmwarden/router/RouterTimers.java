@@ -79,7 +79,8 @@ final class RouterTimers implements AutoCloseable {
         parts.pool.all().forEach(r -> inFlight.put(r.id(), r.inFlight()));
         Map<String, Long> blocks = new HashMap<>();
         parts.placing.admission().residentLoads().forEach((replica, load) -> blocks.put(replica, load.usedBlocks()));
-        return new MemberLoad(inFlight, blocks, parts.pins().size(), 0, parts.placing.admission().residents());
+        AdmissionController admission = parts.placing.admission();
+        return new MemberLoad(inFlight, blocks, parts.pins().size(), 0, admission.residents(), admission.evidence());
     }
 
     @Override

@@ -2,8 +2,11 @@ package io.lmwarden.router.cluster;
 
 import io.lmwarden.router.config.ClusterSettings;
 import io.lmwarden.router.placement.pins.SessionPins;
+import io.lmwarden.router.placement.admission.AdmissionEvidence;
+import io.lmwarden.router.placement.admission.PeerEvidence;
 import io.lmwarden.router.placement.admission.PeerResident;
 import io.lmwarden.router.placement.admission.PeerResidents;
+import io.lmwarden.router.placement.admission.SessionFacts;
 import org.infinispan.AdvancedCache;
 import org.infinispan.Cache;
 import org.infinispan.configuration.cache.CacheMode;
@@ -36,8 +39,9 @@ import java.util.logging.Logger;
 import java.util.stream.Collectors;
 
 /**
- * Router pods as one Infinispan cluster (embedded, JGroups over TCP): two replicated caches, the
- * session pins ({@link ClusteredPins}) and one load report per member. Every member holds both in
+ * Router pods as one Infinispan cluster (embedded, JGroups over TCP): replicated caches of the
+ * session pins ({@link ClusteredPins}), of what admission knows of each session ({@link ClusteredSessionFacts})
+ * and of one load report per member (with its admission evidence). Every member holds them in
  * full, so the request path reads them from local memory; what each pod sees of its peers' load is
  * kept in plain fields, recomputed when a report arrives, and placement reads those.
  *
@@ -52,11 +56,14 @@ public final class InfinispanCluster implements RouterCluster {
     static final String PINS = "lmw-pins";
     static final String LOADS = "lmw-loads";
     static final String SHARED = "lmw-shared";
+    /** Admission's session facts: key the session, value its fact; replicated and expiring like the pins. */
+    static final String FACTS = "lmw-session-facts";
     /** Operators' drains: key the replica id, value who drained it; replicated, so every member sees every drain. */
     static final String DRAINS = "lmw-drains";
 
     private final DefaultCacheManager manager;
     private final ClusteredPins pins;
+    private final ClusteredSessionFacts facts;
     private final AdvancedCache<String, String> loads;
     private final AdvancedCache<String, String> drains;
     private final List<java.util.function.Consumer<Set<String>>> drainWatchers = new java.util.concurrent.CopyOnWriteArrayList<>();
@@ -64,12 +71,15 @@ public final class InfinispanCluster implements RouterCluster {
     private volatile Map<String, Integer> peerInFlight = Map.of();
     private volatile Map<String, Long> peerBlocks = Map.of();
     private volatile PeerResidency peerResidency = PeerResidency.EMPTY;
+    private volatile List<AdmissionEvidence> peerEvidence = List.of();
     private volatile String lastPublished = "";
+    private final java.util.concurrent.atomic.AtomicBoolean publishing = new java.util.concurrent.atomic.AtomicBoolean();
 
-    private InfinispanCluster(DefaultCacheManager manager, ClusteredPins pins, AdvancedCache<String, String> loads,
-                              AdvancedCache<String, String> drains) {
+    private InfinispanCluster(DefaultCacheManager manager, ClusteredPins pins, ClusteredSessionFacts facts,
+                              AdvancedCache<String, String> loads, AdvancedCache<String, String> drains) {
         this.manager = manager;
         this.pins = pins;
+        this.facts = facts;
         this.loads = loads;
         this.drains = drains;
         this.self = manager.getAddress().toString();
@@ -87,20 +97,24 @@ public final class InfinispanCluster implements RouterCluster {
         DefaultCacheManager manager = new DefaultCacheManager(global.build());
         try {
             manager.defineConfiguration(PINS, replicated().memory().maxCount(maxEntries).build());
+            manager.defineConfiguration(FACTS, replicated().memory().maxCount(maxEntries).build());
             manager.defineConfiguration(LOADS, replicated().build());
             manager.defineConfiguration(DRAINS, replicated().build());
             Cache<String, String> pinCache = manager.getCache(PINS);
             ClusteredPins pins = new ClusteredPins(pinCache.getAdvancedCache(), maxEntries, idleTimeout);
             pins.listen();
+            Cache<String, String> factCache = manager.getCache(FACTS);
+            ClusteredSessionFacts facts = new ClusteredSessionFacts(factCache.getAdvancedCache(), idleTimeout);
             Cache<String, String> loadCache = manager.getCache(LOADS);
             Cache<String, String> drainCache = manager.getCache(DRAINS);
-            InfinispanCluster c = new InfinispanCluster(manager, pins, loadCache.getAdvancedCache(), drainCache.getAdvancedCache());
+            InfinispanCluster c = new InfinispanCluster(manager, pins, facts, loadCache.getAdvancedCache(), drainCache.getAdvancedCache());
             loadCache.addListener(c.new Reports());
             drainCache.addListener(c.new Drains());
             manager.addListener(c.new Views());
             c.recompute();
             LOG.info(() -> "router cluster '" + settings.name() + "' joined as " + c.self + "; members " + manager.getMembers()
-                    + "; " + pins.size() + " pins learned");
+                    + "; " + pins.size() + " pins and " + factCache.getAdvancedCache().withFlags(Flag.CACHE_MODE_LOCAL).size()
+                    + " session facts learned");
             return c;
         } catch (RuntimeException e) {
             manager.stop();
@@ -152,21 +166,41 @@ public final class InfinispanCluster implements RouterCluster {
     }
 
     @Override
+    public SessionFacts sessionFacts() {
+        return facts;
+    }
+
+    @Override
+    public PeerEvidence peerEvidence() {
+        return () -> peerEvidence;
+    }
+
+    @Override
     public void publish(MemberLoad own) {
         if (!loads.getStatus().allowInvocations()) {
             return; // stopping: the timer may fire once more after the cluster left
         }
         try {
             String json = own.withViewId(loads.getRpcManager().getTransport().getViewId()).toJson();
-            if (!json.equals(lastPublished)) {
+            // One report in flight at a time: while the peers are slow to take one, the timer's next ticks would
+            // otherwise stack up writes (a report changes at nearly every tick while admission is engaged), the
+            // replication falls further behind, and the pins' own writes time out behind them. The next tick after
+            // this one lands sends the latest.
+            if (!json.equals(lastPublished) && publishing.compareAndSet(false, true)) {
                 // Remembered only once the others have it: a put that fails while a dead member is still in the view
                 // is sent again at the next period, even when nothing else changes (a quiet router's report would
                 // otherwise keep the old view id and the members never agree).
-                loads.withFlags(Flag.IGNORE_RETURN_VALUES).putAsync(self, json).whenComplete((v, failed) -> {
-                    if (failed == null) {
-                        lastPublished = json;
-                    }
-                });
+                try {
+                    loads.withFlags(Flag.IGNORE_RETURN_VALUES).putAsync(self, json).whenComplete((v, failed) -> {
+                        if (failed == null) {
+                            lastPublished = json;
+                        }
+                        publishing.set(false);
+                    });
+                } catch (RuntimeException e) {
+                    publishing.set(false);
+                    throw e;
+                }
             }
         } catch (IllegalLifecycleStateException stopping) {
             LOG.fine("load report not published: the cluster is stopping");
@@ -251,16 +285,21 @@ public final class InfinispanCluster implements RouterCluster {
         Map<String, Integer> inFlight = new HashMap<>();
         Map<String, Long> blocks = new HashMap<>();
         List<MemberLoad> peers = new ArrayList<>();
+        List<AdmissionEvidence> evidence = new ArrayList<>();
         reports().forEach((member, r) -> {
             if (!member.equals(self) && live.contains(member)) {
                 r.inFlight().forEach((replica, n) -> inFlight.merge(replica, n, Integer::sum));
                 r.residentBlocks().forEach((replica, n) -> blocks.merge(replica, n, Long::sum));
                 peers.add(r);
+                if (r.evidence() != null) {
+                    evidence.add(r.evidence());
+                }
             }
         });
         peerInFlight = Map.copyOf(inFlight);
         peerBlocks = Map.copyOf(blocks);
         peerResidency = PeerResidency.of(peers);
+        peerEvidence = List.copyOf(evidence);
     }
 
     @Override

@@ -1,7 +1,9 @@
 package io.lmwarden.router.cluster;
 
 import io.lmwarden.router.placement.pins.SessionPins;
+import io.lmwarden.router.placement.admission.PeerEvidence;
 import io.lmwarden.router.placement.admission.PeerResidents;
+import io.lmwarden.router.placement.admission.SessionFacts;
 
 import java.util.List;
 import java.util.Set;
@@ -39,6 +41,16 @@ public final class LocalCluster implements RouterCluster {
     @Override
     public PeerResidents peerResidents() {
         return PeerResidents.NONE;
+    }
+
+    @Override
+    public SessionFacts sessionFacts() {
+        return SessionFacts.NONE;
+    }
+
+    @Override
+    public PeerEvidence peerEvidence() {
+        return PeerEvidence.NONE;
     }
 
     @Override

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.annotation.JsonCreator;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
 
+import io.lmwarden.router.placement.admission.AdmissionEvidence;
 import io.lmwarden.router.placement.admission.PeerResident;
 
 import java.util.List;
@@ -18,9 +19,11 @@ import java.util.Map;
  * @param residents its resident sessions, each with its working set's size and prefix checkpoints, so that
  *                  peers count a session resident through two routers, and a prefix two sessions share, once;
  *                  empty from a router that predates them (its {@code residentBlocks} then count as they are)
+ * @param evidence  its admission's engagement evidence, which every member combines with its own; null from a router
+ *                  that predates it (it then counts for nothing in the decision)
  */
 public record MemberLoad(Map<String, Integer> inFlight, Map<String, Long> residentBlocks, int pins, long viewId,
-                         List<PeerResident> residents) {
+                         List<PeerResident> residents, AdmissionEvidence evidence) {
 
     private static final ObjectMapper JSON = new ObjectMapper();
 
@@ -36,8 +39,13 @@ public record MemberLoad(Map<String, Integer> inFlight, Map<String, Long> reside
         this(inFlight, residentBlocks, pins, viewId, List.of());
     }
 
+    /** A report without admission evidence. */
+    public MemberLoad(Map<String, Integer> inFlight, Map<String, Long> residentBlocks, int pins, long viewId, List<PeerResident> residents) {
+        this(inFlight, residentBlocks, pins, viewId, residents, null);
+    }
+
     public MemberLoad withViewId(long id) {
-        return new MemberLoad(inFlight, residentBlocks, pins, id, residents);
+        return new MemberLoad(inFlight, residentBlocks, pins, id, residents, evidence);
     }
 
     String toJson() {

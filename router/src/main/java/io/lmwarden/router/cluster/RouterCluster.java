@@ -1,15 +1,17 @@
 package io.lmwarden.router.cluster;
 
 import io.lmwarden.router.placement.pins.SessionPins;
+import io.lmwarden.router.placement.admission.PeerEvidence;
 import io.lmwarden.router.placement.admission.PeerResidents;
+import io.lmwarden.router.placement.admission.SessionFacts;
 
 import java.util.Optional;
 import java.util.Set;
 import java.util.function.Consumer;
 
 /**
- * What the routers of one deployment share, so that several pods act as one: the session pins and
- * each pod's load per replica. Two implementations: {@link LocalCluster} for a single router and
+ * What the routers of one deployment share, so that several pods act as one: the session pins, what admission
+ * knows of each session, and each pod's load per replica and engagement evidence. Two implementations: {@link LocalCluster} for a single router and
  * {@link InfinispanCluster} for router pods that form a cluster.
  */
 public interface RouterCluster extends AutoCloseable {
@@ -24,6 +26,12 @@ public interface RouterCluster extends AutoCloseable {
 
     /** The sessions the other routers hold resident (none alone), as of their last reports: admission's shared budget. */
     PeerResidents peerResidents();
+
+    /** What admission knows of each session, shared (alone: nothing shared). Reads are local, writes do not wait. */
+    SessionFacts sessionFacts();
+
+    /** The other routers' engagement evidence (none alone), as of their last reports. */
+    PeerEvidence peerEvidence();
 
     /** Tells the peers this router's own load; called on a timer, must not block. */
     void publish(MemberLoad own);

@@ -210,6 +210,9 @@ public final class RouterMetrics implements AutoCloseable {
     /** Gauges read from the admission controller: queue length and resident sessions per replica. */
     public void gaugeAdmission(AdmissionController controller) {
         this.admission = controller;
+        Gauge.builder("lmw_admission_engaged", controller, c -> c.engaged() ? 1 : 0)
+                .description("1 while the KV budget applies (admission engaged: the pool thrashes and holding residents pays; in a "
+                        + "cluster of routers, on the evidence of all), else 0").register(registry);
         Gauge.builder("lmw_queue_length", controller, AdmissionController::queueLength)
                 .description("Requests waiting in the router's admission queue").register(registry);
         Gauge.builder("lmw_queue_oldest_wait_seconds", controller, AdmissionController::oldestWaitSeconds)

@@ -46,6 +46,10 @@ import java.util.function.Supplier;
  * ({@link Revocations}), whether the budget applies and the break-even ({@link EngagementGate}), the decision a step
  * is announced with ({@link FirstChoice}), what the API shows ({@link AdmissionReport}). All state changes happen
  * under this object's lock; waiters are told outside it.
+ *
+ * <p>In a cluster of routers, what it knows of a session travels with the session ({@link SessionFact}: adopted when
+ * a step arrives that a peer knows further, published when a step ends) and the evidence for engagement is the
+ * cluster's ({@link AdmissionEvidence}), so that a step judged here is judged as one router would.
  */
 public final class AdmissionController {
 
@@ -98,6 +102,9 @@ public final class AdmissionController {
     private final AdmissionObserver observer;
     private final LongSupplier clock;
     private final PeerResidents peers;
+    private final SessionFacts facts;
+    private final EpochClock epoch;
+    private final ThrashSignal thrash;
     private final ResidencyTable residencies;
     private final ReturnTimes returnTimes;
     private final AttainedService service;
@@ -126,7 +133,21 @@ public final class AdmissionController {
                                Supplier<PlacementPolicy> policy, SessionHomes homes, HeldTokens held, PrefillRates prefillRates,
                                int defaultCapacityTokens, AdmissionObserver observer, LongSupplier clock,
                                PeerResidents peers) {
+        this(rules, placer, snapshot, policy, homes, held, prefillRates, defaultCapacityTokens, observer, clock, peers,
+                SessionFacts.NONE, PeerEvidence.NONE);
+    }
+
+    /**
+     * {@code facts}: the sessions' facts the cluster shares; {@code evidence}: the other routers' engagement evidence.
+     * Both are read from this member's memory and written without waiting.
+     */
+    public AdmissionController(AdmissionRules rules, Placer placer, LongFunction<PoolSnapshot> snapshot,
+                               Supplier<PlacementPolicy> policy, SessionHomes homes, HeldTokens held, PrefillRates prefillRates,
+                               int defaultCapacityTokens, AdmissionObserver observer, LongSupplier clock,
+                               PeerResidents peers, SessionFacts facts, PeerEvidence evidence) {
         this.peers = peers;
+        this.facts = facts;
+        this.epoch = facts == SessionFacts.NONE && evidence == PeerEvidence.NONE ? EpochClock.IDENTITY : EpochClock.of(clock);
         this.rules = rules;
         this.placer = placer;
         this.snapshot = snapshot;
@@ -135,8 +156,8 @@ public final class AdmissionController {
         this.residencies = new ResidencyTable(rules.kvBudget(), defaultCapacityTokens, peers);
         this.returnTimes = new ReturnTimes(rules.pausePriorNanos());
         this.service = new AttainedService(rules.serviceHalfLifeNanos());
-        this.gate = new EngagementGate(this::rules, new ThrashSignal(rules.alwaysEngaged(), rules.calmNanos()), returnTimes, residencies,
-                prefillRates);
+        this.thrash = new ThrashSignal(rules.alwaysEngaged(), rules.calmNanos(), BoundedSessions.DEFAULT_BOUND, evidence, epoch);
+        this.gate = new EngagementGate(this::rules, thrash, returnTimes, residencies, prefillRates, evidence);
         this.revocations = new Revocations(residencies, new Victims(returnTimes, service), gate, totals);
         this.rooms = new RoomFinder(placer, policy, homes, held, residencies, returnTimes, revocations);
         this.tickets = new Tickets(this, clock, this::stepEnded, this::pump);
@@ -178,6 +199,7 @@ public final class AdmissionController {
             WorkingSet ws = WorkingSet.of(facts);
             boolean again = tickets.holds(facts);
             if (!again) {
+                adoptFact(session, facts.sessionKey().source().label());
                 returnTimes.arrived(session, now);
             }
             boolean engaged = gate.appliesAt(now);
@@ -260,7 +282,7 @@ public final class AdmissionController {
         synchronized (this) {
             long now = clock.getAsLong();
             PoolSnapshot snap = snapshot.apply(now);
-            returnTimes.settleEnds(now);
+            returnTimes.settleEnds(now, this::wentOnElsewhere);
             for (ReplicaView r : snap.replicas()) {
                 if (!r.ready()) {
                     continue;
@@ -276,6 +298,7 @@ public final class AdmissionController {
     /** A ticket closed: its session's step ended; a long resident yields at its pause while others wait. Under the lock. */
     private void stepEnded(String session, long now) {
         returnTimes.stepEnded(session, now);
+        publishFact(session);
         if (residencies.stepEnded(session, now)) {
             revocations.yieldSlice(session, !scheduler.isEmpty(), rules.residencySliceNanos(), now);
         }
@@ -292,6 +315,45 @@ public final class AdmissionController {
             t = tickets.of(facts);
         }
         t.close();
+    }
+
+    /**
+     * A step of the session reached this router: where a peer served its later steps (the cluster's fact is ahead of
+     * what this router knows), its pause history, last end, last step and service become the fact's. Alone: nothing.
+     */
+    private void adoptFact(String session, String kind) {
+        Optional<SessionFact> f = facts.get(session);
+        if (f.isEmpty() || !f.get().aheadOf(returnTimes.steps(session))) {
+            return;
+        }
+        SessionFact fact = f.get();
+        returnTimes.adopt(session, kind, fact, epoch.toLocal(fact.lastEndEpochNanos()));
+        thrash.adopt(session, fact.lastReplica(), fact.lastTokens());
+        service.adopt(session, fact.serviceTokens(), epoch.toLocal(fact.serviceAtEpochNanos()));
+    }
+
+    /** A step of the session ended here: the cluster learns what this router knows of it now. */
+    private void publishFact(String session) {
+        if (facts == SessionFacts.NONE) {
+            return;
+        }
+        SessionFact pauses = returnTimes.fact(session, epoch);
+        if (pauses == null) {
+            return;
+        }
+        facts.publish(new SessionFact(session, pauses.steps(), thrash.lastReplica(session), thrash.lastTokens(session),
+                pauses.lastEndEpochNanos(), pauses.pauses(), pauses.lnPauseMean(), pauses.lnPauseM2(), pauses.lastPauseNanos(),
+                service.lastTokens(session), epoch.toEpoch(service.lastAtNanos(session))));
+    }
+
+    /** Whether a peer served a step of the session after its {@code steps}-th: its pause here was no end. */
+    private boolean wentOnElsewhere(String session, long steps) {
+        return facts.get(session).map(f -> f.aheadOf(steps)).orElse(false);
+    }
+
+    /** This router's engagement evidence, for its peers' load reports. */
+    public synchronized AdmissionEvidence evidence() {
+        return gate.evidence();
     }
 
     private static String sessionOf(RequestFacts facts) {

@@ -32,6 +32,24 @@ public final class AttainedService {
         sessions.put(session, new Served(at(session, nowNanos) + tokens, nowNanos));
     }
 
+    /** The session's service as another router last recorded it ({@code atNanos} on this router's clock). */
+    void adopt(String session, double tokens, long atNanos) {
+        if (tokens > 0) {
+            sessions.put(session, new Served(tokens, atNanos));
+        }
+    }
+
+    /** The service at its last update, and when (this router's clock; 0 tokens when none), for its {@link SessionFact}. */
+    double lastTokens(String session) {
+        Served s = sessions.get(session);
+        return s == null ? 0 : s.tokens;
+    }
+
+    long lastAtNanos(String session) {
+        Served s = sessions.get(session);
+        return s == null ? 0 : s.atNanos;
+    }
+
     /** The session's decayed service at {@code nowNanos}. */
     public double at(String session, long nowNanos) {
         Served s = sessions.get(session);

@@ -7,6 +7,7 @@ import io.lmwarden.router.pool.ReplicaView;
 
 import java.util.HashMap;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.function.Supplier;
 import java.util.logging.Logger;
@@ -15,7 +16,10 @@ import java.util.logging.Logger;
  * Whether the KV budget applies: admission is on, the pool thrashes ({@link ThrashSignal}: the evidence) and holding
  * residents through their pauses pays (the pool's median pause well inside the replicas' break-even). It keeps the one
  * break-even table, per replica as of its last look, that the evidence, this gate and the revocations read, and it is
- * what the API and the log report as "engaged". Not thread-safe: the controller's lock guards it.
+ * what the API and the log report as "engaged". In a cluster the pool's median pause and the break-even are the
+ * cluster's ({@link AdmissionEvidence}: the routers' pause estimates weighed by the pauses behind them, the longest
+ * break-even any computed), as the evidence is, so that every router takes the same decision. Not thread-safe: the
+ * controller's lock guards it.
  */
 final class EngagementGate {
 
@@ -37,12 +41,14 @@ final class EngagementGate {
     private final ReturnTimes returnTimes;
     private final ResidencyTable residencies;
     private final PrefillRates prefillRates;
+    private final PeerEvidence peers;
     private final Map<String, Long> breakEvens = new HashMap<>();
     /** What the log said last: it speaks when the budget starts or stops applying. */
     private boolean applied;
 
     EngagementGate(Supplier<AdmissionRules> rules, ThrashSignal thrash, ReturnTimes returnTimes, ResidencyTable residencies,
-                   PrefillRates prefillRates) {
+                   PrefillRates prefillRates, PeerEvidence peers) {
+        this.peers = peers;
         this.rules = rules;
         this.thrash = thrash;
         this.returnTimes = returnTimes;
@@ -78,7 +84,9 @@ final class EngagementGate {
      * than (10 s pauses on the reference replica: admission engaged and lost 13 % to affinity).
      */
     private long computeBreakEven(ReplicaView r) {
-        double tokens = (double) residencies.availableBlocks(r) * PrefixIndexes.TOKENS_PER_BLOCK;
+        // The replica's whole budget, not what the other routers' residents leave of it to this one: alone the two are
+        // the same; in a cluster a router whose peers hold most of the budget would find holding never pays.
+        double tokens = (double) residencies.budgetBlocks(r) * PrefixIndexes.TOKENS_PER_BLOCK;
         double msPerToken = Math.min(prefillRates.msPerToken(r.id()), prefillRates.prior());
         return Math.max(1, (long) (msPerToken * tokens * 1e6));
     }
@@ -108,8 +116,8 @@ final class EngagementGate {
         if (applies != applied) {
             applied = applies;
             if (applies) {
-                LogFields.info(LOG, "admission engaged: the KV budget applies", "medianPauseSeconds", seconds(returnTimes.poolMedianPauseNanos()),
-                        "breakEvenSeconds", seconds(longestBreakEven()), "always", rules.get().alwaysEngaged());
+                LogFields.info(LOG, "admission engaged: the KV budget applies", "medianPauseSeconds", seconds(poolMedianPauseNanos()),
+                        "breakEvenSeconds", seconds(clusterBreakEven()), "always", rules.get().alwaysEngaged());
             } else {
                 LogFields.info(LOG, "admission released: the KV budget no longer applies", "enabled", rules.get().enabled(),
                         "thrashing", thrash.engaged(now));
@@ -126,7 +134,26 @@ final class EngagementGate {
         if (rules.get().alwaysEngaged()) {
             return true;
         }
-        return returnTimes.poolMedianPauseNanos() * HOLDING_PAYS_SHARE_OF_BREAK_EVEN < longestBreakEven();
+        return poolMedianPauseNanos() * HOLDING_PAYS_SHARE_OF_BREAK_EVEN < clusterBreakEven();
+    }
+
+    /** The pool's median pause as the cluster learned it (alone: as this router did). */
+    private double poolMedianPauseNanos() {
+        List<AdmissionEvidence> others = peers.reports();
+        return others.isEmpty() ? returnTimes.poolMedianPauseNanos()
+                : Math.exp(AdmissionEvidence.lnPauseMean(returnTimes.poolWeight(), returnTimes.poolLnMean(), others));
+    }
+
+    /** The longest break-even this router or a peer computed. */
+    private long clusterBreakEven() {
+        return AdmissionEvidence.breakEven(longestBreakEven(), peers.reports());
+    }
+
+    /** This router's evidence, pause estimate and break-even, for its peers. */
+    AdmissionEvidence evidence() {
+        AdmissionEvidence e = thrash.evidence();
+        return new AdmissionEvidence(e.samples(), e.missRate(), e.evidenceSteps(), e.missedSteps(), e.lastKvFullEpochNanos(),
+                e.lastNoRoomEpochNanos(), returnTimes.poolWeight(), returnTimes.poolLnMean(), longestBreakEven());
     }
 
     private long longestBreakEven() {
@@ -146,8 +173,8 @@ final class EngagementGate {
         m.put("engaged", appliesAt(now));
         Map<String, Object> evidence = thrash.state(now);
         m.put("thrashing", evidence.get("engaged"));
-        double median = returnTimes.poolMedianPauseNanos();
-        long breakEven = longestBreakEven();
+        double median = poolMedianPauseNanos();
+        long breakEven = clusterBreakEven();
         m.put("holdingPays", rules.get().alwaysEngaged() || median * HOLDING_PAYS_SHARE_OF_BREAK_EVEN < breakEven);
         m.put("medianPauseSeconds", seconds(median));
         m.put("breakEvenSeconds", seconds(breakEven));

@@ -3,6 +3,7 @@ package io.lmwarden.router.placement.admission;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.function.Predicate;
 
 /**
  * When a paused session will send its next step, estimated from its own pauses shrunk towards a pool-wide log-normal
@@ -41,6 +42,9 @@ public final class ReturnTimes {
 
     /** One session's pauses (Welford's running mean and sum of squares of ln(pause)) and its steps in flight. */
     private static final class History {
+        final String session;
+        /** Its steps ended, through this router or (adopted from the cluster's fact) any. */
+        long steps;
         int inFlight;
         long lastEndNanos = -1;
         /** When its next step reached the router, while that step waits for admission; else -1. */
@@ -55,6 +59,10 @@ public final class ReturnTimes {
         PauseDeadline deadline;
         /** Its latest pause was counted as its end. */
         boolean countedEnded;
+
+        History(String session) {
+            this.session = session;
+        }
     }
 
     /** When a paused session's pause is taken for its end; {@code seq} keeps equal times apart. */
@@ -126,7 +134,7 @@ public final class ReturnTimes {
     public void stepStarted(String session, String kind, long nowNanos) {
         History h = sessions.get(session);
         if (h == null) {
-            h = new History();
+            h = new History(session);
             h.prior = priorOf(kind);
             sessions.put(session, h);
         } else if (h.inFlight == 0 && h.lastEndNanos >= 0) {
@@ -155,13 +163,73 @@ public final class ReturnTimes {
 
     /** The paused sessions whose pauses have outlasted their own 99th percentile by {@code nowNanos} have ended. */
     public void settleEnds(long nowNanos) {
+        settleEnds(nowNanos, (session, steps) -> false);
+    }
+
+    /** Whether another router has served a step of the session since its {@code steps}-th (the cluster's fact says so). */
+    interface WentOn {
+        boolean since(String session, long steps);
+    }
+
+    /**
+     * As {@link #settleEnds(long)}, but a session that went on through another router (its next step reached a peer:
+     * {@code wentOn}) has not ended: its pause's outcome is that peer's to count, as a return.
+     */
+    void settleEnds(long nowNanos, WentOn wentOn) {
         while (!pausedUntil.isEmpty() && pausedUntil.firstKey().atNanos() <= nowNanos) {
             Map.Entry<PauseDeadline, History> e = pausedUntil.pollFirstEntry();
             History h = e.getValue();
             h.deadline = null;
+            if (wentOn.since(h.session, h.steps)) {
+                continue;
+            }
             h.countedEnded = true;
             outcome(true);
         }
+    }
+
+    /** Its ended steps as this router knows them (0 for a session it does not know). */
+    long steps(String session) {
+        History h = sessions.get(session);
+        return h == null ? 0 : h.steps;
+    }
+
+    /**
+     * The cluster knows the session further than this router ({@code fact}: another router served its later steps):
+     * its pause history and its last end become the fact's, so that the pause now ending is measured from the end of
+     * its last step wherever that ran. Only while this router has none of its steps in flight (its own count of
+     * them is its own); {@code lastEndNanos} on this router's clock.
+     */
+    void adopt(String session, String kind, SessionFact fact, long lastEndNanos) {
+        History h = sessions.get(session);
+        if (h == null) {
+            h = new History(session);
+            h.prior = priorOf(kind);
+            sessions.put(session, h);
+        } else if (h.inFlight > 0 || !fact.aheadOf(h.steps)) {
+            return;
+        }
+        if (h.deadline != null) {
+            pausedUntil.remove(h.deadline);
+            h.deadline = null;
+        }
+        h.countedEnded = false;
+        h.steps = fact.steps();
+        h.lastEndNanos = lastEndNanos;
+        h.arrivedNanos = -1;
+        h.pauses = fact.pauses();
+        h.mean = fact.lnPauseMean();
+        h.m2 = fact.lnPauseM2();
+        h.lastPauseNanos = fact.lastPauseNanos();
+    }
+
+    /** The session's pause history, for its {@link SessionFact}; the caller adds the rest. */
+    SessionFact fact(String session, EpochClock epoch) {
+        History h = sessions.get(session);
+        if (h == null || h.lastEndNanos < 0) {
+            return null;
+        }
+        return new SessionFact(session, h.steps, "", 0, epoch.toEpoch(h.lastEndNanos), h.pauses, h.mean, h.m2, h.lastPauseNanos, 0, 0);
     }
 
     private void outcome(boolean ended) {
@@ -172,6 +240,9 @@ public final class ReturnTimes {
     /** A step of the session ended; with nothing else in flight, its pause starts now. */
     public void stepEnded(String session, long nowNanos) {
         History h = sessions.get(session);
+        if (h != null) {
+            h.steps++;
+        }
         if (h != null && --h.inFlight <= 0) {
             h.inFlight = 0;
             h.lastEndNanos = nowNanos;
@@ -271,6 +342,15 @@ public final class ReturnTimes {
     /** The median of every session's pauses, as the pool-wide prior has learned them. */
     public double poolMedianPauseNanos() {
         return Math.exp(pool.mean);
+    }
+
+    /** The pool-wide estimate's weight (the pauses it rests on, decayed) and mean of ln(pause), for the peers. */
+    double poolWeight() {
+        return pool.weight;
+    }
+
+    double poolLnMean() {
+        return pool.mean;
     }
 
     /** The median of the session's pauses, as estimated. */

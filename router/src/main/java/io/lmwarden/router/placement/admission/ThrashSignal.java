@@ -2,6 +2,8 @@ package io.lmwarden.router.placement.admission;
 
 import io.lmwarden.common.logging.LogFields;
 
+import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.logging.Logger;
 
@@ -11,8 +13,12 @@ import java.util.logging.Logger;
  * find their own prefix gone, as the engines report in {@code cached_tokens}; or an engine whose KV cache is full of
  * running requests while others wait, while such misses are not rare. Without such evidence the router places exactly as its policy does. Engaged, it
  * stays so while admission still finds no room for someone (hysteresis: engaged admission hides the misses it prevents),
- * and lets go once the misses are rare and the budget has had room for a calm period. Not thread-safe:
- * {@link AdmissionController} guards it.
+ * and lets go once the misses are rare and the budget has had room for a calm period.
+ *
+ * <p>In a cluster the evidence is the cluster's: every router decides on its own evidence and its peers' as they
+ * report it ({@link AdmissionEvidence}: the miss rates weighed by their samples, the latest engine seen full, the
+ * latest time admission found no room), each the same way, so all engage and let go together (as late as a report).
+ * Not thread-safe: {@link AdmissionController} guards it.
  */
 public final class ThrashSignal {
 
@@ -32,6 +38,8 @@ public final class ThrashSignal {
     }
 
     private final Map<String, LastStep> lastSteps;
+    private final PeerEvidence peers;
+    private final EpochClock epoch;
     private final boolean always;
     private final long calmNanos;
     private double missRate;
@@ -48,6 +56,13 @@ public final class ThrashSignal {
      * @param calmNanos how long the budget must have had room for everyone before admission lets go
      */
     public ThrashSignal(boolean always, long calmNanos, int sessionsRemembered) {
+        this(always, calmNanos, sessionsRemembered, PeerEvidence.NONE, EpochClock.IDENTITY);
+    }
+
+    /** With the peers' evidence, whose times {@code epoch} converts to this router's clock. */
+    public ThrashSignal(boolean always, long calmNanos, int sessionsRemembered, PeerEvidence peers, EpochClock epoch) {
+        this.peers = peers;
+        this.epoch = epoch;
         this.always = always;
         this.calmNanos = calmNanos;
         this.lastSteps = new BoundedSessions<>(sessionsRemembered);
@@ -83,6 +98,24 @@ public final class ThrashSignal {
         update(nowNanos);
     }
 
+    /** The session's previous step as another router served it (from the cluster's {@link SessionFact}). */
+    void adopt(String session, String replica, long tokens) {
+        if (!replica.isEmpty() && tokens > 0) {
+            lastSteps.put(session, new LastStep(replica, tokens));
+        }
+    }
+
+    /** The session's last served step's replica ("" when none) and tokens, for its {@link SessionFact}. */
+    String lastReplica(String session) {
+        LastStep s = lastSteps.get(session);
+        return s == null ? "" : s.replica;
+    }
+
+    long lastTokens(String session) {
+        LastStep s = lastSteps.get(session);
+        return s == null ? 0 : s.tokens;
+    }
+
     /** An engine's KV cache is full of running requests and more are waiting: evidence of thrashing by itself. */
     public void kvFullWithQueue(long nowNanos) {
         lastKvFullNanos = nowNanos;
@@ -103,26 +136,54 @@ public final class ThrashSignal {
     }
 
     private void update(long nowNanos) {
-        boolean misses = samples >= MIN_SAMPLES && missRate >= ENGAGE_AT;
+        List<AdmissionEvidence> others = peers.reports();
+        int n = AdmissionEvidence.samples(samples, others);
+        double rate = AdmissionEvidence.missRate(samples, missRate, others);
+        long kvFullAt = AdmissionEvidence.latest(lastKvFullNanos, others, true, epoch);
+        long noRoomAt = AdmissionEvidence.latest(lastNoRoomNanos, others, false, epoch);
+        boolean misses = n >= MIN_SAMPLES && rate >= ENGAGE_AT;
         // An engine full of running requests is thrashing only when sessions also lose their prefixes: long prompts fill
         // an engine without evicting anyone's (claude-code-tools on a 38k-token replica), and a budget would only idle it.
-        boolean kvFull = nowNanos - lastKvFullNanos < calmNanos && samples >= MIN_SAMPLES && missRate >= RELEASE_BELOW;
+        boolean kvFull = nowNanos - kvFullAt < calmNanos && n >= MIN_SAMPLES && rate >= RELEASE_BELOW;
         if (!engaged && (misses || kvFull)) {
             engaged = true;
             engagedTimes++;
             lastNoRoomNanos = nowNanos;
             LogFields.info(LOG, "the pool thrashes", "evidence", misses ? "own-prefix misses" : "engine KV full with requests waiting",
-                    "ownPrefixMissRate", Math.round(missRate * 100) / 100.0);
-        } else if (engaged && !kvFull && missRate < RELEASE_BELOW && nowNanos - lastNoRoomNanos >= calmNanos) {
+                    "ownPrefixMissRate", Math.round(rate * 100) / 100.0, "routers", others.size() + 1);
+        } else if (engaged && !kvFull && rate < RELEASE_BELOW && nowNanos - noRoomAt >= calmNanos) {
             engaged = false;
             LogFields.info(LOG, "the pool no longer thrashes: few own-prefix misses, and room for every session for a calm period",
-                    "ownPrefixMissRate", Math.round(missRate * 100) / 100.0);
+                    "ownPrefixMissRate", Math.round(rate * 100) / 100.0, "routers", others.size() + 1);
         }
     }
 
-    /** For the API: whether engaged, the miss rate, and the evidence counted. */
+    /** This router's own evidence, for its peers (times on the wall clock, 0 for never); the pause fields left 0. */
+    AdmissionEvidence evidence() {
+        return new AdmissionEvidence(samples, missRate, evidenceSteps, missedSteps, epochOrNever(lastKvFullNanos),
+                epochOrNever(lastNoRoomNanos), 0, 0, 0);
+    }
+
+    private long epochOrNever(long localNanos) {
+        return localNanos == Long.MIN_VALUE / 2 ? 0 : epoch.toEpoch(localNanos);
+    }
+
+    /**
+     * For the API: whether engaged, and the evidence it decides on: the cluster's miss rate and steps counted (this
+     * router's and its peers' as reported; alone, its own), and this router's own steps beside them.
+     */
     public Map<String, Object> state(long nowNanos) {
-        return Map.of("engaged", engaged(nowNanos), "always", always, "ownPrefixMissRate", Math.round(missRate * 1000) / 1000.0,
-                "evidenceSteps", evidenceSteps, "missedSteps", missedSteps, "engagedTimes", engagedTimes);
+        List<AdmissionEvidence> others = peers.reports();
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("engaged", engaged(nowNanos));
+        m.put("always", always);
+        m.put("ownPrefixMissRate", Math.round(AdmissionEvidence.missRate(samples, missRate, others) * 1000) / 1000.0);
+        m.put("evidenceSteps", AdmissionEvidence.evidenceSteps(evidenceSteps, others, false));
+        m.put("missedSteps", AdmissionEvidence.evidenceSteps(missedSteps, others, true));
+        m.put("evidenceStepsHere", evidenceSteps);
+        m.put("missedStepsHere", missedSteps);
+        m.put("routersCounted", others.size() + 1);
+        m.put("engagedTimes", engagedTimes);
+        return m;
     }
 }
