@@ -111,6 +111,7 @@ public final class InfinispanCluster implements RouterCluster {
             loadCache.addListener(c.new Reports());
             drainCache.addListener(c.new Drains());
             manager.addListener(c.new Views());
+            awaitMergeIfAlone(manager, ListedPeers.of(settings));
             c.recompute();
             LOG.info(() -> "router cluster '" + settings.name() + "' joined as " + c.self + "; members " + manager.getMembers()
                     + "; " + pins.size() + " pins and " + factCache.getAdvancedCache().withFlags(Flag.CACHE_MODE_LOCAL).size()
@@ -119,6 +120,40 @@ public final class InfinispanCluster implements RouterCluster {
         } catch (RuntimeException e) {
             manager.stop();
             throw e;
+        }
+    }
+
+    /** Longer than MERGE3's longest interval (15 s, jgroups-tcp.xml): time for a merge round to find the peers. */
+    private static final long MERGE_WAIT_NANOS = TimeUnit.SECONDS.toNanos(40);
+
+    /**
+     * A router that finds itself alone while a listed peer answers on its cluster port has formed a cluster of its own:
+     * its join went unanswered within GMS's join timeout (a peer starved of CPU: seen in rolling restarts at load 20,
+     * when the restarted router then served with no pins and sessions went NEW elsewhere). MERGE3 joins the two
+     * clusters within its interval, the larger side's pins winning; the router waits for that before it serves. A
+     * router whose listed peers are all down (the first to start) does not wait.
+     */
+    private static void awaitMergeIfAlone(DefaultCacheManager manager, ListedPeers peers) {
+        if (peers.isEmpty() || manager.getMembers().size() > 1) {
+            return;
+        }
+        long deadline = System.nanoTime() + MERGE_WAIT_NANOS;
+        boolean told = false;
+        while (manager.getMembers().size() == 1 && System.nanoTime() - deadline < 0 && peers.anyAnswers()) {
+            if (!told) {
+                LOG.warning("router cluster: joined alone while a listed peer answers; waiting for the clusters to merge before serving");
+                told = true;
+            }
+            try {
+                Thread.sleep(1000);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return;
+            }
+        }
+        if (told) {
+            LOG.info(() -> "router cluster: " + (manager.getMembers().size() > 1 ? "merged; members " + manager.getMembers()
+                    : "still alone after waiting; serving with what it holds"));
         }
     }
 

@@ -402,7 +402,7 @@ class AdmissionControllerTest {
     void withoutFailFastANewcomerPastItsForecastQueuesAndItsTimeoutIsSettledAsAtLeastTheTimeout() throws Exception {
         List<long[]> settled = new ArrayList<>();
         controller = new AdmissionController(settings.withFailFast(false), placer, now -> new PoolSnapshot(replicas, now), () -> policy,
-                homes, indexes, PREFILL, 1600, new AdmissionObserver() {
+                homes, HeldTokens.estimatesOnly(indexes), PREFILL, 1600, new AdmissionObserver() {
                     @Override
                     public void admittedAfterWait(long waitedNanos) {
                     }
