@@ -142,6 +142,11 @@ public record SimProfile(String name, int maxNumSeqs, int maxNumBatchedTokens, i
                 prefillAttention, kvBytesPerToken, kvOffloadGib, offloadGBps);
     }
 
+    /** The same engine with prefill (its per-token and its attention cost) {@code factor} times as expensive. */
+    public SimProfile withPrefillCostTimes(double factor) {
+        return withCosts(stepBaseMs, prefillMsPerToken * factor, decodeMsPerSeq, contextMsPerKiloToken, prefillAttentionMsPerKiloToken * factor);
+    }
+
     public SimProfile withKvBytesPerToken(long bytes) {
         return copy(maxNumSeqs, maxNumBatchedTokens, kvBlocks, blockSize, maxModelLen, stepBaseMs, prefillMsPerToken, decodeMsPerSeq,
                 contextMsPerKiloToken, prefillAttentionMsPerKiloToken, bytes, kvOffloadGib, offloadGBps);

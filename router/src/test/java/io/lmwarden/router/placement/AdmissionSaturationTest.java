@@ -44,12 +44,7 @@ class AdmissionSaturationTest {
      */
     private static final double PREFILL_FACTOR = 4;
     /** 440 blocks × 16 = 7,040 tokens: a shared ~1,000-token system prompt plus two sessions of up to ~2,900 tokens. */
-    private static final SimProfile TWO_SESSIONS_PER_REPLICA = slowPrefill(SimProfile.defaultProfile().withKvBlocks(440));
-
-    private static SimProfile slowPrefill(SimProfile p) {
-        return p.withCosts(p.stepBaseMs(), p.prefillMsPerToken() * PREFILL_FACTOR, p.decodeMsPerSeq(), p.contextMsPerKiloToken(),
-                p.prefillAttentionMsPerKiloToken() * PREFILL_FACTOR);
-    }
+    private static final SimProfile TWO_SESSIONS_PER_REPLICA = SimProfile.defaultProfile().withKvBlocks(440).withPrefillCostTimes(PREFILL_FACTOR);
 
     /** Per request: prompt tokens, tokens the engine served from cache, what perfect caching could have served. */
     private record Step(int status, long promptTokens, long cachedTokens, long oracleTokens, long queueWaitMs) {

@@ -109,9 +109,7 @@ class PausesUnderPressureTest {
         // at four times the reference cost (engines and the router's prior) keeps the short pauses, which are the 20 ms
         // plus the client's own turnaround, well inside the break-even on a loaded machine too: at the reference cost
         // (a 0.1 s break-even) a turnaround stretched by load made short-pausing residents look costly to hold.
-        SimProfile reference = SimProfile.defaultProfile().withKvBlocks(440);
-        SimProfile small = reference.withCosts(reference.stepBaseMs(), reference.prefillMsPerToken() * 4, reference.decodeMsPerSeq(),
-                reference.contextMsPerKiloToken(), reference.prefillAttentionMsPerKiloToken() * 4);
+        SimProfile small = SimProfile.defaultProfile().withKvBlocks(440).withPrefillCostTimes(4);
         try (RouterUnderTest router = RouterUnderTest.start(SimPool.start(2, small, TIME_SCALE),
                 c -> c.withTimeScale(TIME_SCALE).with(AdmissionSettings.ENGAGE, AdmissionSettings.ENGAGE_ALWAYS)
                         .with(PlacementSettings.PREFILL_MS_PER_TOKEN, PlacementSettings.PREFILL_MS_PER_TOKEN.defaultValue() * 4))) {
