@@ -31,10 +31,8 @@ final class JGroupsStack {
             return "<dns.DNS_PING dns_query=\"" + escape(dns.query()) + "\" dns_record_type=\"A\"/>";
         }
         ClusterSettings.Static st = (ClusterSettings.Static) d;
-        String hosts = st.hostPorts().stream().map(h -> {
-            int colon = h.lastIndexOf(':');
-            return h.substring(0, colon) + "[" + h.substring(colon + 1) + "]";
-        }).collect(Collectors.joining(","));
+        String hosts = st.hostPorts().stream().map(h -> ClusterSettings.Static.host(h) + "[" + ClusterSettings.Static.port(h) + "]")
+                .collect(Collectors.joining(","));
         return "<TCPPING initial_hosts=\"" + escape(hosts) + "\" port_range=\"0\"/>";
     }
 

@@ -30,8 +30,7 @@ final class ListedPeers {
         ClusterSettings.Discovery d = settings.discovery().orElse(null);
         if (d instanceof ClusterSettings.Static st) {
             for (String hostPort : st.hostPorts()) {
-                int colon = hostPort.lastIndexOf(':');
-                InetSocketAddress a = new InetSocketAddress(hostPort.substring(0, colon), Integer.parseInt(hostPort.substring(colon + 1)));
+                InetSocketAddress a = new InetSocketAddress(ClusterSettings.Static.host(hostPort), ClusterSettings.Static.port(hostPort));
                 if (!isSelf(a, settings)) {
                     out.add(a);
                 }

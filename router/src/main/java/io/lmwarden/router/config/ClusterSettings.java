@@ -26,6 +26,16 @@ public record ClusterSettings(
         public Static {
             hostPorts = List.copyOf(hostPorts);
         }
+
+        /** The host of a listed {@code host:port} (validated when the setting was parsed). */
+        public static String host(String hostPort) {
+            return hostPort.substring(0, hostPort.lastIndexOf(':'));
+        }
+
+        /** The port of a listed {@code host:port}. */
+        public static int port(String hostPort) {
+            return Integer.parseInt(hostPort.substring(hostPort.lastIndexOf(':') + 1));
+        }
     }
 
     public static final Setting<Optional<Discovery>> CLUSTER = Setting.ofGeneric("cluster", "discovery",
