@@ -62,15 +62,10 @@ class SpillTest {
     }
 
     static void waitForInFlight(Http http, RouterUnderTest router, String replica, int n) {
-        long deadline = System.nanoTime() + io.lmwarden.router.testing.Await.HANG_GUARD.toNanos();
-        while (System.nanoTime() < deadline) {
+        io.lmwarden.router.testing.Await.until("replica " + replica + " with " + n + " requests in flight", () -> {
             String body = http.get(router.url() + "/api/replicas").body();
-            if (body.contains("\"id\":\"" + replica + "\",") && body.replaceAll(".*\"id\":\"" + replica + "\",[^}]*?\"inFlight\":(\\d+).*", "$1")
-                    .equals(Integer.toString(n))) {
-                return;
-            }
-            RouterUnderTest.sleep(20);
-        }
-        throw new AssertionError("replica " + replica + " never had " + n + " requests in flight");
+            return body.contains("\"id\":\"" + replica + "\",") && body.replaceAll(".*\"id\":\"" + replica + "\",[^}]*?\"inFlight\":(\\d+).*", "$1")
+                    .equals(Integer.toString(n));
+        }, () -> http.get(router.url() + "/api/replicas").body());
     }
 }

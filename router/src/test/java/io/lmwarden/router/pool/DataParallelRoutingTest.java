@@ -206,13 +206,6 @@ class DataParallelRoutingTest {
     }
 
     private static void waitUntil(java.util.function.BooleanSupplier condition, String what) {
-        long deadline = System.nanoTime() + io.lmwarden.router.testing.Await.HANG_GUARD.toNanos();
-        while (System.nanoTime() < deadline) {
-            if (condition.getAsBoolean()) {
-                return;
-            }
-            RouterUnderTest.sleep(20);
-        }
-        throw new AssertionError("timed out waiting for: " + what);
+        io.lmwarden.router.testing.Await.until(what, condition, () -> "not yet");
     }
 }

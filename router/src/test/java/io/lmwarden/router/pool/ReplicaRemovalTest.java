@@ -80,12 +80,9 @@ class ReplicaRemovalTest {
             assertThat(before.get("running").isNumber()).isTrue();
 
             router.sims().kill(1);
-            long deadline = System.nanoTime() + io.lmwarden.router.testing.Await.HANG_GUARD.toNanos();
+            io.lmwarden.router.testing.Await.until("the killed sim-1 out of rotation", () -> !replicaNow(http, router, "sim-1").get("ready").asBoolean(),
+                    () -> replicaNow(http, router, "sim-1").toString());
             JsonNode after = replica(http, router, "sim-1");
-            while (after.get("ready").asBoolean() && System.nanoTime() < deadline) {
-                RouterUnderTest.sleep(50);
-                after = replica(http, router, "sim-1");
-            }
             assertThat(after.get("ready").asBoolean()).isFalse();
             assertThat(after.get("stickySessions").asInt()).as("its sessions were released").isZero();
             for (String figure : List.of("running", "waiting", "kvCacheUsage", "prefixHitRate", "kvCapacityTokens")) {
@@ -97,6 +94,14 @@ class ReplicaRemovalTest {
     }
 
     private static final ObjectMapper JSON = new ObjectMapper();
+
+    private static JsonNode replicaNow(Http http, RouterUnderTest router, String id) {
+        try {
+            return replica(http, router, id);
+        } catch (Exception e) {
+            throw new IllegalStateException(e);
+        }
+    }
 
     private static JsonNode replica(Http http, RouterUnderTest router, String id) throws Exception {
         for (JsonNode r : JSON.readTree(http.get(router.url() + "/api/replicas").body()).get("replicas")) {
