@@ -1,5 +1,6 @@
 package io.lmwarden.bench;
 
+import io.lmwarden.bench.run.StageHold;
 import io.lmwarden.bench.client.AgentApis;
 import io.lmwarden.common.api.ApiDialect;
 import io.lmwarden.bench.pool.SimulatedVariant;
@@ -88,6 +89,11 @@ public final class BenchOptions {
 
     @Option(names = "--stage", defaultValue = "3m", description = "Length of each stage (default ${DEFAULT-VALUE}).")
     String stage;
+
+    @Option(names = "--stage-min-steps", defaultValue = "0",
+            description = "The fewest steps each stage measures: its window stays open past --stage until that many steps have ended"
+                    + " in it (at most " + StageHold.GUARD_STAGES + " stage lengths; default ${DEFAULT-VALUE}: the stage is its length only).")
+    int stageMinSteps;
 
     @Option(names = "--settle", defaultValue = "0",
             description = "Unmeasured time at each stage's concurrency before its measurement starts, e.g. 1m (default ${DEFAULT-VALUE}): "
@@ -255,7 +261,7 @@ public final class BenchOptions {
         }
         RunPlan run = new RunPlan(variants, repeat, sessions, Durations.parse(stage), Durations.parse(settle),
                 timeScale != null ? timeScale : simulated ? 10 : 1, Durations.parse(sampleInterval),
-                warmUp != null ? Durations.parse(warmUp) : Duration.ofSeconds(simulated ? 5 : 0), stepLog);
+                warmUp != null ? Durations.parse(warmUp) : Duration.ofSeconds(simulated ? 5 : 0), stepLog, stageMinSteps);
         return new BenchSettings(pool, run, plan, workloadFile, null, out, commandLine);
     }
 

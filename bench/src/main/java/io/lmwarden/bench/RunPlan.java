@@ -15,6 +15,9 @@ import java.util.List;
  * @param sampleInterval how often replicas busy is sampled, workload time
  * @param warmUp         unmeasured load before the first variant, wall-clock time (JIT warm-up)
  * @param stepLog        write every step of every variant to a CSV (always done for runs with faults)
+ * @param minSteps       the fewest steps a stage's window holds: it stays open past its nominal end until that many
+ *                       steps have ended in it (0: the stage is its length only). What a run asserts about its steps
+ *                       then holds on a slow or busy machine too, where a short stage may end before its steps do.
  */
 public record RunPlan(
         List<String> policies,
@@ -25,7 +28,8 @@ public record RunPlan(
         double timeScale,
         Duration sampleInterval,
         Duration warmUp,
-        boolean stepLog) {
+        boolean stepLog,
+        int minSteps) {
 
     public RunPlan {
         policies = List.copyOf(policies);
@@ -54,6 +58,14 @@ public record RunPlan(
         if (sampleInterval.isNegative() || sampleInterval.isZero()) {
             throw new IllegalArgumentException("--sample-interval must be > 0");
         }
+        if (minSteps < 0) {
+            throw new IllegalArgumentException("--stage-min-steps must be >= 0, got " + minSteps);
+        }
+    }
+
+    public RunPlan(List<String> policies, int repeat, List<Integer> sessions, Duration stage, Duration settle, double timeScale,
+                   Duration sampleInterval, Duration warmUp, boolean stepLog) {
+        this(policies, repeat, sessions, stage, settle, timeScale, sampleInterval, warmUp, stepLog, 0);
     }
 
     /** The order of variants in repeat {@code r} (0-based): alternated, so that neither always runs first. */
@@ -72,14 +84,14 @@ public record RunPlan(
     }
 
     public RunPlan withPolicies(List<String> p) {
-        return new RunPlan(p, repeat, sessions, stage, settle, timeScale, sampleInterval, warmUp, stepLog);
+        return new RunPlan(p, repeat, sessions, stage, settle, timeScale, sampleInterval, warmUp, stepLog, minSteps);
     }
 
     public RunPlan withRepeat(int r) {
-        return new RunPlan(policies, r, sessions, stage, settle, timeScale, sampleInterval, warmUp, stepLog);
+        return new RunPlan(policies, r, sessions, stage, settle, timeScale, sampleInterval, warmUp, stepLog, minSteps);
     }
 
     public RunPlan withWarmUp(Duration w) {
-        return new RunPlan(policies, repeat, sessions, stage, settle, timeScale, sampleInterval, w, stepLog);
+        return new RunPlan(policies, repeat, sessions, stage, settle, timeScale, sampleInterval, w, stepLog, minSteps);
     }
 }

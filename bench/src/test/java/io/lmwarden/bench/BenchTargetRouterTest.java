@@ -36,7 +36,7 @@ class BenchTargetRouterTest {
              LmWardenRouter router = LmWardenRouter.start(RouterConfig.forReplicas(cluster.urls()).with(PlacementSettings.POLICY, "round-robin")
                      .withTimeScale(K).withScrapeInterval(Duration.ofMillis(20)).with(ServerSettings.ADMIN_TOKEN, java.util.Optional.of("s3cret")))) {
             String progress = run(List.of("--target", router.url(), "--admin-token", "s3cret", "--time-scale", "20",
-                    "--policies", "least-loaded,affinity", "--sessions", "2", "--stage", "30s", "--system-tokens", "300",
+                    "--policies", "least-loaded,affinity", "--sessions", "2", "--stage", "30s", "--stage-min-steps", "5", "--system-tokens", "300",
                     "--first-tokens", "500", "--steps", "3", "--step-tokens", "60", "--max-tokens", "32",
                     "--think-time", "0.5s", "--out", out.toString()), 0);
             assertThat(progress).contains("[least-loaded, repeat 1] 2 sessions:").contains("[affinity, repeat 1] 2 sessions:");
@@ -67,8 +67,9 @@ class BenchTargetRouterTest {
                      .withTimeScale(K).withScrapeInterval(Duration.ofMillis(20)).with(ServerSettings.ADMIN_TOKEN, java.util.Optional.of("s3cret")), 2,
                      "lmw-bench-target-test-" + ProcessHandle.current().pid())) {
             String targets = String.join(",", routers.urls());
+            // Sessions start on routers 0, 1, 0 and alternate: of any 6 steps that ended, some went to each router.
             run(List.of("--target", targets, "--admin-token", "s3cret", "--time-scale", "20",
-                    "--policies", "affinity", "--sessions", "3", "--stage", "30s", "--system-tokens", "300",
+                    "--policies", "affinity", "--sessions", "3", "--stage", "30s", "--stage-min-steps", "6", "--system-tokens", "300",
                     "--first-tokens", "500", "--steps", "3", "--step-tokens", "60", "--max-tokens", "32",
                     "--think-time", "0.5s", "--out", out.toString()), 0);
             JsonNode row = new ObjectMapper().readTree(out.resolve("results.json").toFile()).path("results").get(0);

@@ -62,6 +62,7 @@ public final class VariantRunner implements LoadRun {
                 target::inRotation, settings.pool().stepsPerRouter()), settings.plan(), clock, runNonce, log);
         FaultScheduler faults = new FaultScheduler(target, settings.plan().faults(), clock, progress);
         WindowRecorder recorder = new WindowRecorder(vertx, target, clock, plan.sampleInterval());
+        StageHold hold = new StageHold(log, plan.minSteps());
         List<StageResult> results = new ArrayList<>();
         try {
             faults.start();
@@ -72,8 +73,15 @@ public final class VariantRunner implements LoadRun {
                     WindowRecorder.sleepUntil(System.nanoTime() + clock.wallNanos(plan.settle()));
                 }
                 AtomicReference<List<String>> stillRunning = new AtomicReference<>(List.of());
-                WindowRecorder.Window w = recorder.record(clock.wallNanos(plan.stage()),
-                        () -> stillRunning.set(faults.awaitRunning(faultGuard(clock))));
+                long stageWall = clock.wallNanos(plan.stage());
+                WindowRecorder.Window w = recorder.record(stageWall, start -> {
+                    stillRunning.set(faults.awaitRunning(faultGuard(clock)));
+                    int ended = hold.await(start, stageWall);
+                    if (ended < plan.minSteps()) {
+                        progress.println("  stage ended at its guard with " + ended + " of the " + plan.minSteps()
+                                + " steps --stage-min-steps asks for");
+                    }
+                });
                 List<Double> unfinished = Await.result(driver.liveSessions(), WindowRecorder.PROBE_TIMEOUT).stream()
                         .map(l -> clock.workloadSeconds(w.endNanos() - l.startedNanos())).toList();
                 List<StepRecord> steps = log.endedWithin(w.startNanos(), w.endNanos());

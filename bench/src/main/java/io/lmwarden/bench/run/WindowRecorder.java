@@ -42,22 +42,22 @@ final class WindowRecorder {
 
     /** Measures from now for {@code wallNanos}; blocks until the window has ended and the counters are read. */
     Window record(long wallNanos) {
-        return record(wallNanos, () -> {
+        return record(wallNanos, start -> {
         });
     }
 
     /**
      * As {@link #record(long)}, the window held open past its nominal end for as long as {@code holdOpen} blocks (run
-     * once, at that end).
+     * once, at that end, with the window's start).
      */
-    Window record(long wallNanos, Runnable holdOpen) {
+    Window record(long wallNanos, java.util.function.LongConsumer holdOpen) {
         List<ReplicaReading> before = readWithRetry();
         long start = System.nanoTime();
         long cpuStart = ProcessCpu.nanos();
         BusySampler sampler = new BusySampler(vertx, target.probe(), sampleMillis);
         sleepUntil(start + wallNanos);
         long nominalEnd = System.nanoTime();
-        holdOpen.run();
+        holdOpen.accept(start);
         long end = System.nanoTime();
         double cpuCores = (ProcessCpu.nanos() - cpuStart) / (double) (end - start);
         List<Integer> busy = sampler.stop();

@@ -37,7 +37,7 @@ class ProbeTest {
                      .withScrapeInterval(Duration.ofMillis(20)).with(ServerSettings.ADMIN_TOKEN, java.util.Optional.of("s3cret")))) {
             awaitScrapedAndReady(router.url(), "s3cret", 2);
             String text = BenchInvocation.run(List.of("probe", "--target", router.url(), "--admin-token", "s3cret", "--repeat", "1",
-                    "--sessions", "2", "--stage", "20s", "--out", out.toString(),
+                    "--sessions", "2", "--stage", "20s", "--stage-min-steps", "2", "--out", out.toString(),
                     "--time-scale", "20", "--system-tokens", "300", "--first-tokens", "500", "--steps", "2",
                     "--step-tokens", "60", "--max-tokens", "32", "--think-time", "0.5s"), 0);
             assertThat(text).contains("a hit, as expected").contains("a miss, as expected");

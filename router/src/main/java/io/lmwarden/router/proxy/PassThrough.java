@@ -45,8 +45,12 @@ public final class PassThrough {
         Buffer body = rc.body() == null || rc.body().buffer() == null ? Buffer.buffer() : rc.body().buffer();
         // HEAD is answered as GET without its body (the engine may not serve HEAD; Vert.x drops a HEAD response's body).
         HttpMethod method = rc.request().method() == HttpMethod.HEAD ? HttpMethod.GET : rc.request().method();
+        // Bounded like every proxied request (streamIdleTimeout): a replica that accepts the request and stays silent
+        // gets the client a 504 naming it, never an answer that does not come.
         RequestOptions opts = new RequestOptions().setMethod(method)
-                .setAbsoluteURI(target.url() + RequestTarget.originForm(rc.request()));
+                .setAbsoluteURI(target.url() + RequestTarget.originForm(rc.request()))
+                .setConnectTimeout(ctx.acquireTimeout().toMillis())
+                .setIdleTimeout(ctx.upstream().streamIdleTimeout().toMillis());
         ctx.client().request(opts)
                 .compose(req -> {
                     HopByHopHeaders.copy(rc.request().headers(), req.headers(), SET_HERE);
@@ -62,8 +66,13 @@ public final class PassThrough {
                     if (ar.succeeded()) {
                         rc.response().end(ar.result());
                     } else if (!rc.response().headWritten()) {
-                        rc.response().setStatusCode(502).putHeader(HttpHeaders.CONTENT_TYPE, "application/json")
-                                .end(ApiErrors.body(dialect, 502, "replica " + target.id() + " failed: " + ar.cause().getMessage()));
+                        boolean silent = ar.cause() instanceof java.util.concurrent.TimeoutException;
+                        int status = silent ? 504 : 502;
+                        rc.response().setStatusCode(status).putHeader(HttpHeaders.CONTENT_TYPE, "application/json")
+                                .end(ApiErrors.body(dialect, status, silent
+                                        ? "replica " + target.id() + " did not answer within streamIdleTimeout ("
+                                        + ctx.upstream().streamIdleTimeout().toSeconds() + " s)"
+                                        : "replica " + target.id() + " failed: " + ar.cause().getMessage()));
                     }
                 });
     }

@@ -144,6 +144,23 @@ class FailureHandlingTest {
     }
 
     @Test
+    void aReplicaSilentOnAPassThroughRequestGetsTheClientA504NamingIt() {
+        for (int i = 0; i < 3; i++) {
+            fault(i, "{\"modelsStallMs\":60000}");
+        }
+        try {
+            Http.Reply r = HTTP.get(router.url() + "/v1/models");
+            assertThat(r.status()).isEqualTo(504);
+            assertThat(r.body()).contains("\"error\"").containsPattern("replica sim-[0-2] did not answer within streamIdleTimeout");
+        } finally {
+            for (int i = 0; i < 3; i++) {
+                fault(i, "{\"modelsStallMs\":0}");
+            }
+        }
+        assertThat(HTTP.get(router.url() + "/v1/models").status()).as("the router keeps serving").isEqualTo(200);
+    }
+
+    @Test
     void modelsAreServedFromAReadyReplica() {
         Http.Reply r = HTTP.get(router.url() + "/v1/models");
         assertThat(r.status()).isEqualTo(200);
