@@ -42,10 +42,15 @@ public final class ModelDiscovery {
     }
 
     private static JsonNode firstEntry(HttpClient http, String baseUrl) {
-        String body = Await.result(http.request(new RequestOptions().setMethod(HttpMethod.GET)
-                        .setAbsoluteURI(baseUrl + "/v1/models").setIdleTimeout(30_000))
-                .compose(req -> req.send())
-                .compose(resp -> resp.body().map(b -> resp.statusCode() + "\n" + b)), Duration.ofSeconds(30));
+        String body;
+        try {
+            body = Await.result(http.request(new RequestOptions().setMethod(HttpMethod.GET)
+                            .setAbsoluteURI(baseUrl + "/v1/models").setIdleTimeout(30_000))
+                    .compose(req -> req.send())
+                    .compose(resp -> resp.body().map(b -> resp.statusCode() + "\n" + b)), Duration.ofSeconds(30));
+        } catch (IllegalStateException e) {
+            throw new IllegalStateException("GET " + baseUrl + "/v1/models: " + e.getMessage() + "; pass --model to skip the lookup", e);
+        }
         int nl = body.indexOf('\n');
         if (!body.startsWith("200")) {
             throw new IllegalStateException("GET " + baseUrl + "/v1/models answered HTTP " + body.substring(0, nl)
