@@ -103,6 +103,9 @@ public final class JsonReport {
             put(o, "output_tokens_per_min", r.throughput().outputTokensPerMin());
             put(o, "ttfb_p50_s", r.latency().ttfbP50());
             put(o, "ttfb_p95_s", r.latency().ttfbP95());
+            put(o, "ttfb_p99_s", r.latency().ttfbP99());
+            put(o, "session_worst_ttfb_p95_s", r.latency().sessionWorstTtfbP95());
+            put(o, "session_worst_ttfb_max_s", r.latency().sessionWorstTtfbMax());
             put(o, "replicas_busy", r.replicasBusy());
             put(o, "prefix_hit_pct", r.cache().prefixHitPct());
             put(o, "stayed_pct", r.cache().stayedPct());

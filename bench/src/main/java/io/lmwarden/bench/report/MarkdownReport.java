@@ -26,6 +26,8 @@ public final class MarkdownReport {
             new Column("Output tok/min", r -> r.throughput().outputTokensPerMin(), 0),
             new Column("TTFB p50 (s)", r -> r.latency().ttfbP50(), 2),
             new Column("TTFB p95 (s)", r -> r.latency().ttfbP95(), 2),
+            new Column("TTFB p99 (s)", r -> r.latency().ttfbP99(), 2),
+            new Column("worst session TTFB max (s)", r -> r.latency().sessionWorstTtfbMax(), 2),
             new Column("Replicas busy", StageResult::replicasBusy, 2),
             new Column("Prefix hits %", r -> r.cache().prefixHitPct(), 1),
             new Column("Stayed %", r -> r.cache().stayedPct(), 1),

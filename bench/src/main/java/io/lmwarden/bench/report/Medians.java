@@ -32,7 +32,9 @@ public final class Medians {
                             (int) Math.round(median(g, r -> r.throughput().steps())),
                             (int) Math.round(median(g, r -> r.throughput().sessionsCompleted())),
                             median(g, r -> r.throughput().sessionsPerHourFromCalls())),
-                    new StageResult.Latency(median(g, r -> r.latency().ttfbP50()), median(g, r -> r.latency().ttfbP95())),
+                    new StageResult.Latency(median(g, r -> r.latency().ttfbP50()), median(g, r -> r.latency().ttfbP95()),
+                            median(g, r -> r.latency().ttfbP99()), median(g, r -> r.latency().sessionWorstTtfbP95()),
+                            median(g, r -> r.latency().sessionWorstTtfbMax())),
                     sessionTimeMedians(g),
                     new StageResult.CacheFigures(
                             median(g, r -> r.cache().prefixHitPct()),

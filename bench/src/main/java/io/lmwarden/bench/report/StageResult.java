@@ -80,8 +80,16 @@ public record StageResult(
                              int sessionsCompleted, double sessionsPerHourFromCalls) {
     }
 
-    /** Client-side time to the first streamed token, p50 and p95, workload seconds. */
-    public record Latency(double ttfbP50, double ttfbP95) {
+    /**
+     * Client-side time to the first streamed token, workload seconds: over the stage's steps (p50, p95, p99), and over
+     * its sessions the slowest step each one had (p95 and the largest of those): an agent waits on its slowest step, so
+     * a tail that a few sessions carry shows here where the steps' p95 averages it away.
+     */
+    public record Latency(double ttfbP50, double ttfbP95, double ttfbP99, double sessionWorstTtfbP95, double sessionWorstTtfbMax) {
+
+        public Latency(double ttfbP50, double ttfbP95) {
+            this(ttfbP50, ttfbP95, Double.NaN, Double.NaN, Double.NaN);
+        }
     }
 
     /**

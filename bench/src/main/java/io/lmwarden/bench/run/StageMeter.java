@@ -20,6 +20,7 @@ public final class StageMeter {
     /** The stage's figures from what its window collected. */
     public static StageResult measure(StageWindow w, TimeScale clock) {
         Histogram ttfb = new Histogram(3_600_000_000L, 3);
+        java.util.Map<Integer, Long> worstPerSession = new java.util.HashMap<>();
         Histogram sessionTime = new Histogram(36_000_000_000L, 3);
         Histogram queueWait = new Histogram(36_000_000_000L, 3);
         int admitted = 0;
@@ -52,8 +53,10 @@ public final class StageMeter {
                 continue;
             }
             okSteps++;
-            long micros = Math.round(clock.workloadSeconds(r.firstTokenNanos() - r.sentNanos()) * 1e6);
-            ttfb.recordValue(Math.max(1, Math.min(micros, ttfb.getHighestTrackableValue())));
+            long micros = Math.max(1, Math.min(Math.round(clock.workloadSeconds(r.firstTokenNanos() - r.sentNanos()) * 1e6),
+                    ttfb.getHighestTrackableValue()));
+            ttfb.recordValue(micros);
+            worstPerSession.merge(r.session(), micros, Math::max);
             outputTokens += r.outputTokens();
             if (r.lastOfSession()) {
                 completedSessions++;
@@ -83,8 +86,7 @@ public final class StageMeter {
                 new StageResult.Throughput(completedSessions / (stageSeconds / 3600.0), outputTokens / minutes,
                         delta(w.before(), w.after(), ReplicaReading::generationTokens) / minutes, w.steps().size(), completedSessions,
                         fromCalls),
-                new StageResult.Latency(anyOk ? ttfb.getValueAtPercentile(50) / 1e6 : Double.NaN,
-                        anyOk ? ttfb.getValueAtPercentile(95) / 1e6 : Double.NaN),
+                latency(ttfb, worstPerSession.values()),
                 sessionTimes(sessionTime, completedSessions, fromCalls, w),
                 new StageResult.CacheFigures(hitPct(w.before(), w.after()),
                         followUps == 0 || enginePickedOutOfSight(w.policy()) ? Double.NaN : 100.0 * stayed / followUps,
@@ -183,6 +185,17 @@ public final class StageMeter {
 
     private static long clamp(long micros, Histogram h) {
         return Math.max(1, Math.min(micros, h.getHighestTrackableValue()));
+    }
+
+    /** The steps' TTFB percentiles, and the sessions' slowest steps' (microseconds in, seconds out); NaN without steps. */
+    static StageResult.Latency latency(Histogram ttfb, java.util.Collection<Long> worstPerSession) {
+        if (ttfb.getTotalCount() == 0) {
+            return new StageResult.Latency(Double.NaN, Double.NaN, Double.NaN, Double.NaN, Double.NaN);
+        }
+        Histogram worst = new Histogram(ttfb.getHighestTrackableValue(), 3);
+        worstPerSession.forEach(worst::recordValue);
+        return new StageResult.Latency(ttfb.getValueAtPercentile(50) / 1e6, ttfb.getValueAtPercentile(95) / 1e6,
+                ttfb.getValueAtPercentile(99) / 1e6, worst.getValueAtPercentile(95) / 1e6, worst.getMaxValue() / 1e6);
     }
 
     private static double percentileSeconds(Histogram h, double p) {
