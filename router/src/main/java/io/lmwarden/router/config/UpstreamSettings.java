@@ -9,7 +9,8 @@ public record UpstreamSettings(
         int maxConnectionsPerReplica,
         Duration replicaQueueTimeout,
         int retryAttempts,
-        Duration retryBudget) {
+        Duration retryBudget,
+        boolean enginePriority) {
 
     public static final Setting<Duration> CONNECT_TIMEOUT = Setting.duration("connectTimeout", "5s", "connect timeout to a replica");
     public static final Setting<Duration> STREAM_IDLE_TIMEOUT = Setting.duration("streamIdleTimeout", "300s",
@@ -24,4 +25,9 @@ public record UpstreamSettings(
                     + "failed it); 1 = no retry").atLeast(1);
     public static final Setting<Duration> RETRY_BUDGET = Setting.duration("retryBudget", "10m",
             "no retry starts later than this after a request's first attempt (0 = no limit but retryAttempts)").notNegative();
+    public static final Setting<Boolean> ENGINE_PRIORITY = Setting.bool("enginePriority", true,
+            "chat/completions and completions requests carry vLLM's `priority` (lower runs first): the session's attained "
+                    + "service in doublings of 4k tokens, one less for each service half-life (60 s) the step waited in the "
+                    + "router's queue; an engine run with `--scheduling-policy priority` orders its waiting queue and picks whom "
+                    + "to preempt by it, one with the default `fcfs` ignores it; a client's own `priority` is left as it is");
 }

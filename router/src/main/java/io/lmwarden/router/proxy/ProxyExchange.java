@@ -39,7 +39,8 @@ final class ProxyExchange {
     private final HttpServerRequest request;
     private final HttpServerResponse response;
     private final RequestFacts facts;
-    private final Buffer body;
+    /** What is sent upstream: the client's body as the router rewrote it, with the engine priority once admitted. */
+    private Buffer body;
     private final long receivedAtNanos;
     private final Set<String> tried = new LinkedHashSet<>();
     private final ResponseObserver observer;
@@ -112,6 +113,9 @@ final class ProxyExchange {
         }
         queuedNanos = a.waitedNanos();
         admitted = a.placement();
+        if (ctx.upstream().enginePriority()) {
+            body = PriorityRequest.apply(body, facts.dialect(), ctx.admission().enginePriority(facts, queuedNanos));
+        }
         attempt(null, null);
     }
 

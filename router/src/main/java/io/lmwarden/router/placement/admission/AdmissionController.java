@@ -381,6 +381,11 @@ public final class AdmissionController {
         gate.served(session, replica, promptTokens, cachedTokens, outputTokens, now);
     }
 
+    /** The engine priority of the request's step after waiting {@code waitedNanos} here ({@link EnginePriority}). */
+    public synchronized int enginePriority(RequestFacts facts, long waitedNanos) {
+        return EnginePriority.of(service.at(sessionOf(facts), clock.getAsLong()), waitedNanos, rules.serviceHalfLifeNanos());
+    }
+
     /** Whether the KV budget applies now (admission on, and the pool thrashes or it is set to apply always). */
     public synchronized boolean engaged() {
         return gate.appliesAt(clock.getAsLong());
