@@ -65,6 +65,22 @@ public final class SimPool implements AutoCloseable {
     }
 
     /**
+     * One one-engine replica per element, each serving the base model and the LoRA adapters its options load
+     * ({@code vllm serve --enable-lora --lora-modules …}).
+     */
+    public static SimPool startWithLora(SimProfile profile, double timeScale, List<io.lmwarden.sim.lora.LoraOptions> lora) {
+        SimPool pool = new SimPool();
+        for (int i = 0; i < lora.size(); i++) {
+            SimOptions o = SimOptions.defaults().withReplicas(1).withProfile(profile).withTimeScale(timeScale).withSeed(1000 + i)
+                    .withLora(lora.get(i));
+            pool.clusters.add(SimCluster.start(o));
+            pool.options.add(o);
+            pool.running.add(true);
+        }
+        return pool;
+    }
+
+    /**
      * Replicas that publish vLLM's KV events (map encoding, a replay socket), each on two ports of its own (bound at 0,
      * read back), listed to the router with {@code #kv=…&replay=…}. {@code publishing[i]} false: replica i publishes
      * nothing, but is listed with ports where nothing listens (a publisher the router cannot reach): ports held bound,
