@@ -117,6 +117,34 @@ class LoraAdapterSessionsTest {
         }
     }
 
+    /**
+     * With the engines' KV events: an adapter's blocks arrive rooted at its name, and the router looks its prompts up
+     * under that root, so an adapter session's next steps are predicted from the engine's own word ({@code events}); a
+     * session on another adapter with the same system prompt is predicted nothing from them.
+     */
+    @Test
+    void withKvEventsAnAdapterSessionIsPredictedFromItsOwnBlocksOnly() throws Exception {
+        try (SimPool sims = SimPool.startWithKvEvents(SimProfile.defaultProfile(), 20, adapters("alpha", "beta"), true, true);
+             RouterUnderTest router = RouterUnderTest.start(sims, c -> c)) {
+            Http http = new Http();
+            awaitEventViews(http, router);
+            String system = AgentSession.sharedSystem(6000);
+            Map<String, List<Http.Reply>> alpha = runChat(http, router, "alpha", "alpha-ev", system, 4, 3);
+            for (Map.Entry<String, List<Http.Reply>> e : alpha.entrySet()) {
+                assertThat(e.getValue()).extracting(Http.Reply::status).as("statuses of %s", e.getKey()).containsOnly(200);
+                List<JsonNode> steps = steps(http, router, e.getKey());
+                for (int i = 1; i < steps.size(); i++) {
+                    assertThat(steps.get(i).path("expectedFrom").asText()).as("step %d of %s", i, e.getKey()).isEqualTo("events");
+                    assertThat(steps.get(i).path("expectedCachedTokens").asInt()).as("step %d of %s", i, e.getKey()).isPositive();
+                }
+            }
+            Map<String, List<Http.Reply>> beta = runChat(http, router, "beta", "beta-ev", system, 1, 3);
+            JsonNode firstStep = steps(http, router, beta.keySet().iterator().next()).get(0);
+            assertThat(firstStep.path("cachedTokens").asLong()).isZero();
+            assertThat(firstStep.path("expectedCachedTokens").asInt()).isZero();
+        }
+    }
+
     @Test
     void anAdapterCardIsAModelOfItsOwnAndACacheIdentity() {
         ServedModels served = ServedModels.parse("{\"object\":\"list\",\"data\":["
@@ -159,6 +187,65 @@ class LoraAdapterSessionsTest {
         } finally {
             pool.shutdown();
         }
+    }
+
+    /** {@code count} chat sessions at once on {@code model}, {@code steps} steps each (chat: the router asks token ids). */
+    private static Map<String, List<Http.Reply>> runChat(Http http, RouterUnderTest router, String model, String prefix,
+                                                         String system, int count, int steps) throws Exception {
+        ExecutorService pool = Executors.newFixedThreadPool(count);
+        try {
+            Map<String, Future<List<Http.Reply>>> running = new LinkedHashMap<>();
+            for (int s = 0; s < count; s++) {
+                String id = prefix + "-" + s + "-77aa";
+                running.put(id, pool.submit(() -> {
+                    com.fasterxml.jackson.databind.node.ObjectNode body = JSON.createObjectNode();
+                    body.put("model", model);
+                    body.put("max_tokens", 16);
+                    var messages = body.putArray("messages");
+                    messages.addObject().put("role", "system").put("content", system);
+                    messages.addObject().put("role", "user").put("content", "session " + id + ": "
+                            + AgentSession.sharedSystem(2000 + id.length()));
+                    List<Http.Reply> out = new ArrayList<>();
+                    for (int step = 0; step < steps; step++) {
+                        Http.Reply r = http.post(router.url() + "/v1/chat/completions", JSON.writeValueAsString(body),
+                                Map.of("X-Session-Id", id));
+                        out.add(r);
+                        if (r.status() != 200) {
+                            break;
+                        }
+                        messages.addObject().put("role", "assistant")
+                                .put("content", JSON.readTree(r.body()).at("/choices/0/message/content").asText());
+                        messages.addObject().put("role", "user").put("content", "tool result " + step + " of " + id);
+                    }
+                    return out;
+                }));
+            }
+            Map<String, List<Http.Reply>> replies = new LinkedHashMap<>();
+            for (Map.Entry<String, Future<List<Http.Reply>>> e : running.entrySet()) {
+                replies.put(e.getKey(), e.getValue().get(120, TimeUnit.SECONDS));
+            }
+            return replies;
+        } finally {
+            pool.shutdown();
+        }
+    }
+
+    /** Polls until every replica's cache view follows the engine's events. */
+    private static void awaitEventViews(Http http, RouterUnderTest router) throws Exception {
+        long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
+        JsonNode rows = null;
+        while (System.nanoTime() < deadline) {
+            rows = JSON.readTree(http.get(router.adminUrl() + "/api/replicas").body()).path("replicas");
+            boolean all = rows.size() == 2;
+            for (JsonNode r : rows) {
+                all &= "events".equals(r.path("cacheView").asText());
+            }
+            if (all) {
+                return;
+            }
+            RouterUnderTest.sleep(50);
+        }
+        throw new AssertionError("the replicas' cache views did not follow events within 20 s: " + rows);
     }
 
     private static List<JsonNode> steps(Http http, RouterUnderTest router, String session) throws Exception {

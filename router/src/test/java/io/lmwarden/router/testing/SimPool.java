@@ -87,9 +87,16 @@ public final class SimPool implements AutoCloseable {
      * not listening, for the pool's life, so that nothing else can take them meanwhile.
      */
     public static SimPool startWithKvEvents(SimProfile profile, double timeScale, boolean... publishing) {
+        return startWithKvEvents(profile, timeScale, io.lmwarden.sim.lora.LoraOptions.DISABLED, publishing);
+    }
+
+    /** The same, every replica also serving the LoRA adapters {@code lora} loads. */
+    public static SimPool startWithKvEvents(SimProfile profile, double timeScale, io.lmwarden.sim.lora.LoraOptions lora,
+                                            boolean... publishing) {
         SimPool pool = new SimPool();
         for (int i = 0; i < publishing.length; i++) {
-            SimOptions o = SimOptions.defaults().withReplicas(1).withProfile(profile).withTimeScale(timeScale).withSeed(1000 + i);
+            SimOptions o = SimOptions.defaults().withReplicas(1).withProfile(profile).withTimeScale(timeScale).withSeed(1000 + i)
+                    .withLora(lora);
             int[] ports;
             if (publishing[i]) {
                 SimCluster cluster = SimCluster.start(o.withKvEvents(kvEventsOn(0, 0)));
