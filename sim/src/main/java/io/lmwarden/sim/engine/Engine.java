@@ -22,6 +22,9 @@ import java.util.logging.Logger;
  * of the most recently admitted request when blocks run out, and a step time from the profile's cost model. With a
  * host tier ({@link SimProfile#hasHostTier()}), completed prompt blocks are copied to it as they are computed and a
  * prefix found there is loaded back at the tier's bandwidth while the request waits (vLLM's WAITING_FOR_REMOTE_KVS).
+ * With LoRA ({@link #useLora}), a step's batch holds at most max_loras adapters (a waiting request whose adapter has no
+ * slot is skipped), the batch's adapters are made resident before the step at their load cost, and an adapter's
+ * requests hash their blocks apart from every other identity's.
  *
  * <p>Runs on its own thread. The thread parks when there is no work and sleeps for the (scaled) duration of
  * each step; request submission and aborts take the lock only briefly.
