@@ -168,7 +168,7 @@ final class RouterParts {
                 }
             }
         });
-        placing.reservations().listen(new TokenKeyLearning(cacheViews.tokenKeys(), cacheViews.views(), cacheViews.held()));
+        placing.reservations().listen(new TokenKeyLearning(cacheViews.tokenKeys(), cacheViews.views(), cacheViews.held(), pool::isAdapter));
         placing.reservations().listen(watching.accounting());
         placing.reservations().listen(requestLog);
         metrics.gaugeAdmission(admission);

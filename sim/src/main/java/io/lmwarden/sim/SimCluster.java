@@ -49,8 +49,10 @@ public final class SimCluster implements AutoCloseable {
                     engineList.add(new Engine(options.engines() == 1 ? i : e, profile, clock));
                 }
                 DataParallelEngines engines = new DataParallelEngines(engineList, options.dpBalancer(), options.timeScale());
+                io.lmwarden.sim.lora.LoraServing lora = new io.lmwarden.sim.lora.LoraServing(options.lora(),
+                        options.servedModelNames(), engineList);
                 ReplicaServer server = new ReplicaServer(new ReplicaConfig(i, options.servedModelNames(), profile,
-                        options.seed() + i, options.outputLength()), engines);
+                        options.seed() + i, options.outputLength()), engines, lora, options.timeScale());
                 int port = options.basePort() == 0 ? 0 : options.basePort() + i;
                 int actual;
                 try {

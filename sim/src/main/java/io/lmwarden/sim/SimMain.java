@@ -73,6 +73,22 @@ public final class SimMain implements Callable<Integer> {
             description = "Host-tier (medium CPU) events carry token ids, parent hash and group like GPU ones, as vLLM's"
                     + " offloading connector with self_describing_kv_events (>= 0.24); otherwise hashes only")
     boolean kvEventsSelfDescribing;
+    @Option(names = "--enable-lora", description = "Serve LoRA adapters, as vLLM's --enable-lora")
+    boolean enableLora;
+    @Option(names = "--lora-modules", arity = "1..*", paramLabel = "MODULE",
+            description = "LoRA adapters loaded at start, as vLLM's flag: name=path, or JSON"
+                    + " {\"name\":…,\"path\":…,\"base_model_name\":…}; needs --enable-lora")
+    List<String> loraModules;
+    @Option(names = "--max-loras", description = "Adapters one batch may hold (vLLM's max_loras; default: ${DEFAULT-VALUE})")
+    int maxLoras = 1;
+    @Option(names = "--max-cpu-loras", description = "Adapters kept in CPU memory, >= --max-loras (default: --max-loras)")
+    Integer maxCpuLoras;
+    @Option(names = "--max-lora-rank", description = "Largest adapter rank, one of 1 8 16 32 64 128 256 320 512; the"
+            + " simulator takes every adapter to be of this rank (default: ${DEFAULT-VALUE})")
+    int maxLoraRank = 16;
+    @Option(names = "--allow-runtime-lora-updating", description = "Serve /v1/load_lora_adapter and /v1/unload_lora_adapter,"
+            + " as vLLM with VLLM_ALLOW_RUNTIME_LORA_UPDATING=True (that variable turns it on too)")
+    boolean allowRuntimeLoraUpdating;
     @Option(names = "--log-format", description = "Log line format on stderr: text or json (default: ${DEFAULT-VALUE})")
     String logFormat = "text";
 
@@ -147,6 +163,21 @@ public final class SimMain implements Callable<Integer> {
                         .withSelfDescribingHostEvents(kvEventsSelfDescribing)).withReplicas(replicas).withBasePort(port).withHost(host)
                 .withServedModelNames(servedModelNames == null || servedModelNames.isEmpty() ? List.of(model) : servedModelNames)
                 .withProfile(p).withTimeScale(timeScale).withSeed(seed).withOutputLength(OutputLength.parse(outputLength))
-                .withEngines(engines).withDpBalancer(BalancerEra.named(dpBalancer));
+                .withEngines(engines).withDpBalancer(BalancerEra.named(dpBalancer)).withLora(lora());
+    }
+
+    /** vLLM reads VLLM_ALLOW_RUNTIME_LORA_UPDATING as on when it is "1" or "true" (any case). */
+    static boolean runtimeLoraUpdatingFromEnv(String value) {
+        return value != null && java.util.Set.of("1", "true").contains(value.strip().toLowerCase(java.util.Locale.ROOT));
+    }
+
+    private io.lmwarden.sim.lora.LoraOptions lora() {
+        boolean runtime = allowRuntimeLoraUpdating || runtimeLoraUpdatingFromEnv(System.getenv("VLLM_ALLOW_RUNTIME_LORA_UPDATING"));
+        List<io.lmwarden.sim.lora.LoraModule> modules = io.lmwarden.sim.lora.LoraModules.parse(loraModules);
+        if (!enableLora) {
+            // vLLM ignores the LoRA flags without --enable-lora, except a static module, which fails its start.
+            return new io.lmwarden.sim.lora.LoraOptions(false, modules, 1, 1, 16, false, 0, 0);
+        }
+        return io.lmwarden.sim.lora.LoraOptions.of(modules, maxLoras, maxCpuLoras, maxLoraRank, runtime);
     }
 }

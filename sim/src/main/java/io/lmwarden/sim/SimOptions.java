@@ -19,10 +19,12 @@ import java.util.TreeMap;
  *                         server ({@code vllm serve --data-parallel-size N}) whose internal balancer is {@code dpBalancer}'s
  * @param kvEvents         vLLM's {@code --kv-events-config}; with several replicas, replica i publishes on the endpoints'
  *                         ports + i × engines (its engine e on + e, vLLM's per-rank rule)
+ * @param lora             LoRA adapters (vLLM's {@code --enable-lora} and its flags); off by default
  */
 public record SimOptions(String host, int basePort, int replicas, List<String> servedModelNames,
                          SimProfile profile, Map<Integer, SimProfile> replicaProfiles, double timeScale, long seed,
-                         OutputLength outputLength, int engines, BalancerEra dpBalancer, KvEventsConfig kvEvents) {
+                         OutputLength outputLength, int engines, BalancerEra dpBalancer, KvEventsConfig kvEvents,
+                         io.lmwarden.sim.lora.LoraOptions lora) {
 
     public static final String DEFAULT_MODEL = "Qwen/Qwen3-4B-Instruct-2507";
 
@@ -45,6 +47,7 @@ public record SimOptions(String host, int basePort, int replicas, List<String> s
             throw new IllegalArgumentException("engines must be at least 1");
         }
         kvEvents = kvEvents == null ? KvEventsConfig.DISABLED : kvEvents;
+        lora = lora == null ? io.lmwarden.sim.lora.LoraOptions.DISABLED : lora;
         servedModelNames = List.copyOf(new LinkedHashSet<>(servedModelNames));
         replicaProfiles = Map.copyOf(replicaProfiles == null ? Map.of() : replicaProfiles);
         for (int i : replicaProfiles.keySet()) {
@@ -56,7 +59,8 @@ public record SimOptions(String host, int basePort, int replicas, List<String> s
 
     public static SimOptions defaults() {
         return new SimOptions("127.0.0.1", 0, 1, List.of(DEFAULT_MODEL), SimProfile.defaultProfile(), Map.of(), 1.0, 42L,
-                OutputLength.FIXED, 1, BalancerEra.CURRENT, KvEventsConfig.DISABLED);
+                OutputLength.FIXED, 1, BalancerEra.CURRENT, KvEventsConfig.DISABLED,
+                io.lmwarden.sim.lora.LoraOptions.DISABLED);
     }
 
     /** The first served name: what /metrics labels carry. */
@@ -70,11 +74,11 @@ public record SimOptions(String host, int basePort, int replicas, List<String> s
     }
 
     public SimOptions withReplicas(int n) {
-        return new SimOptions(host, basePort, n, servedModelNames, profile, replicaProfiles, timeScale, seed, outputLength, engines, dpBalancer, kvEvents);
+        return new SimOptions(host, basePort, n, servedModelNames, profile, replicaProfiles, timeScale, seed, outputLength, engines, dpBalancer, kvEvents, lora);
     }
 
     public SimOptions withBasePort(int p) {
-        return new SimOptions(host, p, replicas, servedModelNames, profile, replicaProfiles, timeScale, seed, outputLength, engines, dpBalancer, kvEvents);
+        return new SimOptions(host, p, replicas, servedModelNames, profile, replicaProfiles, timeScale, seed, outputLength, engines, dpBalancer, kvEvents, lora);
     }
 
     /** Serves exactly this one name. */
@@ -83,7 +87,7 @@ public record SimOptions(String host, int basePort, int replicas, List<String> s
     }
 
     public SimOptions withServedModelNames(List<String> names) {
-        return new SimOptions(host, basePort, replicas, names, profile, replicaProfiles, timeScale, seed, outputLength, engines, dpBalancer, kvEvents);
+        return new SimOptions(host, basePort, replicas, names, profile, replicaProfiles, timeScale, seed, outputLength, engines, dpBalancer, kvEvents, lora);
     }
 
     /** Keeps the served names and adds {@code more} after them. */
@@ -94,29 +98,29 @@ public record SimOptions(String host, int basePort, int replicas, List<String> s
     }
 
     public SimOptions withProfile(SimProfile p) {
-        return new SimOptions(host, basePort, replicas, servedModelNames, p, replicaProfiles, timeScale, seed, outputLength, engines, dpBalancer, kvEvents);
+        return new SimOptions(host, basePort, replicas, servedModelNames, p, replicaProfiles, timeScale, seed, outputLength, engines, dpBalancer, kvEvents, lora);
     }
 
     public SimOptions withReplicaProfile(int index, SimProfile p) {
         Map<Integer, SimProfile> m = new TreeMap<>(replicaProfiles);
         m.put(index, p);
-        return new SimOptions(host, basePort, replicas, servedModelNames, profile, m, timeScale, seed, outputLength, engines, dpBalancer, kvEvents);
+        return new SimOptions(host, basePort, replicas, servedModelNames, profile, m, timeScale, seed, outputLength, engines, dpBalancer, kvEvents, lora);
     }
 
     public SimOptions withTimeScale(double k) {
-        return new SimOptions(host, basePort, replicas, servedModelNames, profile, replicaProfiles, k, seed, outputLength, engines, dpBalancer, kvEvents);
+        return new SimOptions(host, basePort, replicas, servedModelNames, profile, replicaProfiles, k, seed, outputLength, engines, dpBalancer, kvEvents, lora);
     }
 
     public SimOptions withSeed(long s) {
-        return new SimOptions(host, basePort, replicas, servedModelNames, profile, replicaProfiles, timeScale, s, outputLength, engines, dpBalancer, kvEvents);
+        return new SimOptions(host, basePort, replicas, servedModelNames, profile, replicaProfiles, timeScale, s, outputLength, engines, dpBalancer, kvEvents, lora);
     }
 
     public SimOptions withHost(String h) {
-        return new SimOptions(h, basePort, replicas, servedModelNames, profile, replicaProfiles, timeScale, seed, outputLength, engines, dpBalancer, kvEvents);
+        return new SimOptions(h, basePort, replicas, servedModelNames, profile, replicaProfiles, timeScale, seed, outputLength, engines, dpBalancer, kvEvents, lora);
     }
 
     public SimOptions withOutputLength(OutputLength o) {
-        return new SimOptions(host, basePort, replicas, servedModelNames, profile, replicaProfiles, timeScale, seed, o, engines, dpBalancer, kvEvents);
+        return new SimOptions(host, basePort, replicas, servedModelNames, profile, replicaProfiles, timeScale, seed, o, engines, dpBalancer, kvEvents, lora);
     }
 
     /** Kept for callers of the two-mode simulator: true = uniform, false = fixed. */
@@ -126,12 +130,12 @@ public record SimOptions(String host, int basePort, int replicas, List<String> s
 
     public SimOptions withEngines(int n) {
         return new SimOptions(host, basePort, replicas, servedModelNames, profile, replicaProfiles, timeScale, seed, outputLength,
-                n, dpBalancer, kvEvents);
+                n, dpBalancer, kvEvents, lora);
     }
 
     public SimOptions withDpBalancer(BalancerEra era) {
         return new SimOptions(host, basePort, replicas, servedModelNames, profile, replicaProfiles, timeScale, seed, outputLength,
-                engines, era, kvEvents);
+                engines, era, kvEvents, lora);
     }
 
     /** A host-memory KV tier of {@code gib} GiB on every replica (every profile, the per-replica ones too); 0 = none. */
@@ -139,11 +143,17 @@ public record SimOptions(String host, int basePort, int replicas, List<String> s
         Map<Integer, SimProfile> m = new TreeMap<>();
         replicaProfiles.forEach((i, p) -> m.put(i, p.withKvOffloadGib(gib)));
         return new SimOptions(host, basePort, replicas, servedModelNames, profile.withKvOffloadGib(gib), m, timeScale, seed,
-                outputLength, engines, dpBalancer, kvEvents);
+                outputLength, engines, dpBalancer, kvEvents, lora);
     }
 
     public SimOptions withKvEvents(KvEventsConfig config) {
         return new SimOptions(host, basePort, replicas, servedModelNames, profile, replicaProfiles, timeScale, seed, outputLength,
-                engines, dpBalancer, config);
+                engines, dpBalancer, config, lora);
+    }
+
+    /** LoRA adapters as vLLM's --enable-lora and its flags configure them (every replica the same). */
+    public SimOptions withLora(io.lmwarden.sim.lora.LoraOptions options) {
+        return new SimOptions(host, basePort, replicas, servedModelNames, profile, replicaProfiles, timeScale, seed, outputLength,
+                engines, dpBalancer, kvEvents, options);
     }
 }

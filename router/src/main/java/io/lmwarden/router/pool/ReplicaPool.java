@@ -44,6 +44,8 @@ public final class ReplicaPool {
     private volatile Set<String> operatorDrains = Set.of();
     /** Each served name's model key (see {@link ModelKeys}), rebuilt whenever an endpoint's list changes. */
     private volatile Map<String, String> modelKeys = Map.of();
+    /** The names some endpoint lists as a LoRA adapter (a cache identity of their own), rebuilt with {@link #modelKeys}. */
+    private volatile Set<String> adapterNames = Set.of();
 
     public ReplicaPool(Duration metricsStaleAfter) {
         this.staleAfterNanos = metricsStaleAfter.toNanos();
@@ -128,6 +130,15 @@ public final class ReplicaPool {
         List<ServedModels> known = endpoints.values().stream().sorted(Comparator.comparing(EndpointState::id))
                 .map(EndpointState::servedModels).filter(ServedModels::known).toList();
         modelKeys = ModelKeys.of(known);
+        adapterNames = known.stream().flatMap(s -> s.adapters().stream()).collect(java.util.stream.Collectors.toUnmodifiableSet());
+    }
+
+    /**
+     * Whether some endpoint lists {@code name} as a LoRA adapter: its requests are their own prefix-cache identity (vLLM
+     * hashes an adapter's blocks apart from the base model's and every other adapter's).
+     */
+    public boolean isAdapter(String name) {
+        return adapterNames.contains(name);
     }
 
     /**

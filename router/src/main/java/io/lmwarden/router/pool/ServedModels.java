@@ -6,9 +6,11 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 
 import java.util.ArrayList;
 import java.util.Collections;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 /**
  * The model names one endpoint answers to, as its {@code GET /v1/models} lists them, and for each name the
@@ -20,10 +22,15 @@ import java.util.Map;
  * {@code 00153c8b7948077ebdfc5bfa14e403da41aaea6d} ({@code OpenAIModelRegistry.show_available_models} and
  * {@code OpenAIServingModels.show_available_models}).
  *
- * @param known   whether the endpoint's list was read; an endpoint whose list is not known counts as serving every name
- * @param modelOf each name listed, in the endpoint's order, with the first name of its model
+ * <p>An adapter is also a cache identity of its own: vLLM keys its blocks by the adapter's name, so the same text under
+ * two adapters, or under an adapter and its base model, shares nothing. {@code adapters} names the cards with a
+ * {@code parent} other than their own id (vLLM's LoRA cards: {@code parent} = the base model's name).
+ *
+ * @param known    whether the endpoint's list was read; an endpoint whose list is not known counts as serving every name
+ * @param modelOf  each name listed, in the endpoint's order, with the first name of its model
+ * @param adapters the names listed as LoRA adapters
  */
-public record ServedModels(boolean known, Map<String, String> modelOf) {
+public record ServedModels(boolean known, Map<String, String> modelOf, Set<String> adapters) {
 
     /** Not read yet, or the endpoint does not answer {@code /v1/models} (e.g. vLLM's {@code --api-key} guards it). */
     public static final ServedModels UNKNOWN = new ServedModels(false, Map.of());
@@ -32,6 +39,12 @@ public record ServedModels(boolean known, Map<String, String> modelOf) {
 
     public ServedModels {
         modelOf = Collections.unmodifiableMap(new LinkedHashMap<>(modelOf));
+        adapters = Set.copyOf(adapters);
+    }
+
+    /** A list without adapters. */
+    public ServedModels(boolean known, Map<String, String> modelOf) {
+        this(known, modelOf, Set.of());
     }
 
     /** Whether a request for {@code name} may go here: listed, or the list is not known. */
@@ -58,6 +71,7 @@ public record ServedModels(boolean known, Map<String, String> modelOf) {
         }
         Map<String, String> firstNameOfWeights = new LinkedHashMap<>();
         Map<String, String> modelOf = new LinkedHashMap<>();
+        Set<String> adapters = new HashSet<>();
         List<String> skipped = new ArrayList<>();
         for (JsonNode card : data) {
             JsonNode id = card.get("id");
@@ -70,10 +84,13 @@ public record ServedModels(boolean known, Map<String, String> modelOf) {
             JsonNode parent = card.get("parent");
             boolean alias = rootPath != null && rootPath.isTextual() && (parent == null || parent.isNull());
             modelOf.putIfAbsent(name, alias ? firstNameOfWeights.computeIfAbsent(rootPath.asText(), r -> name) : name);
+            if (parent != null && parent.isTextual() && !parent.asText().isEmpty() && !parent.asText().equals(name)) {
+                adapters.add(name);
+            }
         }
         if (modelOf.isEmpty() && !skipped.isEmpty()) {
             throw new IllegalArgumentException("/v1/models listed no card with an 'id'");
         }
-        return new ServedModels(true, modelOf);
+        return new ServedModels(true, modelOf, adapters);
     }
 }

@@ -46,6 +46,10 @@ public final class ProxyHandler {
         }
         // Pinned under the model the name serves: a session that switches between two aliases keeps its home.
         facts = facts.withModelKey(ctx.pool().modelKey(facts.model()));
+        if (ctx.pool().isAdapter(facts.model())) {
+            // A LoRA adapter is a cache identity of its own: its prefix keys never match another's.
+            facts = facts.asAdapter();
+        }
         Buffer upstreamBody = tenant.present() ? Buffer.buffer(CacheSaltWriter.apply(bytes, facts.cacheSaltSpans(), tenant.cacheSalt())) : body;
         TokenIds ids = TokenIds.NONE;
         if (ctx.askTokenIds().getAsBoolean() && (dialect == ApiDialect.OPENAI_CHAT || dialect == ApiDialect.OPENAI_COMPLETIONS)) {

@@ -21,6 +21,27 @@ public record PromptShape(long[] blockHashes, int chars, int estimatedTokens, Li
         return new PromptShape(new long[0], 0, 0, List.of());
     }
 
+    /**
+     * The same prompt as another cache identity sees it: every block hash mixed with {@code identity}'s, so it shares no
+     * block with the prompt under any other identity while equal prefixes under this one still hash alike. vLLM puts a
+     * LoRA adapter's name in every block's extra keys ({@code _gen_lora_extra_hash_keys}): the same text under two
+     * adapters, or under an adapter and its base model, is never a hit.
+     */
+    public PromptShape keyedBy(String identity) {
+        long key = 0xcbf29ce484222325L;
+        for (int i = 0; i < identity.length(); i++) {
+            key = (key ^ identity.charAt(i)) * 0x100000001b3L;
+        }
+        long[] keyed = new long[blockHashes.length];
+        for (int i = 0; i < keyed.length; i++) {
+            long h = blockHashes[i] ^ key;
+            h = (h ^ (h >>> 33)) * 0xff51afd7ed558ccdL;
+            h = (h ^ (h >>> 33)) * 0xc4ceb9fe1a85ec53L;
+            keyed[i] = h ^ (h >>> 33);
+        }
+        return new PromptShape(keyed, chars, estimatedTokens, segments);
+    }
+
     public int blocks() {
         return blockHashes.length;
     }

@@ -40,6 +40,16 @@ public record RequestFacts(
         this(dialect, model, stream, sessionKey, shape, maxTokens, pinnedReplica, dataParallelRank, Tenant.NONE, new JsonSpans());
     }
 
+    /**
+     * The same request as a LoRA adapter's: its prompt's blocks keyed by the adapter (its model key), so that the prefix
+     * view never predicts a hit from another adapter's or the base model's identical prefix. Call after
+     * {@link #withModelKey}.
+     */
+    public RequestFacts asAdapter() {
+        return new RequestFacts(dialect, model, stream, sessionKey, shape.keyedBy(modelKey), maxTokens, pinnedReplica,
+                dataParallelRank, tenant, cacheSaltSpans, modelKey, promptText);
+    }
+
     /** The same request, pinned under the key of the model its name serves (see {@code ReplicaPool.modelKey}). */
     public RequestFacts withModelKey(String key) {
         return key.equals(modelKey) ? this : new RequestFacts(dialect, model, stream, sessionKey, shape, maxTokens, pinnedReplica,

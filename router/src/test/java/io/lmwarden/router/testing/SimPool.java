@@ -65,15 +65,38 @@ public final class SimPool implements AutoCloseable {
     }
 
     /**
+     * One one-engine replica per element, each serving the base model and the LoRA adapters its options load
+     * ({@code vllm serve --enable-lora --lora-modules …}).
+     */
+    public static SimPool startWithLora(SimProfile profile, double timeScale, List<io.lmwarden.sim.lora.LoraOptions> lora) {
+        SimPool pool = new SimPool();
+        for (int i = 0; i < lora.size(); i++) {
+            SimOptions o = SimOptions.defaults().withReplicas(1).withProfile(profile).withTimeScale(timeScale).withSeed(1000 + i)
+                    .withLora(lora.get(i));
+            pool.clusters.add(SimCluster.start(o));
+            pool.options.add(o);
+            pool.running.add(true);
+        }
+        return pool;
+    }
+
+    /**
      * Replicas that publish vLLM's KV events (map encoding, a replay socket), each on two ports of its own (bound at 0,
      * read back), listed to the router with {@code #kv=…&replay=…}. {@code publishing[i]} false: replica i publishes
      * nothing, but is listed with ports where nothing listens (a publisher the router cannot reach): ports held bound,
      * not listening, for the pool's life, so that nothing else can take them meanwhile.
      */
     public static SimPool startWithKvEvents(SimProfile profile, double timeScale, boolean... publishing) {
+        return startWithKvEvents(profile, timeScale, io.lmwarden.sim.lora.LoraOptions.DISABLED, publishing);
+    }
+
+    /** The same, every replica also serving the LoRA adapters {@code lora} loads. */
+    public static SimPool startWithKvEvents(SimProfile profile, double timeScale, io.lmwarden.sim.lora.LoraOptions lora,
+                                            boolean... publishing) {
         SimPool pool = new SimPool();
         for (int i = 0; i < publishing.length; i++) {
-            SimOptions o = SimOptions.defaults().withReplicas(1).withProfile(profile).withTimeScale(timeScale).withSeed(1000 + i);
+            SimOptions o = SimOptions.defaults().withReplicas(1).withProfile(profile).withTimeScale(timeScale).withSeed(1000 + i)
+                    .withLora(lora);
             int[] ports;
             if (publishing[i]) {
                 SimCluster cluster = SimCluster.start(o.withKvEvents(kvEventsOn(0, 0)));

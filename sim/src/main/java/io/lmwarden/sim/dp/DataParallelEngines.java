@@ -79,6 +79,12 @@ public final class DataParallelEngines implements AutoCloseable {
      */
     public Submitted submit(String rankHeader, int[] promptTokens, int[] outputTokens, boolean stopsAtMaxTokens,
                             String cacheSalt, RequestListener listener) {
+        return submit(rankHeader, promptTokens, outputTokens, stopsAtMaxTokens, cacheSalt, null, listener);
+    }
+
+    /** As above, under a LoRA adapter ({@code adapter} null = the base model). */
+    public Submitted submit(String rankHeader, int[] promptTokens, int[] outputTokens, boolean stopsAtMaxTokens,
+                            String cacheSalt, io.lmwarden.sim.lora.Adapter adapter, RequestListener listener) {
         Integer rank = parseRank(rankHeader);
         if (rank != null && (rank < 0 || rank >= engines.size())) {
             throw new InvalidPromptException("data_parallel_rank " + rank + " is out of range [0, " + engines.size() + ").",
@@ -86,7 +92,7 @@ public final class DataParallelEngines implements AutoCloseable {
         }
         int index = rank != null ? rank : engines.size() == 1 ? 0 : balancer.choose(inflight());
         Engine engine = engines.get(index);
-        SimRequest request = engine.submit(promptTokens, outputTokens, stopsAtMaxTokens, cacheSalt, listener);
+        SimRequest request = engine.submit(promptTokens, outputTokens, stopsAtMaxTokens, cacheSalt, adapter, listener);
         // Only the balancer reads the in-flight sets, and it prunes them as it reads: one engine has no balancer,
         // so tracking its requests would keep every request ever served.
         if (engines.size() > 1) {

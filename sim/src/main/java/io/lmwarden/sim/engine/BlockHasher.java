@@ -11,11 +11,20 @@ public final class BlockHasher {
 
     /** {@code salt} (0 = none) goes into the first block's hash, so it changes every hash of the chain, as vLLM's cache_salt does. */
     public static long[] chain(int[] tokens, int blockSize, long salt) {
+        return chain(tokens, blockSize, salt, 0);
+    }
+
+    /**
+     * With a LoRA adapter's key ({@code lora}, 0 = none) mixed into every block's hash, as vLLM puts the adapter's name
+     * first in every block's extra keys ({@code _gen_lora_extra_hash_keys}): the same tokens under two adapters, or
+     * under an adapter and the base model, share no block.
+     */
+    public static long[] chain(int[] tokens, int blockSize, long salt, long lora) {
         int full = tokens.length / blockSize;
         long[] out = new long[full];
         long parent = salt == 0 ? 0x5157454e33L : mix(0x5157454e33L ^ salt);
         for (int b = 0; b < full; b++) {
-            long h = parent;
+            long h = lora == 0 ? parent : mix(parent ^ lora);
             int base = b * blockSize;
             for (int i = 0; i < blockSize; i++) {
                 h = mix(h ^ (tokens[base + i] & 0xffffffffL));

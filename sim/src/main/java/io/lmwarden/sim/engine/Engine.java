@@ -22,6 +22,9 @@ import java.util.logging.Logger;
  * of the most recently admitted request when blocks run out, and a step time from the profile's cost model. With a
  * host tier ({@link SimProfile#hasHostTier()}), completed prompt blocks are copied to it as they are computed and a
  * prefix found there is loaded back at the tier's bandwidth while the request waits (vLLM's WAITING_FOR_REMOTE_KVS).
+ * With LoRA ({@link #useLora}), a step's batch holds at most max_loras adapters (a waiting request whose adapter has no
+ * slot is skipped), the batch's adapters are made resident before the step at their load cost, and an adapter's
+ * requests hash their blocks apart from every other identity's.
  *
  * <p>Runs on its own thread. The thread parks when there is no work and sleeps for the (scaled) duration of
  * each step; request submission and aborts take the lock only briefly.
@@ -65,6 +68,17 @@ public final class Engine implements AutoCloseable {
     private long finishedLength;
     private long finishedAbort;
     private final RequestStats stats;
+    /** LoRA as vLLM's --enable-lora configures it; DISABLED: no adapter, no max_loras rule. */
+    private io.lmwarden.sim.lora.LoraOptions lora = io.lmwarden.sim.lora.LoraOptions.DISABLED;
+    private io.lmwarden.sim.lora.AdapterResidency residency;
+    private io.lmwarden.sim.lora.LoraRequestsInfo loraInfo;
+    /**
+     * Per adapter with a request waiting or running: {waiting, running}, in the order its first live request arrived
+     * (vLLM's LoRARequestStates, a dict that drops an adapter when it has none left).
+     */
+    private final java.util.LinkedHashMap<String, int[]> loraStates = new java.util.LinkedHashMap<>();
+    /** Requests the scheduler skipped at least once because their adapter had no slot in the batch. */
+    private long loraSlotWaits;
 
     public Engine(int index, SimProfile profile, SimClock clock) {
         this.index = index;
@@ -80,6 +94,56 @@ public final class Engine implements AutoCloseable {
 
     public void start() {
         thread.start();
+    }
+
+    /**
+     * Serves LoRA adapters as vLLM does with {@code --enable-lora}: a batch holds at most {@code max_loras} adapters,
+     * adapters are made resident (disk → CPU → GPU slot) before the step that needs them, and {@code info} is recorded
+     * after every step. Call before {@link #start()}.
+     */
+    public void useLora(io.lmwarden.sim.lora.LoraOptions options, io.lmwarden.sim.lora.LoraRequestsInfo info) {
+        lock.lock();
+        try {
+            this.lora = options;
+            this.residency = new io.lmwarden.sim.lora.AdapterResidency(options);
+            this.loraInfo = info;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** vLLM's add_lora on this engine: the adapter is registered in CPU memory (evicting the least recently used). */
+    public void preloadAdapter(String name) {
+        lock.lock();
+        try {
+            if (residency != null) {
+                residency.preload(name);
+            }
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** vLLM's remove_lora: the adapter leaves CPU memory and its GPU slot (requests still using it reload it). */
+    public void removeAdapter(String name) {
+        lock.lock();
+        try {
+            if (residency != null) {
+                residency.remove(name);
+            }
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Where the adapter is now on this engine: "gpu", "cpu" or "disk"; null without LoRA. */
+    public String adapterResidence(String name) {
+        lock.lock();
+        try {
+            return residency == null ? null : residency.inGpu(name) ? "gpu" : residency.inCpu(name) ? "cpu" : "disk";
+        } finally {
+            lock.unlock();
+        }
     }
 
     public int index() {
@@ -102,6 +166,15 @@ public final class Engine implements AutoCloseable {
     /** As {@link #submit(int[], int[], boolean, RequestListener)}, with a cache salt (null = none) in the first block's hash. */
     public SimRequest submit(int[] promptTokens, int[] outputTokens, boolean stopsAtMaxTokens, String cacheSalt,
                              RequestListener listener) {
+        return submit(promptTokens, outputTokens, stopsAtMaxTokens, cacheSalt, null, listener);
+    }
+
+    /** As above, under a LoRA adapter ({@code adapter} null = the base model). */
+    public SimRequest submit(int[] promptTokens, int[] outputTokens, boolean stopsAtMaxTokens, String cacheSalt,
+                             io.lmwarden.sim.lora.Adapter adapter, RequestListener listener) {
+        if (adapter != null && !lora.enabled()) {
+            throw new IllegalArgumentException("LoRA is not enabled on this engine");
+        }
         if (promptTokens.length < 1 || outputTokens.length < 1) {
             throw new IllegalArgumentException("a request needs at least one prompt and one output token");
         }
@@ -112,8 +185,9 @@ public final class Engine implements AutoCloseable {
         lock.lock();
         try {
             SimRequest r = new SimRequest(nextId++, promptTokens, outputTokens, stopsAtMaxTokens,
-                    profile.blockSize(), cacheSalt, listener, clock.now());
+                    profile.blockSize(), cacheSalt, adapter, listener, clock.now());
             waiting.addLast(r);
+            loraState(r, 1, 0);
             workArrived.signal();
             return r;
         } finally {
@@ -138,6 +212,7 @@ public final class Engine implements AutoCloseable {
                 running.remove(r);
                 releaseBlocks(r);
             }
+            loraState(r, r.status == SimRequest.Status.RUNNING ? 0 : -1, r.status == SimRequest.Status.RUNNING ? -1 : 0);
             r.status = SimRequest.Status.FINISHED;
             finishedAbort++;
         } finally {
@@ -161,7 +236,8 @@ public final class Engine implements AutoCloseable {
         try {
             return new EngineSnapshot(running.size(), waiting.size(), pool.usage(), prefixQueries, prefixHits,
                     promptTokens, generationTokens, preemptions, tierStats.externalQueries, tierStats.externalHits,
-                    hostTier == null ? 0 : hostTier.size(), hostTier == null ? 0 : hostTier.capacity());
+                    hostTier == null ? 0 : hostTier.size(), hostTier == null ? 0 : hostTier.capacity(), loraSlotWaits,
+                    residency == null ? 0 : residency.diskLoads(), residency == null ? 0 : residency.activations());
         } finally {
             lock.unlock();
         }
@@ -289,7 +365,7 @@ public final class Engine implements AutoCloseable {
                         runAll(events);
                         continue;
                     }
-                    stepEnd = start + step.millis(profile) / 1000.0;
+                    stepEnd = start + (step.millis(profile) + step.loraMillis) / 1000.0;
                 } finally {
                     lock.unlock();
                 }
@@ -298,6 +374,7 @@ public final class Engine implements AutoCloseable {
                 try {
                     engineTime = stepEnd;
                     commit(step, stepEnd, events);
+                    recordLoraInfo();
                     flushStepEvents(events);
                 } finally {
                     lock.unlock();
@@ -383,6 +460,14 @@ public final class Engine implements AutoCloseable {
             step.add(r, n);
             budget -= n;
         }
+        // vLLM's max_loras rule: the adapters of the running requests scheduled in this step take slots; a waiting
+        // request whose adapter has none is skipped (it does not hold up the queue behind it).
+        java.util.Set<String> scheduledLoras = new java.util.LinkedHashSet<>();
+        for (int i = 0; i < step.size(); i++) {
+            if (step.request(i).lora != null) {
+                scheduledLoras.add(step.request(i).lora.name());
+            }
+        }
         Iterator<SimRequest> queue = waiting.iterator();
         while (!preempted && queue.hasNext() && running.size() < profile.maxNumSeqs() && budget > 0) {
             SimRequest r = queue.next();
@@ -392,6 +477,13 @@ public final class Engine implements AutoCloseable {
                     continue;
                 }
                 finishLoad(r);
+            }
+            if (r.lora != null && scheduledLoras.size() >= lora.maxLoras() && !scheduledLoras.contains(r.lora.name())) {
+                if (!r.waitedForLoraSlot) {
+                    r.waitedForLoraSlot = true;
+                    loraSlotWaits++;
+                }
+                continue;
             }
             int total = r.numTokens();
             int n;
@@ -455,8 +547,15 @@ public final class Engine implements AutoCloseable {
             }
             r.status = SimRequest.Status.RUNNING;
             running.add(r);
+            loraState(r, -1, 1);
+            if (r.lora != null) {
+                scheduledLoras.add(r.lora.name());
+            }
             step.add(r, n);
             budget -= n;
+        }
+        if (residency != null && !scheduledLoras.isEmpty()) {
+            step.loraMillis = residency.prepare(scheduledLoras);
         }
         return step;
     }
@@ -583,17 +682,34 @@ public final class Engine implements AutoCloseable {
                 for (int t = 0; t < tokens.length; t++) {
                     tokens[t] = r.tokens[first * bs + t] & 0x7fffffff;
                 }
-                List<String> extraKeys = new ArrayList<>(hashes.length);
+                // vLLM's generate_block_hash_extra_keys: the adapter's name first, then the salt (on block 0 only).
+                List<List<String>> extraKeys = new ArrayList<>(hashes.length);
                 for (int k = 0; k < hashes.length; k++) {
-                    extraKeys.add(first + k == 0 ? r.cacheSalt : null);
+                    List<String> keys = new ArrayList<>(2);
+                    if (r.lora != null) {
+                        keys.add(r.lora.name());
+                    }
+                    if (first + k == 0 && r.cacheSalt != null) {
+                        keys.add(r.cacheSalt);
+                    }
+                    extraKeys.add(keys.isEmpty() ? null : keys);
                 }
                 stepEvents.add(new KvCacheEvent.BlockStored(hashes, first == 0 ? null : r.blockHashes[first - 1], tokens, bs,
-                        medium, extraKeys, 0, KvCacheEvent.FULL_ATTENTION));
+                        medium, loraId(r), loraName(r), extraKeys, 0, KvCacheEvent.FULL_ATTENTION));
             } else {
-                stepEvents.add(new KvCacheEvent.BlockStored(hashes, null, new int[0], bs, medium, null, null, null));
+                stepEvents.add(new KvCacheEvent.BlockStored(hashes, null, new int[0], bs, medium, loraId(r), loraName(r), null,
+                        null, null));
             }
             i = end;
         }
+    }
+
+    private static Integer loraId(SimRequest r) {
+        return r.lora == null ? null : r.lora.id();
+    }
+
+    private static String loraName(SimRequest r) {
+        return r.lora == null ? null : r.lora.name();
     }
 
     /**
@@ -673,6 +789,7 @@ public final class Engine implements AutoCloseable {
         r.offloadedBlocks = 0;
         r.status = SimRequest.Status.WAITING;
         waiting.addFirst(r);
+        loraState(r, 1, -1);
         preemptions++;
     }
 
@@ -728,6 +845,7 @@ public final class Engine implements AutoCloseable {
 
     private void finish(SimRequest r, double now, List<Runnable> events) {
         running.remove(r);
+        loraState(r, 0, -1);
         releaseBlocks(r);
         r.status = SimRequest.Status.FINISHED;
         String reason = r.stopsAtMaxTokens ? "length" : "stop";
@@ -745,6 +863,26 @@ public final class Engine implements AutoCloseable {
         events.add(() -> l.onFinished(result));
     }
 
+    /** Moves {@code r} between its adapter's waiting and running counts; drops an adapter left with none. */
+    private void loraState(SimRequest r, int waitingDelta, int runningDelta) {
+        if (r.lora == null) {
+            return;
+        }
+        int[] s = loraStates.computeIfAbsent(r.lora.name(), n -> new int[2]);
+        s[0] += waitingDelta;
+        s[1] += runningDelta;
+        if (s[0] <= 0 && s[1] <= 0) {
+            loraStates.remove(r.lora.name());
+        }
+    }
+
+    /** vLLM records its scheduler stats, and with them lora_requests_info, after every step. Caller holds the lock. */
+    private void recordLoraInfo() {
+        if (loraInfo != null) {
+            loraInfo.record(List.copyOf(loraStates.keySet()), System.currentTimeMillis() / 1000.0);
+        }
+    }
+
     private static int ceilDiv(int a, int b) {
         return (a + b - 1) / b;
     }
@@ -757,6 +895,8 @@ public final class Engine implements AutoCloseable {
         private double prefillAttended;
         private int decodes;
         private long context;
+        /** Simulated ms spent making the batch's LoRA adapters resident before the forward pass. */
+        private double loraMillis;
 
         void add(SimRequest r, int n) {
             if (requests.size() == tokens.length) {

@@ -21,6 +21,10 @@ public final class SimRequest {
     final long[] blockHashes;
     /** vLLM's cache_salt (null = none): part of the first block's extra keys in KV events. */
     final String cacheSalt;
+    /** The LoRA adapter the request runs under, or null for the base model: its name is in every block's hash. */
+    final io.lmwarden.sim.lora.Adapter lora;
+    /** Whether the scheduler ever skipped it because its adapter had no free slot in the batch (vLLM's max_loras). */
+    boolean waitedForLoraSlot;
 
     Status status = Status.WAITING;
     int numComputed;
@@ -44,7 +48,7 @@ public final class SimRequest {
     int offloadedBlocks;
 
     SimRequest(long id, int[] promptTokens, int[] outputTokens, boolean stopsAtMaxTokens, int blockSize, String cacheSalt,
-               RequestListener listener, double arrival) {
+               io.lmwarden.sim.lora.Adapter lora, RequestListener listener, double arrival) {
         this.id = id;
         this.promptLen = promptTokens.length;
         this.targetOutput = outputTokens.length;
@@ -54,7 +58,8 @@ public final class SimRequest {
         this.listener = listener;
         this.arrival = arrival;
         this.cacheSalt = cacheSalt;
-        this.blockHashes = BlockHasher.chain(tokens, blockSize, BlockHasher.saltOf(cacheSalt));
+        this.lora = lora;
+        this.blockHashes = BlockHasher.chain(tokens, blockSize, BlockHasher.saltOf(cacheSalt), lora == null ? 0 : lora.hashKey());
     }
 
     /** Tokens the engine must have computed before it can sample the next one. */

@@ -12,6 +12,21 @@ final class ErrorBodies {
     private ErrorBodies() {
     }
 
+    /** OpenAI's shape with an error type of vLLM's own choosing ({@code create_error_response(err_type=…)}). */
+    static String of(int status, String type, String message, String param) {
+        ObjectNode root = Json.object();
+        ObjectNode e = root.putObject("error");
+        e.put("message", message);
+        e.put("type", type);
+        if (param == null) {
+            e.putNull("param");
+        } else {
+            e.put("param", param);
+        }
+        e.put("code", status);
+        return root.toString();
+    }
+
     /** @param dialect the API of the endpoint; null for vLLM's own endpoints, which answer in OpenAI's shape */
     static String of(ApiDialect dialect, int status, String message, String param) {
         ObjectNode root = Json.object();

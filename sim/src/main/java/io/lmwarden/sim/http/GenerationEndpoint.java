@@ -28,11 +28,14 @@ final class GenerationEndpoint {
     private final DataParallelEngines engines;
     private final FaultInjector faults;
     private final ReplyLengths lengths;
+    private final io.lmwarden.sim.lora.LoraServing lora;
 
-    GenerationEndpoint(ReplicaConfig config, DataParallelEngines engines, FaultInjector faults) {
+    GenerationEndpoint(ReplicaConfig config, DataParallelEngines engines, FaultInjector faults,
+                       io.lmwarden.sim.lora.LoraServing lora) {
         this.config = config;
         this.engines = engines;
         this.faults = faults;
+        this.lora = lora;
         this.lengths = new ReplyLengths(config.outputLength(), config.seed());
     }
 
@@ -66,7 +69,9 @@ final class GenerationEndpoint {
             return;
         }
         try {
-            if (!Requests.checkModel(ctx, dialect, body, config.servedModelNames(), dialect == ApiDialect.ANTHROPIC_MESSAGES)) {
+            // A LoRA adapter is a model name of its own (vLLM's _check_model: base names, then loaded adapters).
+            if (!Requests.checkModel(ctx, dialect, body, name -> config.servedModelNames().contains(name)
+                    || lora.adapter(name).isPresent(), dialect == ApiDialect.ANTHROPIC_MESSAGES)) {
                 return;
             }
             if (dialect == ApiDialect.OPENAI_RESPONSES && body.hasNonNull("previous_response_id")) {
@@ -127,7 +132,8 @@ final class GenerationEndpoint {
                     format(dialect, body, stream, maxTokens, promptIds, outputIds), text, stream, promptIds.length, plan.dropAfterChunks(), plan.compactSse(),
                     plan.holdEnd() ? faults::hold : null);
             DataParallelEngines.Submitted sent = engines.submit(ctx.request().getHeader(DATA_PARALLEL_RANK),
-                    promptIds, outputIds, outputTokens == maxTokens, cacheSalt(body), reply);
+                    promptIds, outputIds, outputTokens == maxTokens, cacheSalt(body),
+                    lora.adapter(body.path("model").asText(null)).orElse(null), reply);
             reply.attach(sent.engine(), sent.request());
         } catch (InvalidPromptException e) {
             Requests.error(ctx, dialect, 400, e.getMessage(), e.param());

@@ -24,14 +24,23 @@ public final class ReplicaServer {
     private final FaultInjector faults = new FaultInjector();
     private final GenerationEndpoint generation;
     private final MetricsExposition metrics;
+    private final LoraEndpoints lora;
     private final long created = System.currentTimeMillis() / 1000;
     private HttpServer server;
     private volatile Runnable crash;
 
     public ReplicaServer(ReplicaConfig config, DataParallelEngines engines) {
+        this(config, engines, new io.lmwarden.sim.lora.LoraServing(io.lmwarden.sim.lora.LoraOptions.DISABLED,
+                config.servedModelNames(), engines.engines()), 1.0);
+    }
+
+    /** With LoRA adapters ({@code timeScale} scales an adapter's load time from disk to wall time). */
+    public ReplicaServer(ReplicaConfig config, DataParallelEngines engines, io.lmwarden.sim.lora.LoraServing lora,
+                         double timeScale) {
         this.config = config;
         this.engines = engines;
-        this.generation = new GenerationEndpoint(config, engines, faults);
+        this.lora = new LoraEndpoints(lora, timeScale);
+        this.generation = new GenerationEndpoint(config, engines, faults, lora);
         // vLLM labels its engines 0..N-1 whatever the pod: a plain replica is engine "0", as a one-vLLM pod is.
         this.metrics = new MetricsExposition(config.model(), engines.size());
     }
@@ -50,8 +59,12 @@ public final class ReplicaServer {
         router.get("/v1/models").handler(this::models);
         router.get("/health").handler(this::health);
         router.post("/tokenize").handler(this::tokenize);
-        router.get("/metrics").handler(ctx -> ctx.response().putHeader("content-type", MetricsExposition.CONTENT_TYPE)
-                .end(metrics.render(engines.metrics(), engines.cacheTierMetrics())));
+        router.get("/metrics").handler(ctx -> {
+            StringBuilder sb = new StringBuilder(metrics.render(engines.metrics(), engines.cacheTierMetrics()));
+            lora.metrics(sb);
+            ctx.response().putHeader("content-type", MetricsExposition.CONTENT_TYPE).end(sb.toString());
+        });
+        lora.routes(router);
         // vLLM serves it with VLLM_SERVER_DEV_MODE=1: drops every cached block (when none is in use) and announces
         // AllBlocksCleared; 200 either way, as vLLM answers.
         router.post("/reset_prefix_cache").handler(ctx -> {
@@ -124,7 +137,9 @@ public final class ReplicaServer {
             m.put("root", config.model());
             m.putNull("parent");
             m.put("max_model_len", config.profile().maxModelLen());
+            LoraEndpoints.addPermission(m, created);
         }
+        lora.addCards(data, created);
         json(ctx, root.toString());
     }
 

@@ -41,6 +41,12 @@ final class Requests {
 
     /** False (after answering) when the body names a model this replica does not serve under any of its names. */
     static boolean checkModel(RoutingContext ctx, ApiDialect dialect, JsonNode body, List<String> served, boolean required) {
+        return checkModel(ctx, dialect, body, served::contains, required);
+    }
+
+    /** As above, with what is served given as a test (served names, then LoRA adapters). */
+    static boolean checkModel(RoutingContext ctx, ApiDialect dialect, JsonNode body,
+                              java.util.function.Predicate<String> served, boolean required) {
         JsonNode model = body.get("model");
         if (model == null || model.isNull()) {
             if (required) {
@@ -49,7 +55,7 @@ final class Requests {
             }
             return true;
         }
-        if (!model.isTextual() || !served.contains(model.asText())) {
+        if (!model.isTextual() || !served.test(model.asText())) {
             error(ctx, dialect, 404, "The model `" + model.asText() + "` does not exist.", "model");
             return false;
         }

@@ -16,13 +16,17 @@ public sealed interface KvCacheEvent {
      * @param parentBlockHash the hash of the block before the first one, or null when the first is the prefix's first
      *                        (and always null for the host tier's copies, as vLLM's offloading connector sends them)
      * @param tokenIds        the token ids of all the blocks, in order (empty for host-tier copies)
-     * @param extraKeys       per block: the extra keys mixed into its hash (vLLM puts cache_salt in the first block's),
-     *                        null entries for blocks without any; the whole list null when vLLM leaves it out
+     * @param loraId          the adapter's {@code lora_int_id} (vLLM's {@code lora_request.adapter_id}), null for the base model
+     * @param loraName        the adapter's name, null for the base model
+     * @param extraKeys       per block: the extra keys mixed into its hash (the adapter's name in every block, then
+     *                        cache_salt in the first block's), null entries for blocks without any; the whole list null
+     *                        when vLLM leaves it out
      * @param groupIdx        the KV cache group (0 for a plain model), null when vLLM leaves it out
      * @param specKind        the group's {@code kv_cache_spec_kind}, null when vLLM leaves it out
      */
     record BlockStored(long[] blockHashes, Long parentBlockHash, int[] tokenIds, int blockSize, String medium,
-                       java.util.List<String> extraKeys, Integer groupIdx, String specKind) implements KvCacheEvent {
+                       Integer loraId, String loraName, java.util.List<java.util.List<String>> extraKeys, Integer groupIdx,
+                       String specKind) implements KvCacheEvent {
     }
 
     /** Blocks evicted from {@code medium}. */

@@ -59,9 +59,11 @@ public final class KvEventEncoder {
             key(p, "token_ids");
             tokens(p, s.tokenIds());
             key(p, "block_size").packInt(s.blockSize());
-            key(p, "lora_id").packNil();
+            key(p, "lora_id");
+            intOrNil(p, s.loraId());
             key(p, "medium").packString(s.medium());
-            key(p, "lora_name").packNil();
+            key(p, "lora_name");
+            stringOrNil(p, s.loraName());
             if (s.extraKeys() != null) {
                 key(p, "extra_keys");
                 extraKeys(p, s.extraKeys());
@@ -97,9 +99,9 @@ public final class KvEventEncoder {
             hashOrNil(p, s.parentBlockHash());
             tokens(p, s.tokenIds());
             p.packInt(s.blockSize());
-            p.packNil();
+            intOrNil(p, s.loraId());
             p.packString(s.medium());
-            p.packNil();
+            stringOrNil(p, s.loraName());
             if (length > 8) {
                 if (s.extraKeys() != null) {
                     extraKeys(p, s.extraKeys());
@@ -167,16 +169,34 @@ public final class KvEventEncoder {
         }
     }
 
-    /** One entry per block: the tuple of its extra keys ({@code [cache_salt]}) or nil. */
-    private static void extraKeys(MessageBufferPacker p, List<String> perBlock) throws IOException {
+    /** One entry per block: the tuple of its extra keys ({@code [lora_name, cache_salt]}, either absent) or nil. */
+    private static void extraKeys(MessageBufferPacker p, List<List<String>> perBlock) throws IOException {
         p.packArrayHeader(perBlock.size());
-        for (String salt : perBlock) {
-            if (salt == null) {
+        for (List<String> keys : perBlock) {
+            if (keys == null) {
                 p.packNil();
             } else {
-                p.packArrayHeader(1);
-                p.packString(salt);
+                p.packArrayHeader(keys.size());
+                for (String k : keys) {
+                    p.packString(k);
+                }
             }
+        }
+    }
+
+    private static void intOrNil(MessageBufferPacker p, Integer v) throws IOException {
+        if (v == null) {
+            p.packNil();
+        } else {
+            p.packInt(v);
+        }
+    }
+
+    private static void stringOrNil(MessageBufferPacker p, String v) throws IOException {
+        if (v == null) {
+            p.packNil();
+        } else {
+            p.packString(v);
         }
     }
 }

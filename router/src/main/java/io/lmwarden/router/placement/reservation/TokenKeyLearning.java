@@ -11,19 +11,28 @@ import java.util.Arrays;
 /**
  * Files the block keys of each prompt the engine accepted, from the token ids it returned for it
  * ({@code prompt_token_ids}, then the reply's {@code token_ids}), at the block size the replica's events announce and under the request's cache salt
- * (vLLM mixes it into the first block), so that the session's next step, and other sessions that start the same way,
- * can be looked up in the engines' cache views.
+ * (vLLM mixes it into the first block) and, for a LoRA adapter's request, under the adapter's name (vLLM puts it in every
+ * block's extra keys, and its events carry it), so that the session's next step, and other sessions that start the same
+ * way, can be looked up in the engines' cache views.
  */
 public final class TokenKeyLearning implements PlacementFeedback {
 
     private final TokenKeyDictionary dictionary;
     private final EngineCacheViews views;
     private final HeldTokens heldTokens;
+    private final java.util.function.Predicate<String> isAdapter;
 
     public TokenKeyLearning(TokenKeyDictionary dictionary, EngineCacheViews views, HeldTokens heldTokens) {
+        this(dictionary, views, heldTokens, name -> false);
+    }
+
+    /** @param isAdapter whether a model name is a LoRA adapter's (the pool's {@code isAdapter}) */
+    public TokenKeyLearning(TokenKeyDictionary dictionary, EngineCacheViews views, HeldTokens heldTokens,
+                            java.util.function.Predicate<String> isAdapter) {
         this.dictionary = dictionary;
         this.views = views;
         this.heldTokens = heldTokens;
+        this.isAdapter = isAdapter;
     }
 
     /**
@@ -56,7 +65,7 @@ public final class TokenKeyLearning implements PlacementFeedback {
         System.arraycopy(output, 0, ids, prompt.length, output.length);
         RequestFacts f = r.facts();
         String salt = f.tenant().present() ? f.tenant().cacheSalt() : null;
-        long[] keys = BlockKeys.chain(BlockKeys.root(null, salt), ids, blockSize);
+        long[] keys = BlockKeys.chain(BlockKeys.root(isAdapter.test(f.model()) ? f.model() : null, salt), ids, blockSize);
         dictionary.learn(f.modelKey() + "\u0000" + f.sessionKey().value(), f.shape(),
                 new TokenKeyDictionary.Entry(keys, blockSize, prompt.length, 0));
     }
