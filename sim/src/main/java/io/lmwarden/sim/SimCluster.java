@@ -46,7 +46,9 @@ public final class SimCluster implements AutoCloseable {
                 SimProfile profile = options.profileOf(i);
                 List<Engine> engineList = new ArrayList<>();
                 for (int e = 0; e < options.engines(); e++) {
-                    engineList.add(new Engine(options.engines() == 1 ? i : e, profile, clock));
+                    Engine engine = new Engine(options.engines() == 1 ? i : e, profile, clock);
+                    engine.usePriorityPolicy(options.priorityScheduling());
+                    engineList.add(engine);
                 }
                 DataParallelEngines engines = new DataParallelEngines(engineList, options.dpBalancer(), options.timeScale());
                 io.lmwarden.sim.lora.LoraServing lora = new io.lmwarden.sim.lora.LoraServing(options.lora(),

@@ -89,8 +89,20 @@ public final class SimMain implements Callable<Integer> {
     @Option(names = "--allow-runtime-lora-updating", description = "Serve /v1/load_lora_adapter and /v1/unload_lora_adapter,"
             + " as vLLM with VLLM_ALLOW_RUNTIME_LORA_UPDATING=True (that variable turns it on too)")
     boolean allowRuntimeLoraUpdating;
+    @Option(names = "--scheduling-policy", description = "fcfs or priority, as vLLM's --scheduling-policy: priority orders each"
+            + " engine's waiting queue by the requests' priority (lower first, then arrival) and preempts the last by that order"
+            + " (default: ${DEFAULT-VALUE})")
+    String schedulingPolicy = "fcfs";
     @Option(names = "--log-format", description = "Log line format on stderr: text or json (default: ${DEFAULT-VALUE})")
     String logFormat = "text";
+
+    private static boolean priorityScheduling(String policy) {
+        return switch (policy) {
+            case "fcfs" -> false;
+            case "priority" -> true;
+            default -> throw new IllegalArgumentException("--scheduling-policy must be fcfs or priority, got " + policy);
+        };
+    }
 
     /** The jar's own version, for --version. */
     static final class Version implements CommandLine.IVersionProvider {
@@ -163,7 +175,8 @@ public final class SimMain implements Callable<Integer> {
                         .withSelfDescribingHostEvents(kvEventsSelfDescribing)).withReplicas(replicas).withBasePort(port).withHost(host)
                 .withServedModelNames(servedModelNames == null || servedModelNames.isEmpty() ? List.of(model) : servedModelNames)
                 .withProfile(p).withTimeScale(timeScale).withSeed(seed).withOutputLength(OutputLength.parse(outputLength))
-                .withEngines(engines).withDpBalancer(BalancerEra.named(dpBalancer)).withLora(lora());
+                .withEngines(engines).withDpBalancer(BalancerEra.named(dpBalancer)).withLora(lora())
+                .withPriorityScheduling(priorityScheduling(schedulingPolicy));
     }
 
     /** vLLM reads VLLM_ALLOW_RUNTIME_LORA_UPDATING as on when it is "1" or "true" (any case). */

@@ -20,11 +20,13 @@ import java.util.TreeMap;
  * @param kvEvents         vLLM's {@code --kv-events-config}; with several replicas, replica i publishes on the endpoints'
  *                         ports + i × engines (its engine e on + e, vLLM's per-rank rule)
  * @param lora             LoRA adapters (vLLM's {@code --enable-lora} and its flags); off by default
+ * @param priorityScheduling vLLM's {@code --scheduling-policy priority}: every engine orders its waiting queue and picks
+ *                         whom to preempt by the requests' {@code priority}; false is vLLM's default, {@code fcfs}
  */
 public record SimOptions(String host, int basePort, int replicas, List<String> servedModelNames,
                          SimProfile profile, Map<Integer, SimProfile> replicaProfiles, double timeScale, long seed,
                          OutputLength outputLength, int engines, BalancerEra dpBalancer, KvEventsConfig kvEvents,
-                         io.lmwarden.sim.lora.LoraOptions lora) {
+                         io.lmwarden.sim.lora.LoraOptions lora, boolean priorityScheduling) {
 
     public static final String DEFAULT_MODEL = "Qwen/Qwen3-4B-Instruct-2507";
 
@@ -60,7 +62,7 @@ public record SimOptions(String host, int basePort, int replicas, List<String> s
     public static SimOptions defaults() {
         return new SimOptions("127.0.0.1", 0, 1, List.of(DEFAULT_MODEL), SimProfile.defaultProfile(), Map.of(), 1.0, 42L,
                 OutputLength.FIXED, 1, BalancerEra.CURRENT, KvEventsConfig.DISABLED,
-                io.lmwarden.sim.lora.LoraOptions.DISABLED);
+                io.lmwarden.sim.lora.LoraOptions.DISABLED, false);
     }
 
     /** The first served name: what /metrics labels carry. */
@@ -74,11 +76,11 @@ public record SimOptions(String host, int basePort, int replicas, List<String> s
     }
 
     public SimOptions withReplicas(int n) {
-        return new SimOptions(host, basePort, n, servedModelNames, profile, replicaProfiles, timeScale, seed, outputLength, engines, dpBalancer, kvEvents, lora);
+        return new SimOptions(host, basePort, n, servedModelNames, profile, replicaProfiles, timeScale, seed, outputLength, engines, dpBalancer, kvEvents, lora, priorityScheduling);
     }
 
     public SimOptions withBasePort(int p) {
-        return new SimOptions(host, p, replicas, servedModelNames, profile, replicaProfiles, timeScale, seed, outputLength, engines, dpBalancer, kvEvents, lora);
+        return new SimOptions(host, p, replicas, servedModelNames, profile, replicaProfiles, timeScale, seed, outputLength, engines, dpBalancer, kvEvents, lora, priorityScheduling);
     }
 
     /** Serves exactly this one name. */
@@ -87,7 +89,7 @@ public record SimOptions(String host, int basePort, int replicas, List<String> s
     }
 
     public SimOptions withServedModelNames(List<String> names) {
-        return new SimOptions(host, basePort, replicas, names, profile, replicaProfiles, timeScale, seed, outputLength, engines, dpBalancer, kvEvents, lora);
+        return new SimOptions(host, basePort, replicas, names, profile, replicaProfiles, timeScale, seed, outputLength, engines, dpBalancer, kvEvents, lora, priorityScheduling);
     }
 
     /** Keeps the served names and adds {@code more} after them. */
@@ -98,29 +100,29 @@ public record SimOptions(String host, int basePort, int replicas, List<String> s
     }
 
     public SimOptions withProfile(SimProfile p) {
-        return new SimOptions(host, basePort, replicas, servedModelNames, p, replicaProfiles, timeScale, seed, outputLength, engines, dpBalancer, kvEvents, lora);
+        return new SimOptions(host, basePort, replicas, servedModelNames, p, replicaProfiles, timeScale, seed, outputLength, engines, dpBalancer, kvEvents, lora, priorityScheduling);
     }
 
     public SimOptions withReplicaProfile(int index, SimProfile p) {
         Map<Integer, SimProfile> m = new TreeMap<>(replicaProfiles);
         m.put(index, p);
-        return new SimOptions(host, basePort, replicas, servedModelNames, profile, m, timeScale, seed, outputLength, engines, dpBalancer, kvEvents, lora);
+        return new SimOptions(host, basePort, replicas, servedModelNames, profile, m, timeScale, seed, outputLength, engines, dpBalancer, kvEvents, lora, priorityScheduling);
     }
 
     public SimOptions withTimeScale(double k) {
-        return new SimOptions(host, basePort, replicas, servedModelNames, profile, replicaProfiles, k, seed, outputLength, engines, dpBalancer, kvEvents, lora);
+        return new SimOptions(host, basePort, replicas, servedModelNames, profile, replicaProfiles, k, seed, outputLength, engines, dpBalancer, kvEvents, lora, priorityScheduling);
     }
 
     public SimOptions withSeed(long s) {
-        return new SimOptions(host, basePort, replicas, servedModelNames, profile, replicaProfiles, timeScale, s, outputLength, engines, dpBalancer, kvEvents, lora);
+        return new SimOptions(host, basePort, replicas, servedModelNames, profile, replicaProfiles, timeScale, s, outputLength, engines, dpBalancer, kvEvents, lora, priorityScheduling);
     }
 
     public SimOptions withHost(String h) {
-        return new SimOptions(h, basePort, replicas, servedModelNames, profile, replicaProfiles, timeScale, seed, outputLength, engines, dpBalancer, kvEvents, lora);
+        return new SimOptions(h, basePort, replicas, servedModelNames, profile, replicaProfiles, timeScale, seed, outputLength, engines, dpBalancer, kvEvents, lora, priorityScheduling);
     }
 
     public SimOptions withOutputLength(OutputLength o) {
-        return new SimOptions(host, basePort, replicas, servedModelNames, profile, replicaProfiles, timeScale, seed, o, engines, dpBalancer, kvEvents, lora);
+        return new SimOptions(host, basePort, replicas, servedModelNames, profile, replicaProfiles, timeScale, seed, o, engines, dpBalancer, kvEvents, lora, priorityScheduling);
     }
 
     /** Kept for callers of the two-mode simulator: true = uniform, false = fixed. */
@@ -130,12 +132,12 @@ public record SimOptions(String host, int basePort, int replicas, List<String> s
 
     public SimOptions withEngines(int n) {
         return new SimOptions(host, basePort, replicas, servedModelNames, profile, replicaProfiles, timeScale, seed, outputLength,
-                n, dpBalancer, kvEvents, lora);
+                n, dpBalancer, kvEvents, lora, priorityScheduling);
     }
 
     public SimOptions withDpBalancer(BalancerEra era) {
         return new SimOptions(host, basePort, replicas, servedModelNames, profile, replicaProfiles, timeScale, seed, outputLength,
-                engines, era, kvEvents, lora);
+                engines, era, kvEvents, lora, priorityScheduling);
     }
 
     /** A host-memory KV tier of {@code gib} GiB on every replica (every profile, the per-replica ones too); 0 = none. */
@@ -143,17 +145,23 @@ public record SimOptions(String host, int basePort, int replicas, List<String> s
         Map<Integer, SimProfile> m = new TreeMap<>();
         replicaProfiles.forEach((i, p) -> m.put(i, p.withKvOffloadGib(gib)));
         return new SimOptions(host, basePort, replicas, servedModelNames, profile.withKvOffloadGib(gib), m, timeScale, seed,
-                outputLength, engines, dpBalancer, kvEvents, lora);
+                outputLength, engines, dpBalancer, kvEvents, lora, priorityScheduling);
     }
 
     public SimOptions withKvEvents(KvEventsConfig config) {
         return new SimOptions(host, basePort, replicas, servedModelNames, profile, replicaProfiles, timeScale, seed, outputLength,
-                engines, dpBalancer, config, lora);
+                engines, dpBalancer, config, lora, priorityScheduling);
     }
 
     /** LoRA adapters as vLLM's --enable-lora and its flags configure them (every replica the same). */
     public SimOptions withLora(io.lmwarden.sim.lora.LoraOptions options) {
         return new SimOptions(host, basePort, replicas, servedModelNames, profile, replicaProfiles, timeScale, seed, outputLength,
-                engines, dpBalancer, kvEvents, options);
+                engines, dpBalancer, kvEvents, options, priorityScheduling);
+    }
+
+    /** Every engine under vLLM's {@code --scheduling-policy priority} (true) or {@code fcfs}. */
+    public SimOptions withPriorityScheduling(boolean on) {
+        return new SimOptions(host, basePort, replicas, servedModelNames, profile, replicaProfiles, timeScale, seed, outputLength,
+                engines, dpBalancer, kvEvents, lora, on);
     }
 }

@@ -85,6 +85,12 @@ public final class DataParallelEngines implements AutoCloseable {
     /** As above, under a LoRA adapter ({@code adapter} null = the base model). */
     public Submitted submit(String rankHeader, int[] promptTokens, int[] outputTokens, boolean stopsAtMaxTokens,
                             String cacheSalt, io.lmwarden.sim.lora.Adapter adapter, RequestListener listener) {
+        return submit(rankHeader, promptTokens, outputTokens, stopsAtMaxTokens, cacheSalt, adapter, 0, listener);
+    }
+
+    /** As above, with vLLM's request {@code priority}. */
+    public Submitted submit(String rankHeader, int[] promptTokens, int[] outputTokens, boolean stopsAtMaxTokens,
+                            String cacheSalt, io.lmwarden.sim.lora.Adapter adapter, int priority, RequestListener listener) {
         Integer rank = parseRank(rankHeader);
         if (rank != null && (rank < 0 || rank >= engines.size())) {
             throw new InvalidPromptException("data_parallel_rank " + rank + " is out of range [0, " + engines.size() + ").",
@@ -92,7 +98,7 @@ public final class DataParallelEngines implements AutoCloseable {
         }
         int index = rank != null ? rank : engines.size() == 1 ? 0 : balancer.choose(inflight());
         Engine engine = engines.get(index);
-        SimRequest request = engine.submit(promptTokens, outputTokens, stopsAtMaxTokens, cacheSalt, adapter, listener);
+        SimRequest request = engine.submit(promptTokens, outputTokens, stopsAtMaxTokens, cacheSalt, adapter, priority, listener);
         // Only the balancer reads the in-flight sets, and it prunes them as it reads: one engine has no balancer,
         // so tracking its requests would keep every request ever served.
         if (engines.size() > 1) {

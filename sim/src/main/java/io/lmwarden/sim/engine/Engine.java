@@ -6,7 +6,6 @@ import io.lmwarden.sim.SimProfile;
 import io.lmwarden.sim.kvevents.KvCacheEvent;
 import io.lmwarden.sim.kvevents.KvEventSink;
 
-import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
@@ -52,7 +51,10 @@ public final class Engine implements AutoCloseable {
     private double loadLinkFreeAt;
     private final ReentrantLock lock = new ReentrantLock();
     private final Condition workArrived = lock.newCondition();
-    private final ArrayDeque<SimRequest> waiting = new ArrayDeque<>();
+    /** vLLM's waiting queue: arrival order (FCFS), or by (priority, arrival) under the priority policy ({@link #enqueue}). */
+    private final java.util.LinkedList<SimRequest> waiting = new java.util.LinkedList<>();
+    /** vLLM's --scheduling-policy priority: the queue by (priority, arrival), the preempted one the last by that order. */
+    private volatile boolean priorityPolicy;
     private final List<SimRequest> running = new ArrayList<>();
     private final Thread thread;
     private volatile boolean closed;
@@ -172,6 +174,12 @@ public final class Engine implements AutoCloseable {
     /** As above, under a LoRA adapter ({@code adapter} null = the base model). */
     public SimRequest submit(int[] promptTokens, int[] outputTokens, boolean stopsAtMaxTokens, String cacheSalt,
                              io.lmwarden.sim.lora.Adapter adapter, RequestListener listener) {
+        return submit(promptTokens, outputTokens, stopsAtMaxTokens, cacheSalt, adapter, 0, listener);
+    }
+
+    /** As above, with vLLM's request {@code priority} (lower first; it orders only under the priority policy). */
+    public SimRequest submit(int[] promptTokens, int[] outputTokens, boolean stopsAtMaxTokens, String cacheSalt,
+                             io.lmwarden.sim.lora.Adapter adapter, int priority, RequestListener listener) {
         if (adapter != null && !lora.enabled()) {
             throw new IllegalArgumentException("LoRA is not enabled on this engine");
         }
@@ -186,7 +194,8 @@ public final class Engine implements AutoCloseable {
         try {
             SimRequest r = new SimRequest(nextId++, promptTokens, outputTokens, stopsAtMaxTokens,
                     profile.blockSize(), cacheSalt, adapter, listener, clock.now());
-            waiting.addLast(r);
+            r.priority = priority;
+            enqueue(r, false);
             loraState(r, 1, 0);
             workArrived.signal();
             return r;
@@ -446,7 +455,14 @@ public final class Engine implements AutoCloseable {
             int n = Math.min(r.numTokens() - r.numComputed, budget);
             boolean scheduled = true;
             while (!allocateSlots(r, r.numComputed + n)) {
-                SimRequest victim = running.remove(running.size() - 1);
+                // vLLM preempts the last admitted (FCFS), or the last by (priority, arrival) under the priority policy,
+                // which may be one already scheduled in this step: it leaves the step and gives its tokens back.
+                int at = preemptionVictim(running, priorityPolicy);
+                SimRequest victim = running.remove(at);
+                if (at < i) {
+                    budget += step.remove(victim);
+                    i--;
+                }
                 preempt(victim);
                 preempted = true;
                 if (victim == r) {
@@ -783,12 +799,58 @@ public final class Engine implements AutoCloseable {
         return needed <= pool.freeBlocks();
     }
 
+    /** Runs the engine as vLLM's {@code --scheduling-policy priority} (true) or {@code fcfs} (false, the default). */
+    public void usePriorityPolicy(boolean on) {
+        priorityPolicy = on;
+    }
+
+    /**
+     * Into the waiting queue: FCFS at its end, or at its front when preempted (vLLM's prepend_request); under the
+     * priority policy by (priority, arrival) either way (vllm/v1/core/sched/request_queue.py, PriorityRequestQueue).
+     */
+    private void enqueue(SimRequest r, boolean preempted) {
+        if (!priorityPolicy) {
+            if (preempted) {
+                waiting.addFirst(r);
+            } else {
+                waiting.addLast(r);
+            }
+            return;
+        }
+        java.util.ListIterator<SimRequest> it = waiting.listIterator();
+        while (it.hasNext()) {
+            if (ahead(r, it.next())) {
+                it.previous();
+                break;
+            }
+        }
+        it.add(r);
+    }
+
+    private static boolean ahead(SimRequest a, SimRequest b) {
+        return a.priority < b.priority || (a.priority == b.priority && a.arrival < b.arrival);
+    }
+
+    /** Which running request vLLM preempts: the last admitted (FCFS), or the max by (priority, arrival) (priority policy). */
+    static int preemptionVictim(List<SimRequest> running, boolean priorityPolicy) {
+        if (!priorityPolicy) {
+            return running.size() - 1;
+        }
+        int last = 0;
+        for (int j = 1; j < running.size(); j++) {
+            if (ahead(running.get(last), running.get(j))) {
+                last = j;
+            }
+        }
+        return last;
+    }
+
     private void preempt(SimRequest r) {
         releaseBlocks(r);
         r.numComputed = 0;
         r.offloadedBlocks = 0;
         r.status = SimRequest.Status.WAITING;
-        waiting.addFirst(r);
+        enqueue(r, true);
         loraState(r, 1, -1);
         preemptions++;
     }
@@ -913,6 +975,25 @@ public final class Engine implements AutoCloseable {
                 prefillAttended += n * (r.numComputed + n / 2.0);
             }
             context += r.numComputed + n;
+        }
+
+        /** Takes a request out of the step again (preempted after it was scheduled); returns the tokens it had. */
+        int remove(SimRequest r) {
+            int at = requests.indexOf(r);
+            int n = tokens[at];
+            List<SimRequest> keptRequests = new ArrayList<>(requests);
+            int[] keptTokens = tokens.clone();
+            keptRequests.remove(at);
+            System.arraycopy(keptTokens, at + 1, keptTokens, at, keptRequests.size() - at);
+            requests.clear();
+            prefillTokens = 0;
+            prefillAttended = 0;
+            decodes = 0;
+            context = 0;
+            for (int j = 0; j < keptRequests.size(); j++) {
+                add(keptRequests.get(j), keptTokens[j]);
+            }
+            return n;
         }
 
         boolean isEmpty() {

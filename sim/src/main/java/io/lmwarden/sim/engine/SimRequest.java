@@ -25,6 +25,8 @@ public final class SimRequest {
     final io.lmwarden.sim.lora.Adapter lora;
     /** Whether the scheduler ever skipped it because its adapter had no free slot in the batch (vLLM's max_loras). */
     boolean waitedForLoraSlot;
+    /** vLLM's request priority (lower first; 0 when the client sent none): orders the queue under the priority policy. */
+    int priority;
 
     Status status = Status.WAITING;
     int numComputed;

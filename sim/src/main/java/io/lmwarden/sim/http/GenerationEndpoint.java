@@ -133,7 +133,7 @@ final class GenerationEndpoint {
                     plan.holdEnd() ? faults::hold : null);
             DataParallelEngines.Submitted sent = engines.submit(ctx.request().getHeader(DATA_PARALLEL_RANK),
                     promptIds, outputIds, outputTokens == maxTokens, cacheSalt(body),
-                    lora.adapter(body.path("model").asText(null)).orElse(null), reply);
+                    lora.adapter(body.path("model").asText(null)).orElse(null), priority(body), reply);
             reply.attach(sent.engine(), sent.request());
         } catch (InvalidPromptException e) {
             Requests.error(ctx, dialect, 400, e.getMessage(), e.param());
@@ -156,6 +156,21 @@ final class GenerationEndpoint {
                     created, model, body, maxTokens);
             case ANTHROPIC_COUNT_TOKENS -> throw new IllegalArgumentException("count_tokens generates nothing");
         };
+    }
+
+    /**
+     * vLLM's request {@code priority} (an integer, 0 when absent; vllm/entrypoints/openai/protocol.py): lower runs first
+     * on an engine under the priority policy, and an FCFS engine takes it and ignores it.
+     */
+    private static int priority(JsonNode body) {
+        JsonNode p = body.get("priority");
+        if (p == null || p.isNull()) {
+            return 0;
+        }
+        if (!p.canConvertToInt() || !p.isIntegralNumber()) {
+            throw new InvalidPromptException("priority: Input should be a valid integer", "priority");
+        }
+        return p.asInt();
     }
 
     /**
