@@ -84,7 +84,8 @@ class NamespacedOperatorTest {
         Path values = Files.writeString(dir.resolve("values.yaml"), "operator:\n  watchNamespaces: [" + WATCHED + "]\n");
         RenderedChart chart = RenderedChart.render("lm-warden", "lmw-system", Map.of(), values);
         Role role = chart.all(Role.class).stream().filter(r -> WATCHED.equals(r.getMetadata().getNamespace())).findFirst().orElseThrow();
-        assertThat(chart.all(io.fabric8.kubernetes.api.model.rbac.ClusterRole.class)).isEmpty();
+        assertThat(chart.all(io.fabric8.kubernetes.api.model.rbac.ClusterRole.class)).as("only the node reader, for kvOffload auto")
+                .singleElement().satisfies(c -> assertThat(c.getMetadata().getName()).endsWith("-node-reader"));
 
         ModelDeployment md = allowedImage(SampleModelDeployments.isolated(WATCHED));
         client.resource(md).create();
