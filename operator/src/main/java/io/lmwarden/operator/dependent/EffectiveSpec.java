@@ -51,6 +51,7 @@ public record EffectiveSpec(
         boolean dataParallelServer,
         NetworkIsolation networkPolicy,
         Optional<KvOffload> kvOffload,
+        String schedulingPolicy,
         Rollout rollout) {
 
     public static final String GPU_RESOURCE = "nvidia.com/gpu";
@@ -91,8 +92,9 @@ public record EffectiveSpec(
      *
      * @param sizeGiB GiB per engine (vLLM's --kv-offloading-size: the total over the engine's tensor-parallel ranks)
      * @param backend native or lmcache
+     * @param sizing  how the size was chosen, for the status ({@code ModelDeploymentStatus.hostKvTier})
      */
-    public record KvOffload(double sizeGiB, String backend) {
+    public record KvOffload(double sizeGiB, String backend, String sizing) {
     }
 
     /** KV cache events on, with the prefix-caching hash algorithm every replica uses. */
@@ -121,10 +123,16 @@ public record EffectiveSpec(
     /** Admission settings the ModelDeployment gives; each absent one is the router's own default. */
     public record Admission(Optional<Boolean> enabled, Optional<Double> kvBudget, Optional<String> residencyIdle,
                             Optional<String> residencySlice, Optional<Integer> queueMax, Optional<String> queueTimeout,
-                            Optional<String> queueKeepAlive, Optional<String> engage) {
+                            Optional<String> queueKeepAlive, Optional<Boolean> queueFailFast, Optional<String> engage) {
     }
 
+    /** The spec with defaults applied, a {@code kvOffload.sizeGiB: auto} tier sized without node data (its fallback). */
     public static EffectiveSpec of(ModelDeploymentSpec spec, OperatorDefaults defaults) {
+        return of(spec, defaults, NodeInventory.NOT_READ);
+    }
+
+    /** The spec with defaults applied, a {@code kvOffload.sizeGiB: auto} tier sized from these nodes ({@link AutoTierSize}). */
+    public static EffectiveSpec of(ModelDeploymentSpec spec, OperatorDefaults defaults, NodeInventory nodes) {
         if (spec == null || spec.getModel() == null || spec.getModel().isBlank()) {
             throw new IllegalArgumentException("spec.model is required: a Hugging Face model id such as Qwen/Qwen3-4B-Instruct-2507");
         }
@@ -132,20 +140,29 @@ public record EffectiveSpec(
         boolean simulated = Boolean.TRUE.equals(sim.getEnabled());
         ModelCacheSpec cache = Optional.ofNullable(spec.getModelCache()).orElseGet(ModelCacheSpec::new);
         Optional<SecretKeySpec> token = secretKey(spec.getHfTokenSecret(), "hfTokenSecret");
+        int dataParallelSize = atLeastOne(spec.getDataParallelSize(), "dataParallelSize");
+        int tensorParallelSize = atLeastOne(spec.getTensorParallelSize(), "tensorParallelSize");
+        boolean dataParallelServer = dataParallelServer(spec.getReplicaLayout());
+        Map<String, String> nodeSelector = spec.getNodeSelector() != null ? Map.copyOf(spec.getNodeSelector())
+                : simulated ? Map.of() : GPU_NODE_SELECTOR;
+        Optional<ResourceRequirements> resources = Optional.ofNullable(spec.getResources());
+        int engines = dataParallelServer ? dataParallelSize : 1;
+        int gpusPerPod = engines * tensorParallelSize;
+        long baseMiB = KvTierMemory.baseMiB(resources.map(ResourceRequirements::getRequests).orElse(Map.of()),
+                resources.map(ResourceRequirements::getLimits).orElse(Map.of()));
         EffectiveSpec effective = new EffectiveSpec(
                 spec.getModel(),
                 orDefault(spec.getServedModelName(), spec.getModel()),
                 orDefault(spec.getImage(), Defaults.VLLM_IMAGE),
-                atLeastOne(spec.getDataParallelSize(), "dataParallelSize"),
-                atLeastOne(spec.getTensorParallelSize(), "tensorParallelSize"),
+                dataParallelSize,
+                tensorParallelSize,
                 Optional.ofNullable(spec.getMaxNumSeqs()),
                 Optional.ofNullable(spec.getMaxModelLen()),
                 Optional.ofNullable(spec.getGpuMemoryUtilization()),
                 listOrEmpty(spec.getExtraArgs()),
                 listOrEmpty(spec.getEnv()),
-                Optional.ofNullable(spec.getResources()),
-                spec.getNodeSelector() != null ? Map.copyOf(spec.getNodeSelector())
-                        : simulated ? Map.of() : GPU_NODE_SELECTOR,
+                resources,
+                nodeSelector,
                 spec.getTolerations() != null ? List.copyOf(spec.getTolerations())
                         : simulated ? List.of() : List.of(GPU_TOLERATION),
                 Optional.ofNullable(cache.getClaimName()).filter(s -> !s.isBlank()),
@@ -155,46 +172,95 @@ public record EffectiveSpec(
                 router(spec.getRouter(), defaults),
                 simulated,
                 orDefault(sim.getProfile(), Defaults.SIMULATOR_PROFILE),
-                dataParallelServer(spec.getReplicaLayout()),
+                dataParallelServer,
                 networkIsolation(spec.getNetworkPolicy()),
-                kvOffload(spec.getKvOffload()),
+                kvOffload(spec.getKvOffload(), () -> AutoTierSize.size(gpusPerPod, engines, baseMiB, nodeSelector, simulated, nodes)),
+                schedulingPolicy(spec.getSchedulingPolicy()),
                 rollout(spec));
         effective.checkEngineFlags();
         return effective;
     }
 
-    /** Engine flags the operator sets from the spec: the image must have them and extraArgs must not set them again. */
+    /** Whether this spec asks the operator to size the host tier from the nodes (so the reconciler reads them). */
+    public static boolean sizesTierFromNodes(ModelDeploymentSpec spec) {
+        return spec != null && spec.getKvOffload() != null && spec.getKvOffload().getSizeGiB() != null
+                && KvOffloadSpec.AUTO.equals(spec.getKvOffload().getSizeGiB().getStrVal())
+                && (spec.getSimulator() == null || !Boolean.TRUE.equals(spec.getSimulator().getEnabled()));
+    }
+
+    /** Engine flags the operator sets from the spec: the image must have the feature and extraArgs must not set them again. */
     private void checkEngineFlags() {
         if (kvOffload.isPresent()) {
             ExtraArgs.refuse(extraArgs, "spec.kvOffload", "--kv-offloading-size", "--kv-offloading-backend", "--kv-transfer-config");
-            if (!simulated) {
-                VllmImageVersion.of(vllmImage).filter(v -> !v.hasKvOffloadingFlags()).ifPresent(v -> {
-                    throw new IllegalArgumentException("spec.kvOffload needs vLLM's --kv-offloading-size, which vLLM added after "
-                            + "v0.11.0 (PR #27621); spec.image is " + vllmImage + ": set spec.image to a newer vllm/vllm-openai tag");
-                });
-            }
+            requireFeature(EngineFeature.KV_OFFLOADING_FLAGS, "spec.kvOffload");
         }
         if (router.kvEvents().isPresent()) {
             ExtraArgs.refuse(extraArgs, "spec.router.kvEvents", "--kv-events-config", "--prefix-caching-hash-algo");
+            requireFeature(EngineFeature.KV_EVENTS, "spec.router.kvEvents");
+        }
+        if (!schedulingPolicy.equals(Defaults.SCHEDULING_POLICY)) {
+            ExtraArgs.refuse(extraArgs, "spec.schedulingPolicy", "--scheduling-policy");
+            requireFeature(EngineFeature.SCHEDULING_POLICY_PRIORITY, "spec.schedulingPolicy: " + schedulingPolicy);
         }
     }
 
-    private static Optional<KvOffload> kvOffload(KvOffloadSpec spec) {
+    /** An official vLLM image older than the feature's first release is refused, naming both (simulated replicas run no vLLM). */
+    private void requireFeature(EngineFeature feature, String field) {
+        if (simulated) {
+            return;
+        }
+        VllmImageVersion.of(vllmImage).filter(v -> !v.has(feature)).ifPresent(v -> {
+            throw new IllegalArgumentException(field + " needs vLLM's " + feature.humanName() + ", which vLLM has since "
+                    + feature.firstRelease() + "; spec.image is " + vllmImage + " (" + v + "): set spec.image to vllm/vllm-openai:"
+                    + feature.firstRelease() + " or newer, or leave it out for " + Defaults.VLLM_IMAGE);
+        });
+    }
+
+    private static String schedulingPolicy(String policy) {
+        String value = orDefault(policy, Defaults.SCHEDULING_POLICY);
+        if (!value.equals("fcfs") && !value.equals("priority")) {
+            throw new IllegalArgumentException("spec.schedulingPolicy must be fcfs or priority, got '" + value + "'");
+        }
+        return value;
+    }
+
+    private static Optional<KvOffload> kvOffload(KvOffloadSpec spec, java.util.function.Supplier<AutoTierSize.Sized> auto) {
         if (spec == null) {
             return Optional.empty();
-        }
-        Double size = spec.getSizeGiB();
-        if (size == null) {
-            throw new IllegalArgumentException("spec.kvOffload.sizeGiB is required: the host memory for offloaded KV blocks, in GiB per replica");
-        }
-        if (!(size > 0) || size.isInfinite()) {
-            throw new IllegalArgumentException("spec.kvOffload.sizeGiB must be a positive number of GiB, got " + size);
         }
         String backend = orDefault(spec.getBackend(), Defaults.KV_OFFLOAD_BACKEND);
         if (!backend.equals("native") && !backend.equals("lmcache")) {
             throw new IllegalArgumentException("spec.kvOffload.backend must be native or lmcache, got '" + backend + "'");
         }
-        return Optional.of(new KvOffload(size, backend));
+        IntOrString size = spec.getSizeGiB();
+        if (size == null || (size.getIntVal() == null && size.getStrVal() == null)) {
+            throw new IllegalArgumentException("spec.kvOffload.sizeGiB is required: the host memory for offloaded KV blocks, in GiB per "
+                    + "replica, or auto");
+        }
+        if (KvOffloadSpec.AUTO.equals(size.getStrVal())) {
+            AutoTierSize.Sized sized = auto.get();
+            return Optional.of(new KvOffload(sized.sizeGiB(), backend, sized.how()));
+        }
+        double gib = gib(size);
+        if (!(gib > 0) || Double.isInfinite(gib)) {
+            throw new IllegalArgumentException("spec.kvOffload.sizeGiB must be auto or a positive number of GiB, got " + text(size));
+        }
+        return Optional.of(new KvOffload(gib, backend, text(size) + " GiB per engine, from spec.kvOffload.sizeGiB"));
+    }
+
+    private static double gib(IntOrString size) {
+        if (size.getIntVal() != null) {
+            return size.getIntVal();
+        }
+        try {
+            return Double.parseDouble(size.getStrVal());
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException("spec.kvOffload.sizeGiB must be auto or a positive number of GiB, got '" + size.getStrVal() + "'");
+        }
+    }
+
+    private static String text(IntOrString size) {
+        return size.getIntVal() != null ? size.getIntVal().toString() : size.getStrVal();
     }
 
     private static Optional<KvEvents> kvEvents(KvEventsSpec spec) {
@@ -304,6 +370,7 @@ public record EffectiveSpec(
                 Optional.ofNullable(a.getResidencySlice()).filter(s -> !s.isBlank()), Optional.ofNullable(a.getQueueMax()),
                 Optional.ofNullable(a.getQueueTimeout()).filter(s -> !s.isBlank()),
                 Optional.ofNullable(a.getQueueKeepAlive()).filter(s -> !s.isBlank()),
+                Optional.ofNullable(a.getQueueFailFast()),
                 Optional.ofNullable(a.getEngage()).filter(s -> !s.isBlank()));
     }
 

@@ -49,6 +49,11 @@ final class KvTierMemory {
         return new Quantity((baseMiB + tierMiB) + "Mi");
     }
 
+    /** vLLM's own memory in MiB without a tier: the user's memory request (or limit), else {@link #DEFAULT_BASE}. */
+    static long baseMiB(Map<String, Quantity> userRequests, Map<String, Quantity> userLimits) {
+        return Quantity.getAmountInBytes(first(userRequests, userLimits)).divide(MIB, 0, RoundingMode.CEILING).longValueExact();
+    }
+
     private static Quantity first(Map<String, Quantity> preferred, Map<String, Quantity> fallback) {
         return Optional.ofNullable(preferred.get("memory")).or(() -> Optional.ofNullable(fallback.get("memory"))).orElse(DEFAULT_BASE);
     }

@@ -37,9 +37,16 @@ public abstract class ModelDeploymentDependent<R extends HasMetadata>
     /** The object as it should be for this ModelDeployment. */
     public abstract R desired(ModelDeployment md);
 
+    /** The object as it should be with what the reconciler learned of the nodes; only the replicas' StatefulSet uses it. */
+    protected R desired(ModelDeployment md, NodeInventory nodes) {
+        return desired(md);
+    }
+
     @Override
     public R desired(ModelDeployment md, Context<ModelDeployment> context) {
-        R desired = desired(md);
+        NodeInventory nodes = context.managedWorkflowAndDependentResourceContext()
+                .get(NodeInventory.CONTEXT_KEY, NodeInventory.class).orElse(NodeInventory.NOT_READ);
+        R desired = desired(md, nodes);
         String hash = DesiredHash.of(context.getClient().getKubernetesSerialization().convertValue(desired, JsonNode.class));
         Map<String, String> annotations = new LinkedHashMap<>(Optional.ofNullable(desired.getMetadata().getAnnotations()).orElse(Map.of()));
         annotations.put(DESIRED_HASH_ANNOTATION, hash);

@@ -14,6 +14,7 @@ import io.fabric8.kubernetes.api.model.ResourceRequirementsBuilder;
 import io.fabric8.kubernetes.api.model.Volume;
 import io.fabric8.kubernetes.api.model.VolumeBuilder;
 import io.fabric8.kubernetes.api.model.VolumeMountBuilder;
+import io.lmwarden.operator.model.Defaults;
 
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -76,6 +77,10 @@ public final class ReplicaPodTemplate {
                 "--kv-offloading-backend", o.backend())));
         spec.router().kvEvents().ifPresent(e -> args.addAll(List.of("--kv-events-config", kvEventPorts().configJson(),
                 "--prefix-caching-hash-algo", e.hashAlgorithm())));
+        if (!spec.schedulingPolicy().equals(Defaults.SCHEDULING_POLICY)) {
+            // Only a policy other than vLLM's own default is written, so a ModelDeployment that does not ask keeps its pod template.
+            args.addAll(List.of("--scheduling-policy", spec.schedulingPolicy()));
+        }
         args.addAll(spec.extraArgs());
         return List.copyOf(args);
     }

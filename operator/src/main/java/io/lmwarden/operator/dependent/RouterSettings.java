@@ -69,6 +69,7 @@ public final class RouterSettings {
         a.queueMax().ifPresent(v -> yaml.append("queueMax: ").append(v).append('\n'));
         a.queueTimeout().ifPresent(v -> yaml.append("queueTimeout: ").append(quoted(v)).append('\n'));
         a.queueKeepAlive().ifPresent(v -> yaml.append("queueKeepAlive: ").append(quoted(v)).append('\n'));
+        a.queueFailFast().ifPresent(v -> yaml.append("queueFailFast: ").append(v).append('\n'));
         a.engage().ifPresent(v -> yaml.append("admissionEngage: ").append(quoted(v)).append('\n'));
         return yaml.toString();
     }

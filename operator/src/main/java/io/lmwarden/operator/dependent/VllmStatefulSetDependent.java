@@ -31,8 +31,14 @@ public class VllmStatefulSetDependent extends ModelDeploymentDependent<StatefulS
 
     @Override
     public StatefulSet desired(ModelDeployment md) {
+        return desired(md, NodeInventory.NOT_READ);
+    }
+
+    /** With {@code kvOffload.sizeGiB: auto} the tier (and the pod's memory) follows the nodes the reconciler read. */
+    @Override
+    public StatefulSet desired(ModelDeployment md, NodeInventory nodes) {
         ResourceNames names = ResourceNames.of(md);
-        EffectiveSpec spec = effective(md);
+        EffectiveSpec spec = EffectiveSpec.of(md.getSpec(), defaults(), nodes);
         return new StatefulSetBuilder()
                 .withMetadata(metadata(names.replicaStatefulSet(), names, Labels.REPLICA_COMPONENT))
                 .withNewSpec()

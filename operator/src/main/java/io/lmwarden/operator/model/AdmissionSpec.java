@@ -51,6 +51,12 @@ public class AdmissionSpec {
     @JsonPropertyDescription("How often a queued streaming request gets a keep-alive event, e.g. 10s.")
     private String queueKeepAlive;
 
+    @JsonPropertyDescription("Refuse a newcomer at once (429 / 529 with Retry-After) when its forecast wait passes queueTimeout; "
+            + "false: every newcomer queues and waits up to queueTimeout. Unset: the router's default (true).")
+    private Boolean queueFailFast;
+
+    public Boolean getQueueFailFast() { return queueFailFast; }
+    public void setQueueFailFast(Boolean queueFailFast) { this.queueFailFast = queueFailFast; }
     public Boolean getEnabled() { return enabled; }
     public void setEnabled(Boolean enabled) { this.enabled = enabled; }
     public Double getKvBudget() { return kvBudget; }

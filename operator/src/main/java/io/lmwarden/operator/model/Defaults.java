@@ -3,7 +3,9 @@ package io.lmwarden.operator.model;
 /** Defaults written into the CRD schema and applied again in code, so objects created without
  *  API-server defaulting (older clients, tests) behave the same. */
 public final class Defaults {
-    public static final String VLLM_IMAGE = "vllm/vllm-openai:v0.11.0";
+    public static final String VLLM_IMAGE = "vllm/vllm-openai:v0.26.0";
+    /** vLLM's own default policy (docs/engine-scheduling-policy.md). */
+    public static final String SCHEDULING_POLICY = "fcfs";
     public static final String ROUTER_POLICY = "affinity";
     public static final String LAYOUT_POD_PER_REPLICA = "podPerReplica";
     public static final String LAYOUT_DATA_PARALLEL_SERVER = "dataParallelServer";

@@ -105,6 +105,13 @@ public class ModelDeploymentSpec {
             + "the pod's memory request and limit grow by its size. Simulated replicas get --kv-offload-gib.")
     private KvOffloadSpec kvOffload;
 
+    @Default(Defaults.SCHEDULING_POLICY)
+    @Pattern("^(fcfs|priority)$")
+    @JsonPropertyDescription("vLLM --scheduling-policy: fcfs (vLLM's default) or priority (the waiting queue ordered by the "
+            + "request's priority field, then arrival; preemption takes the lowest priority, latest arrival). "
+            + "docs/engine-scheduling-policy.md says why fcfs stays the default.")
+    private String schedulingPolicy;
+
     @Default(Defaults.MAX_UNAVAILABLE)
     @Min(1)
     @JsonPropertyDescription("Replicas a rolling update (a change of image, model, extraArgs or anything else in the pod) "
@@ -163,6 +170,8 @@ public class ModelDeploymentSpec {
     public NetworkPolicySpec getNetworkPolicy() { return networkPolicy; }
     public void setNetworkPolicy(NetworkPolicySpec networkPolicy) { this.networkPolicy = networkPolicy; }
     public KvOffloadSpec getKvOffload() { return kvOffload; }
+    public String getSchedulingPolicy() { return schedulingPolicy; }
+    public void setSchedulingPolicy(String schedulingPolicy) { this.schedulingPolicy = schedulingPolicy; }
     public void setKvOffload(KvOffloadSpec kvOffload) { this.kvOffload = kvOffload; }
     public Integer getMaxUnavailable() { return maxUnavailable; }
     public void setMaxUnavailable(Integer maxUnavailable) { this.maxUnavailable = maxUnavailable; }

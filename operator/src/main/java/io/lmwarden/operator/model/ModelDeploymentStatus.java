@@ -40,6 +40,10 @@ public class ModelDeploymentStatus {
     @JsonPropertyDescription("Ready, Progressing and Degraded, each with a reason.")
     private List<Condition> conditions = new ArrayList<>();
 
+    @JsonPropertyDescription("How kvOffload.sizeGiB was chosen: the size per replica and where it came from (the spec, the "
+            + "smallest eligible node's allocatable memory per GPU, or the fallback when nodes are not readable).")
+    private String hostKvTier;
+
     public Long getObservedGeneration() { return observedGeneration; }
     public void setObservedGeneration(Long observedGeneration) { this.observedGeneration = observedGeneration; }
     public Integer getReadyReplicas() { return readyReplicas; }
@@ -56,6 +60,8 @@ public class ModelDeploymentStatus {
     public void setEndpoint(String endpoint) { this.endpoint = endpoint; }
     public List<Condition> getConditions() { return conditions; }
     public void setConditions(List<Condition> conditions) { this.conditions = conditions; }
+    public String getHostKvTier() { return hostKvTier; }
+    public void setHostKvTier(String hostKvTier) { this.hostKvTier = hostKvTier; }
 
     @Override
     public boolean equals(Object o) {
@@ -67,11 +73,12 @@ public class ModelDeploymentStatus {
                 && Objects.equals(selector, s.selector)
                 && Objects.equals(routerReady, s.routerReady)
                 && Objects.equals(endpoint, s.endpoint)
-                && Objects.equals(conditions, s.conditions);
+                && Objects.equals(conditions, s.conditions)
+                && Objects.equals(hostKvTier, s.hostKvTier);
     }
 
     @Override
     public int hashCode() {
-        return Objects.hash(observedGeneration, readyReplicas, updatedReplicas, ready, selector, routerReady, endpoint, conditions);
+        return Objects.hash(observedGeneration, readyReplicas, updatedReplicas, ready, selector, routerReady, endpoint, conditions, hostKvTier);
     }
 }

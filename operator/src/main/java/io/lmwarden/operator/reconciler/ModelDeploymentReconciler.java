@@ -18,6 +18,7 @@ import io.javaoperatorsdk.operator.processing.event.source.informer.InformerEven
 import io.lmwarden.operator.dependent.EffectiveSpec;
 import io.lmwarden.operator.dependent.Labels;
 import io.lmwarden.operator.dependent.NetworkPolicyEnabled;
+import io.lmwarden.operator.dependent.NodeInventory;
 import io.lmwarden.operator.dependent.ReplicaNetworkPolicyDependent;
 import io.lmwarden.operator.dependent.RouterNetworkPolicyDependent;
 import io.lmwarden.operator.dependent.OperatorDefaults;
@@ -97,6 +98,7 @@ public class ModelDeploymentReconciler implements Reconciler<ModelDeployment> {
     private final Clock clock;
     private final OperatorDefaults defaults;
     private final ImageAllowList allowedImages;
+    private final NodeInventoryReader nodeReader = new NodeInventoryReader();
 
     public ModelDeploymentReconciler(OperatorDefaults defaults, ImageAllowList allowedImages) {
         this(Clock.systemUTC(), defaults, allowedImages);
@@ -129,8 +131,9 @@ public class ModelDeploymentReconciler implements Reconciler<ModelDeployment> {
         Instant now = clock.instant();
         Optional<String> problem;
         EffectiveSpec spec = null;
+        NodeInventory nodes = EffectiveSpec.sizesTierFromNodes(md.getSpec()) ? nodeReader.read(context.getClient()) : NodeInventory.NOT_READ;
         try {
-            spec = EffectiveSpec.of(md.getSpec(), defaults);
+            spec = EffectiveSpec.of(md.getSpec(), defaults, nodes);
             problem = allowedImages.rejection(spec, defaults);
         } catch (IllegalArgumentException e) {
             problem = Optional.of(e.getMessage());
@@ -140,12 +143,15 @@ public class ModelDeploymentReconciler implements Reconciler<ModelDeployment> {
         if (problem.isPresent()) {
             status = statusCalculator.invalid(md, problem.get(), now);
         } else {
+            // The StatefulSet's desired state sizes an auto tier from the same nodes this check saw.
+            context.managedWorkflowAndDependentResourceContext().put(NodeInventory.CONTEXT_KEY, nodes);
             context.managedWorkflowAndDependentResourceContext().reconcileManagedWorkflow().throwAggregateExceptionIfErrorsPresent();
             Optional<StatefulSet> replicas = context.getSecondaryResource(StatefulSet.class);
             RolloutStep step = rollout.advance(context.getClient(), md, spec, replicas, context.getSecondaryResources(Pod.class),
                     StatusCalculator.rollingUpdateUnderWay(previous), now);
             recheck = step.recheckAfter();
             status = statusCalculator.compute(md, replicas, context.getSecondaryResource(Deployment.class), step, now);
+            status.setHostKvTier(spec.kvOffload().map(EffectiveSpec.KvOffload::sizing).orElse(null));
         }
         if (Objects.equals(status, previous)) {
             return reschedule(UpdateControl.noUpdate(), recheck);

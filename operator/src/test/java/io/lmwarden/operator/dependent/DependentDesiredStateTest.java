@@ -40,7 +40,7 @@ class DependentDesiredStateTest {
         assertThat(sts.getSpec().getPodManagementPolicy()).isEqualTo("Parallel");
         var pod = sts.getSpec().getTemplate().getSpec();
         Container vllm = single(pod.getContainers());
-        assertThat(vllm.getImage()).isEqualTo("vllm/vllm-openai:v0.11.0");
+        assertThat(vllm.getImage()).isEqualTo("vllm/vllm-openai:v0.26.0");
         assertThat(vllm.getCommand()).containsExactly("vllm", "serve");
         assertThat(vllm.getArgs()).startsWith("Qwen/Qwen3-4B-Instruct-2507")
                 .containsSubsequence("--tensor-parallel-size", "1")
@@ -246,6 +246,7 @@ class DependentDesiredStateTest {
     @Test
     void routerArgsCarryPolicySettingsAndConfigFileAgrees() {
         ModelDeployment md = SampleModelDeployments.tensorParallel("ns");
+        md.getSpec().getRouter().getAdmission().setQueueFailFast(false);
         Deployment router = routers.desired(md);
         Container container = single(router.getSpec().getTemplate().getSpec().getContainers());
 
@@ -266,14 +267,20 @@ class DependentDesiredStateTest {
                 .as("only keys the router accepts (it rejects unknown ones)")
                 .isSubsetOf("port", "k8sService", "namespace", "policy", "spillThreshold", "affinity", "sessionIdleTimeout", "shutdownGrace", "maxNumSeqs",
                         "admission", "kvBudget", "residencyIdle", "residencySlice", "queueMax", "queueTimeout", "queueKeepAlive",
-                        "admissionEngage");
+                        "queueFailFast", "admissionEngage");
         assertThat(yaml).contains("admission: false", "queueTimeout: \"2m\"", "kvBudget: 0.8", "admissionEngage: \"always\"");
         assertThat(yaml).as("unset admission settings are the router's defaults").doesNotContain("residencySlice", "queueMax");
         // Every key the operator writes is one the router accepts, with a value it parses.
         java.util.Map<String, String> file = new java.util.HashMap<>();
         yaml.lines().filter(l -> !l.startsWith("#")).forEach(l -> file.put(l.substring(0, l.indexOf(':')),
                 l.substring(l.indexOf(':') + 1).trim().replace("\"", "")));
-        assertThat(file).containsEntry("queueTimeout", "2m");
+        assertThat(file).containsEntry("queueTimeout", "2m").containsEntry("queueFailFast", "false");
+        try {
+            assertThat(java.nio.file.Files.readString(java.nio.file.Path.of("..", "router", "README.md")))
+                    .as("queueFailFast is a key of the router's settings table").contains("| `queueFailFast` | `--queue-fail-fast` |");
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
         assertThat(configMaps.desired(SampleModelDeployments.qwenDp4("ns")).getData().get("router.yaml"))
                 .contains("maxNumSeqs: 32", "spillThreshold: \"auto\"", "policy: \"affinity\"", "affinity: true");
 

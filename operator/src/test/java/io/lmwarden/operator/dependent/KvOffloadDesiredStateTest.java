@@ -50,7 +50,7 @@ class KvOffloadDesiredStateTest {
                 .containsEntry("cpu", new Quantity("8"));
         assertThat(vllm.getResources().getLimits()).containsEntry("memory", new Quantity((32 * 1024 + 2560) + "Mi"));
 
-        md.getSpec().getKvOffload().setSizeGiB(0.0001); // 0.1024 MiB
+        md.getSpec().getKvOffload().setSizeGiB(new io.fabric8.kubernetes.api.model.IntOrString("0.0001")); // 0.1024 MiB
         assertThat(container(md).getResources().getRequests()).containsEntry("memory", new Quantity((24 * 1024 + 1) + "Mi"));
         assertThat(container(md).getArgs()).containsSubsequence("--kv-offloading-size", "0.0001");
     }
@@ -86,9 +86,9 @@ class KvOffloadDesiredStateTest {
     @Test
     void badValuesAreRefusedWithWhatToFix() {
         assertThatThrownBy(() -> EffectiveSpec.of(withTier(0.0, null).getSpec(), DEFAULTS))
-                .hasMessage("spec.kvOffload.sizeGiB must be a positive number of GiB, got 0.0");
+                .hasMessage("spec.kvOffload.sizeGiB must be auto or a positive number of GiB, got 0");
         assertThatThrownBy(() -> EffectiveSpec.of(withTier(Double.NaN, null).getSpec(), DEFAULTS))
-                .hasMessageContaining("spec.kvOffload.sizeGiB must be a positive number");
+                .hasMessageContaining("spec.kvOffload.sizeGiB must be auto or a positive number");
         assertThatThrownBy(() -> EffectiveSpec.of(withTier(null, null).getSpec(), DEFAULTS))
                 .hasMessageContaining("spec.kvOffload.sizeGiB is required");
         assertThatThrownBy(() -> EffectiveSpec.of(withTier(8.0, "disk").getSpec(), DEFAULTS))
@@ -104,12 +104,22 @@ class KvOffloadDesiredStateTest {
     }
 
     @Test
+    void withoutAnImageTheDefaultRunsTheTier() {
+        ModelDeployment md = withTier(8.0, null);
+        md.getSpec().setImage(null);
+        Container vllm = container(md);
+        assertThat(vllm.getImage()).isEqualTo("vllm/vllm-openai:v0.26.0");
+        assertThat(vllm.getArgs()).containsSubsequence("--kv-offloading-size", "8", "--kv-offloading-backend", "native");
+    }
+
+    @Test
     void anOfficialImageTooOldForTheFlagsIsRefusedNewerOrUnknownOnesAreNot() {
         ModelDeployment old = withTier(8.0, null);
-        old.getSpec().setImage(null); // the default, vllm/vllm-openai:v0.11.0
+        old.getSpec().setImage("vllm/vllm-openai:v0.11.0");
         assertThatThrownBy(() -> EffectiveSpec.of(old.getSpec(), DEFAULTS))
-                .hasMessageContaining("spec.kvOffload needs vLLM's --kv-offloading-size")
-                .hasMessageContaining("vllm/vllm-openai:v0.11.0");
+                .hasMessage("spec.kvOffload needs vLLM's host-memory KV tier, which vLLM has since v0.11.1; spec.image is "
+                        + "vllm/vllm-openai:v0.11.0 (v0.11.0): set spec.image to vllm/vllm-openai:v0.11.1 or newer, or leave it out for "
+                        + "vllm/vllm-openai:v0.26.0");
         for (String image : List.of("vllm/vllm-openai:v0.11.1", "docker.io/vllm/vllm-openai:v0.23.0", "registry.example/ml/vllm:0.9.0",
                 "vllm/vllm-openai@sha256:" + "a".repeat(64), "vllm/vllm-openai:nightly")) {
             ModelDeployment md = withTier(8.0, null);

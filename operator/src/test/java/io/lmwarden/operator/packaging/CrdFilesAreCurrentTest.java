@@ -114,7 +114,7 @@ class CrdFilesAreCurrentTest {
                 "sessionIdleTimeout", "admission", "resources");
         JSONSchemaProps admission = router.getProperties().get("admission");
         assertThat(admission.getProperties()).containsOnlyKeys("enabled", "kvBudget", "residencyIdle", "residencySlice",
-                "queueMax", "queueTimeout", "queueKeepAlive", "engage");
+                "queueMax", "queueTimeout", "queueKeepAlive", "queueFailFast", "engage");
         assertThat(admission.getProperties().get("engage").getPattern()).isEqualTo("^(evidence|always)$");
         assertThat(admission.getProperties().get("enabled").getDefault()).as("unset follows the router's default").isNull();
         assertThat(admission.getProperties().get("queueMax").getMinimum()).isEqualTo(0.0);
@@ -131,8 +131,12 @@ class CrdFilesAreCurrentTest {
 
         JSONSchemaProps kvOffload = spec.getProperties().get("kvOffload");
         assertThat(kvOffload.getRequired()).containsExactly("sizeGiB");
-        assertThat(kvOffload.getProperties().get("sizeGiB").getMinimum()).isEqualTo(0.0);
-        assertThat(kvOffload.getProperties().get("sizeGiB").getExclusiveMinimum()).isTrue();
+        JSONSchemaProps size = kvOffload.getProperties().get("sizeGiB");
+        assertThat(size.getXKubernetesIntOrString()).as("an integer, a decimal string or 'auto'").isTrue();
+        assertThat(size.getXKubernetesValidations()).extracting(ValidationRule::getRule)
+                .containsExactly("type(self) == int ? self > 0 : (self == 'auto' || double(self) > 0.0)");
+        assertThat(spec.getProperties().get("schedulingPolicy").getPattern()).isEqualTo("^(fcfs|priority)$");
+        assertThat(spec.getProperties().get("schedulingPolicy").getDefault().asText()).isEqualTo("fcfs");
         assertThat(kvOffload.getProperties().get("backend").getPattern()).isEqualTo("^(native|lmcache)$");
         assertThat(kvOffload.getProperties().get("backend").getDefault().asText()).isEqualTo("native");
         assertThat(spec.getProperties().get("maxUnavailable").getMinimum()).isEqualTo(1.0);

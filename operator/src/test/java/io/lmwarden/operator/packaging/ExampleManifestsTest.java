@@ -22,6 +22,9 @@ class ExampleManifestsTest {
         assertThat(spec.router().spillThreshold()).isEqualTo("auto");
         assertThat(spec.maxNumSeqs()).contains(32);
         assertThat(spec.simulated()).isFalse();
+        assertThat(md.getSpec().getImage()).as("the operator's default image").isEqualTo(io.lmwarden.operator.model.Defaults.VLLM_IMAGE);
+        assertThat(md.getSpec().getKvOffload().getSizeGiB().getStrVal()).as("the host tier sized by the operator").isEqualTo("auto");
+        assertThat(EffectiveSpec.sizesTierFromNodes(md.getSpec())).isTrue();
     }
 
     /** Two router pods, and what the operator makes of them: one cluster that shares the sessions' homes (issue 33). */

@@ -71,12 +71,13 @@ class HelmChartTest {
     @Test
     void clusterRoleCoversEveryKindTheOperatorOwnsAndNothingMore() throws Exception {
         RenderedChart chart = RenderedChart.render("lm-warden", NAMESPACE, Map.of());
-        ClusterRole role = chart.one(ClusterRole.class);
+        ClusterRole role = operatorRole(chart);
         List<PolicyRule> rules = role.getRules();
         assertCoversTheOperatorAndNothingMore(rules);
         assertThat(allowed(rules, "coordination.k8s.io", "leases")).as("leases only in the release namespace").isEmpty();
 
-        ClusterRoleBinding binding = chart.one(ClusterRoleBinding.class);
+        ClusterRoleBinding binding = chart.all(ClusterRoleBinding.class).stream()
+                .filter(b -> b.getRoleRef().getName().equals(role.getMetadata().getName())).findFirst().orElseThrow();
         assertThat(binding.getRoleRef().getName()).isEqualTo(role.getMetadata().getName());
         assertThat(binding.getSubjects()).singleElement().satisfies(s -> {
             assertThat(s.getName()).isEqualTo(chart.one(ServiceAccount.class).getMetadata().getName());
@@ -88,6 +89,38 @@ class HelmChartTest {
         // fabric8's LeaseLock reads, creates and then renews the Lease with PATCH.
         assertThat(allowed(leader.getRules(), "coordination.k8s.io", "leases")).containsExactlyInAnyOrder("get", "create", "update", "patch");
         assertThat(chart.one(RoleBinding.class).getRoleRef().getName()).isEqualTo(leader.getMetadata().getName());
+    }
+
+    @Test
+    void theNodeReaderMayGetAndListNodesOnlyAndCanBeLeftOut() {
+        RenderedChart chart = RenderedChart.render("lm-warden", NAMESPACE, Map.of());
+        ClusterRole reader = chart.all(ClusterRole.class).stream().filter(r -> r.getMetadata().getName().equals("lm-warden-node-reader"))
+                .findFirst().orElseThrow(() -> new AssertionError("no node reader"));
+        assertReadsNodesAndNothingElse(reader);
+        ClusterRoleBinding binding = chart.all(ClusterRoleBinding.class).stream()
+                .filter(b -> b.getRoleRef().getName().equals("lm-warden-node-reader")).findFirst().orElseThrow();
+        assertThat(binding.getSubjects()).singleElement().satisfies(s -> {
+            assertThat(s.getName()).isEqualTo(chart.one(ServiceAccount.class).getMetadata().getName());
+            assertThat(s.getNamespace()).isEqualTo(NAMESPACE);
+        });
+        assertThat(RenderedChart.render("lm-warden", NAMESPACE, Map.of("rbac.readNodes", "false")).all(ClusterRole.class))
+                .noneMatch(r -> r.getMetadata().getName().endsWith("-node-reader"));
+    }
+
+    /** The operator's own ClusterRole, beside the node reader. */
+    private static ClusterRole operatorRole(RenderedChart chart) {
+        List<ClusterRole> roles = chart.all(ClusterRole.class).stream().filter(r -> !r.getMetadata().getName().endsWith("-node-reader")).toList();
+        assertThat(roles).hasSize(1);
+        return roles.get(0);
+    }
+
+    private static void assertReadsNodesAndNothingElse(ClusterRole role) {
+        assertThat(role.getMetadata().getName()).endsWith("-node-reader");
+        assertThat(role.getRules()).singleElement().satisfies(rule -> {
+            assertThat(rule.getApiGroups()).containsExactly("");
+            assertThat(rule.getResources()).containsExactly("nodes");
+            assertThat(rule.getVerbs()).containsExactlyInAnyOrder("get", "list");
+        });
     }
 
     @Test
@@ -216,7 +249,7 @@ class HelmChartTest {
         RenderedChart full = RenderedChart.render("prod", NAMESPACE, Map.of("fullnameOverride", "lmw"));
         assertThat(full.one(Deployment.class).getMetadata().getName()).isEqualTo("lmw");
         assertThat(full.one(ServiceAccount.class).getMetadata().getName()).isEqualTo("lmw");
-        assertThat(full.one(ClusterRole.class).getMetadata().getName()).isEqualTo("lmw");
+        assertThat(operatorRole(full).getMetadata().getName()).isEqualTo("lmw");
     }
 
     @Test
@@ -286,12 +319,14 @@ class HelmChartTest {
                 """);
         RenderedChart chart = RenderedChart.render("lm-warden", NAMESPACE, Map.of(), values);
 
-        assertThat(chart.all(ClusterRole.class)).as("no ClusterRole when watchNamespaces is set").isEmpty();
-        assertThat(chart.all(ClusterRoleBinding.class)).isEmpty();
+        assertThat(chart.all(ClusterRole.class)).as("no ClusterRole when watchNamespaces is set but the node reader")
+                .singleElement().satisfies(HelmChartTest::assertReadsNodesAndNothingElse);
+        assertThat(chart.all(ClusterRoleBinding.class)).singleElement()
+                .satisfies(b -> assertThat(b.getRoleRef().getName()).isEqualTo("lm-warden-node-reader"));
         List<Role> operatorRoles = chart.all(Role.class).stream()
                 .filter(r -> r.getMetadata().getName().equals("lm-warden")).toList();
         assertThat(operatorRoles).extracting(r -> r.getMetadata().getNamespace()).containsExactly("team-a", "team-b");
-        List<PolicyRule> clusterWide = RenderedChart.render("lm-warden", NAMESPACE, Map.of()).one(ClusterRole.class).getRules();
+        List<PolicyRule> clusterWide = operatorRole(RenderedChart.render("lm-warden", NAMESPACE, Map.of())).getRules();
         for (Role role : operatorRoles) {
             assertThat(role.getRules()).as("the same rules as the all-namespace ClusterRole").isEqualTo(clusterWide);
             assertCoversTheOperatorAndNothingMore(role.getRules());

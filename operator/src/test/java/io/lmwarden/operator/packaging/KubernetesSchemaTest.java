@@ -251,7 +251,7 @@ class KubernetesSchemaTest {
      *  HPA), each broken the way a user might. */
     private void assertBrokenAutoscalingAndNewFieldsAreRejected() throws Exception {
         Map<String, JsonNode> objects = new LinkedHashMap<>();
-        addYaml(objects, "ModelDeployment with an empty host tier, an unknown backend and hash algorithm", """
+        addYaml(objects, "ModelDeployment with a fractional size as a number (int-or-string: write \"2.5\"; a zero is the CEL rule's), an unknown backend and hash algorithm", """
                 apiVersion: lmwarden.io/v1alpha1
                 kind: ModelDeployment
                 metadata:
@@ -259,7 +259,7 @@ class KubernetesSchemaTest {
                 spec:
                   model: Qwen/Qwen3-4B-Instruct-2507
                   kvOffload:
-                    sizeGiB: 0
+                    sizeGiB: 2.5
                     backend: disk
                   router:
                     kvEvents:

@@ -41,7 +41,7 @@ class ImageAllowListTest {
         ImageAllowList list = ImageAllowList.parse("registry.example/ml/*");
         assertThat(list.rejection(spec(withImage("registry.example/ml/vllm:v1")), DEFAULTS)).isEmpty();
         assertThat(list.rejection(spec(SampleModelDeployments.qwenDp4("llm")), DEFAULTS)).as("the default vLLM image is checked too")
-                .hasValueSatisfying(m -> assertThat(m).contains("spec.image 'vllm/vllm-openai:v0.11.0' is not allowed",
+                .hasValueSatisfying(m -> assertThat(m).contains("spec.image 'vllm/vllm-openai:v0.26.0' is not allowed",
                         "registry.example/ml/*", "operator.allowedImages"));
     }
 

@@ -84,7 +84,8 @@ class NamespacedOperatorTest {
         Path values = Files.writeString(dir.resolve("values.yaml"), "operator:\n  watchNamespaces: [" + WATCHED + "]\n");
         RenderedChart chart = RenderedChart.render("lm-warden", "lmw-system", Map.of(), values);
         Role role = chart.all(Role.class).stream().filter(r -> WATCHED.equals(r.getMetadata().getNamespace())).findFirst().orElseThrow();
-        assertThat(chart.all(io.fabric8.kubernetes.api.model.rbac.ClusterRole.class)).isEmpty();
+        assertThat(chart.all(io.fabric8.kubernetes.api.model.rbac.ClusterRole.class)).as("only the node reader, for kvOffload auto")
+                .singleElement().satisfies(c -> assertThat(c.getMetadata().getName()).endsWith("-node-reader"));
 
         ModelDeployment md = allowedImage(SampleModelDeployments.isolated(WATCHED));
         client.resource(md).create();
@@ -116,14 +117,14 @@ class NamespacedOperatorTest {
 
     @Test
     void anImageOffTheAllowListIsDegradedInvalidSpecWithAnEventAndNothingIsMade() {
-        ModelDeployment md = SampleModelDeployments.qwenDp4(WATCHED); // vllm/vllm-openai:v0.11.0 by default
+        ModelDeployment md = SampleModelDeployments.qwenDp4(WATCHED); // vllm/vllm-openai:v0.26.0 by default
         client.resource(md).create();
 
         Eventually.await("Degraded=True", TIMEOUT, () -> "True".equals(condition(get(WATCHED, "qwen3-4b"), "Degraded")));
         var degraded = get(WATCHED, "qwen3-4b").getStatus().getConditions().stream()
                 .filter(c -> c.getType().equals("Degraded")).findFirst().orElseThrow();
         assertThat(degraded.getReason()).isEqualTo("InvalidSpec");
-        assertThat(degraded.getMessage()).contains("spec.image 'vllm/vllm-openai:v0.11.0' is not allowed", "registry.example/ml/*");
+        assertThat(degraded.getMessage()).contains("spec.image 'vllm/vllm-openai:v0.26.0' is not allowed", "registry.example/ml/*");
         Eventually.await("a Warning event", TIMEOUT, () -> client.v1().events().inNamespace(WATCHED).list().getItems().stream()
                 .anyMatch(e -> e.getReason().equals("InvalidSpec") && e.getType().equals("Warning")
                         && e.getMessage().contains("allow-list")));
