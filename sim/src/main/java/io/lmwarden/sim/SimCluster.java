@@ -4,6 +4,7 @@ import io.lmwarden.sim.dp.DataParallelEngines;
 import io.lmwarden.common.logging.LogFields;
 import io.lmwarden.sim.engine.Engine;
 import io.lmwarden.sim.engine.SimClock;
+import io.lmwarden.sim.http.EngineRelease;
 import io.lmwarden.sim.http.ReplicaConfig;
 import io.lmwarden.sim.http.ReplicaServer;
 import io.lmwarden.sim.kvevents.KvCacheEvent;
@@ -38,6 +39,11 @@ public final class SimCluster implements AutoCloseable {
      * {@code engines} > 1 each is one data-parallel API server over that many engines.
      */
     public static SimCluster start(SimOptions options) {
+        return start(options, EngineRelease.DEFAULT);
+    }
+
+    /** The same, every replica answering {@code GET /version} with {@code release}. */
+    public static SimCluster start(SimOptions options, EngineRelease release) {
         Vertx vertx = Vertx.vertx();
         SimClock clock = new SimClock(options.timeScale());
         List<SimReplica> started = new ArrayList<>();
@@ -50,7 +56,7 @@ public final class SimCluster implements AutoCloseable {
                 }
                 DataParallelEngines engines = new DataParallelEngines(engineList, options.dpBalancer(), options.timeScale());
                 ReplicaServer server = new ReplicaServer(new ReplicaConfig(i, options.servedModelNames(), profile,
-                        options.seed() + i, options.outputLength()), engines);
+                        options.seed() + i, options.outputLength()), engines, release);
                 int port = options.basePort() == 0 ? 0 : options.basePort() + i;
                 int actual;
                 try {

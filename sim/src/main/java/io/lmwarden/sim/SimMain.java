@@ -1,6 +1,7 @@
 package io.lmwarden.sim;
 
 import io.lmwarden.sim.dp.BalancerEra;
+import io.lmwarden.sim.http.EngineRelease;
 import io.lmwarden.sim.kvevents.KvEventsConfig;
 import io.lmwarden.common.build.BuildVersion;
 import io.lmwarden.common.logging.LogOutput;
@@ -73,6 +74,10 @@ public final class SimMain implements Callable<Integer> {
             description = "Host-tier (medium CPU) events carry token ids, parent hash and group like GPU ones, as vLLM's"
                     + " offloading connector with self_describing_kv_events (>= 0.24); otherwise hashes only")
     boolean kvEventsSelfDescribing;
+    @Option(names = "--engine-version", paramLabel = "VERSION",
+            description = "vLLM release the replicas report on GET /version, as vLLM's {\"version\": ...}"
+                    + " (default: ${DEFAULT-VALUE}, the operator's default image)")
+    String engineVersion = EngineRelease.DEFAULT.value();
     @Option(names = "--log-format", description = "Log line format on stderr: text or json (default: ${DEFAULT-VALUE})")
     String logFormat = "text";
 
@@ -91,15 +96,17 @@ public final class SimMain implements Callable<Integer> {
     @Override
     public Integer call() throws InterruptedException {
         SimOptions options;
+        EngineRelease release;
         LogOutput log;
         try {
             options = options();
+            release = new EngineRelease(engineVersion);
             log = LogOutput.install(logFormat);
         } catch (IllegalArgumentException e) {
             System.err.println("lmw-sim: " + e.getMessage());
             return 2;
         }
-        SimCluster cluster = SimCluster.start(options);
+        SimCluster cluster = SimCluster.start(options, release);
         // This process is the simulator's own: a crash fault may end it as kill -9 would (exit status 137, no hooks).
         cluster.allowCrash(() -> Runtime.getRuntime().halt(137));
         CountDownLatch stopped = new CountDownLatch(1);

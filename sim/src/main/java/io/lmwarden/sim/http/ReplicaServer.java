@@ -25,15 +25,28 @@ public final class ReplicaServer {
     private final GenerationEndpoint generation;
     private final MetricsExposition metrics;
     private final long created = System.currentTimeMillis() / 1000;
+    private final EngineRelease release;
+    private final java.util.concurrent.atomic.LongAdder versionRequests = new java.util.concurrent.atomic.LongAdder();
     private HttpServer server;
     private volatile Runnable crash;
 
     public ReplicaServer(ReplicaConfig config, DataParallelEngines engines) {
+        this(config, engines, EngineRelease.DEFAULT);
+    }
+
+    /** Answering {@code GET /version} with {@code release}. */
+    public ReplicaServer(ReplicaConfig config, DataParallelEngines engines, EngineRelease release) {
         this.config = config;
+        this.release = release;
         this.engines = engines;
         this.generation = new GenerationEndpoint(config, engines, faults);
         // vLLM labels its engines 0..N-1 whatever the pod: a plain replica is engine "0", as a one-vLLM pod is.
         this.metrics = new MetricsExposition(config.model(), engines.size());
+    }
+
+    /** How many times {@code GET /version} was answered: a client is to ask it once, not at every scrape. */
+    public long versionRequests() {
+        return versionRequests.sum();
     }
 
     /** Binds the server; the future holds the actual port. */
@@ -49,6 +62,12 @@ public final class ReplicaServer {
         router.post("/v1/messages/count_tokens").handler(this::countTokens);
         router.get("/v1/models").handler(this::models);
         router.get("/health").handler(this::health);
+        if (release.served()) {
+            router.get("/version").handler(ctx -> {
+                versionRequests.increment();
+                json(ctx, release.json());
+            });
+        }
         router.post("/tokenize").handler(this::tokenize);
         router.get("/metrics").handler(ctx -> ctx.response().putHeader("content-type", MetricsExposition.CONTENT_TYPE)
                 .end(metrics.render(engines.metrics(), engines.cacheTierMetrics())));
