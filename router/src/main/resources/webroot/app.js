@@ -332,6 +332,11 @@
       el('button', { type: 'button', 'class': 'toggle' + (String(r.id).length > 14 ? ' long-id' : ''), 'data-toggle': r.id, 'aria-expanded': open ? 'true' : 'false',
         title: 'its sessions, spills and chart', onclick: function () { toggleDetails(r.id); } },
         (open ? '\u25be ' : '\u25b8 ') + r.id));
+    // The engine's GET /version, and a visible notice when it is older than a feature the router uses with it needs.
+    var warnings = r.warnings || [];
+    append(idCell, el('span', { 'class': 'engine-version' + (warnings.length ? ' engine-too-old' : ''), 'data-col': 'engineVersion',
+      title: warnings.length ? warnings.join('\n') : 'the engine\'s GET /version',
+      text: 'vLLM ' + (r.engineVersion || 'unknown') + (warnings.length ? ' \u26a0 ' + warnings.length + ' too old' : '') }));
     var runWait = el('td', { 'data-col': 'runWait', title: 'engine: running / waiting' },
       isNum(r.running) || isNum(r.waiting) ? fmtInt(r.running) + ' / ' + fmtInt(r.waiting) : DASH);
     return el('tr', { 'data-replica': r.id },

@@ -85,7 +85,7 @@ final class RouterParts {
     }
 
     static RouterParts build(RouterConfig config, RouterTuning tuning, RouterCluster cluster, LineWriter requestLines) {
-        ReplicaPool pool = new ReplicaPool(config.discovery().metricsStaleAfter());
+        ReplicaPool pool = new ReplicaPool(config.discovery().metricsStaleAfter(), config.kvEvents().enabled());
         SessionPins pins = cluster.pins();
         // A replica's in-flight count is this router's plus its peers'.
         LongFunction<PoolSnapshot> snapshot = now -> pool.snapshot(pins::sessionsOn, cluster::peerInFlight, now);

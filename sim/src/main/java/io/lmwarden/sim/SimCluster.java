@@ -4,6 +4,7 @@ import io.lmwarden.sim.dp.DataParallelEngines;
 import io.lmwarden.common.logging.LogFields;
 import io.lmwarden.sim.engine.Engine;
 import io.lmwarden.sim.engine.SimClock;
+import io.lmwarden.sim.http.EngineRelease;
 import io.lmwarden.sim.http.ReplicaConfig;
 import io.lmwarden.sim.http.ReplicaServer;
 import io.lmwarden.sim.kvevents.KvCacheEvent;
@@ -38,6 +39,11 @@ public final class SimCluster implements AutoCloseable {
      * {@code engines} > 1 each is one data-parallel API server over that many engines.
      */
     public static SimCluster start(SimOptions options) {
+        return start(options, EngineRelease.DEFAULT);
+    }
+
+    /** The same, every replica answering {@code GET /version} with {@code release}. */
+    public static SimCluster start(SimOptions options, EngineRelease release) {
         Vertx vertx = Vertx.vertx();
         SimClock clock = new SimClock(options.timeScale());
         List<SimReplica> started = new ArrayList<>();
@@ -54,7 +60,7 @@ public final class SimCluster implements AutoCloseable {
                 io.lmwarden.sim.lora.LoraServing lora = new io.lmwarden.sim.lora.LoraServing(options.lora(),
                         options.servedModelNames(), engineList);
                 ReplicaServer server = new ReplicaServer(new ReplicaConfig(i, options.servedModelNames(), profile,
-                        options.seed() + i, options.outputLength()), engines, lora, options.timeScale());
+                        options.seed() + i, options.outputLength()), engines, lora, options.timeScale(), release);
                 int port = options.basePort() == 0 ? 0 : options.basePort() + i;
                 int actual;
                 try {

@@ -1,6 +1,7 @@
 package io.lmwarden.sim;
 
 import io.lmwarden.sim.dp.BalancerEra;
+import io.lmwarden.sim.http.EngineRelease;
 import io.lmwarden.sim.kvevents.KvEventsConfig;
 import io.lmwarden.common.build.BuildVersion;
 import io.lmwarden.common.logging.LogOutput;
@@ -93,6 +94,10 @@ public final class SimMain implements Callable<Integer> {
             + " engine's waiting queue by the requests' priority (lower first, then arrival) and preempts the last by that order"
             + " (default: ${DEFAULT-VALUE})")
     String schedulingPolicy = "fcfs";
+    @Option(names = "--engine-version", paramLabel = "VERSION",
+            description = "vLLM release the replicas report on GET /version, as vLLM's {\"version\": ...}"
+                    + " (default: ${DEFAULT-VALUE}, the operator's default image)")
+    String engineVersion = EngineRelease.DEFAULT.value();
     @Option(names = "--log-format", description = "Log line format on stderr: text or json (default: ${DEFAULT-VALUE})")
     String logFormat = "text";
 
@@ -119,15 +124,17 @@ public final class SimMain implements Callable<Integer> {
     @Override
     public Integer call() throws InterruptedException {
         SimOptions options;
+        EngineRelease release;
         LogOutput log;
         try {
             options = options();
+            release = new EngineRelease(engineVersion);
             log = LogOutput.install(logFormat);
         } catch (IllegalArgumentException e) {
             System.err.println("lmw-sim: " + e.getMessage());
             return 2;
         }
-        SimCluster cluster = SimCluster.start(options);
+        SimCluster cluster = SimCluster.start(options, release);
         // This process is the simulator's own: a crash fault may end it as kill -9 would (exit status 137, no hooks).
         cluster.allowCrash(() -> Runtime.getRuntime().halt(137));
         CountDownLatch stopped = new CountDownLatch(1);

@@ -79,6 +79,11 @@ public final class SimReplica {
         return engines.snapshots();
     }
 
+    /** How many times its {@code GET /version} was answered. */
+    public long versionRequests() {
+        return server.versionRequests();
+    }
+
     ReplicaServer server() {
         return server;
     }

@@ -81,6 +81,9 @@ public final class ReplicaRows {
             row.put("servedModels", r.servedModels().known() ? r.servedModels().names()
                     : r.metrics() == null ? List.of() : List.copyOf(r.metrics().models()));
             row.put("servedModelsFrom", r.servedModels().known() ? "/v1/models" : r.metrics() == null ? null : "metrics");
+            // Its endpoint's GET /version ("unknown" without one), and what its engine is too old for (pool/EngineFeature).
+            row.put("engineVersion", pool.engineVersion(r.endpointId()).text());
+            row.put("warnings", pool.engineWarnings(r.endpointId()));
             CacheViewFields.put(row, cacheViews, r.id());
             ResidencyTable.ReplicaLoad load = resident.get(r.id());
             row.put("residentSessions", load == null ? 0 : load.residentSessions());

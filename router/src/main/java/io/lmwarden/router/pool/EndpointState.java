@@ -25,6 +25,15 @@ final class EndpointState {
     private volatile boolean servedModelsStale = true;
     private volatile int servedModelsFailures;
     private volatile boolean servedModelsAnswered;
+    /** Its {@code GET /version}, asked when it appears and again after a restart, not at every check. */
+    private volatile EngineVersion engineVersion = EngineVersion.UNKNOWN;
+    private volatile boolean engineVersionStale = true;
+    private volatile long engineVersionRetryNanos;
+    private volatile boolean engineVersionRetry;
+    private volatile boolean publishesKvEvents;
+    private volatile boolean reportsHostTier;
+    /** What the router says about its engine being older than a feature needs ({@link EngineVersionWarnings}). */
+    private volatile List<String> engineWarnings = List.of();
 
     EndpointState(DiscoveredReplica d) {
         this.id = d.id();
@@ -35,7 +44,9 @@ final class EndpointState {
         if (url != null && (!url.equals(d.url()) || !ready && d.ready())) {
             // Another process, or the same one after a restart: it may serve other names now.
             servedModelsStale = true;
+            engineVersionStale = true;
         }
+        this.publishesKvEvents = d.publishesKvEvents();
         this.url = d.url();
         this.ready = d.ready();
         this.draining = d.draining();
@@ -133,6 +144,52 @@ final class EndpointState {
     /** Whether {@code /v1/models} is to be asked at this check: stale (as at first), or its time has come. */
     boolean servedModelsDue(long nowNanos) {
         return servedModelsStale || nowNanos - servedModelsNextNanos >= 0;
+    }
+
+    EngineVersion engineVersion() {
+        return engineVersion;
+    }
+
+    /**
+     * What {@code /version} answered ({@link EngineVersion#UNKNOWN} for a 404 or an unreadable body: settled until a
+     * restart); {@code retryAfterNanos} > 0 when it failed otherwise (no answer): asked again that much later.
+     */
+    void engineVersionRead(EngineVersion v, long nowNanos, long retryAfterNanos) {
+        engineVersionStale = false;
+        engineVersionRetry = retryAfterNanos > 0;
+        engineVersionRetryNanos = nowNanos + retryAfterNanos;
+        if (v.known() || retryAfterNanos == 0) {
+            engineVersion = v;
+        }
+    }
+
+    /** It may come back as another process (a failed check, a restart): its version is asked at the next good check. */
+    void engineVersionStale() {
+        engineVersionStale = true;
+    }
+
+    boolean engineVersionDue(long nowNanos) {
+        return engineVersionStale || engineVersionRetry && nowNanos - engineVersionRetryNanos >= 0;
+    }
+
+    boolean publishesKvEvents() {
+        return publishesKvEvents;
+    }
+
+    boolean reportsHostTier() {
+        return reportsHostTier;
+    }
+
+    void reportsHostTier(boolean tier) {
+        reportsHostTier = tier;
+    }
+
+    List<String> engineWarnings() {
+        return engineWarnings;
+    }
+
+    void engineWarnings(List<String> notices) {
+        engineWarnings = notices;
     }
 
     /** The id of the replica for engine {@code rank} behind this endpoint. */

@@ -29,6 +29,8 @@ public final class EngineMetricsScraper implements AutoCloseable {
      * a discovery change and a metrics label the list lacks have it asked at the next good check.
      */
     private static final long SERVED_MODELS_REFRESH_NANOS = TimeUnit.SECONDS.toNanos(30);
+    /** An endpoint whose {@code /version} did not answer (neither an answer nor a 404) is asked again this much later. */
+    private static final long ENGINE_VERSION_RETRY_NANOS = TimeUnit.SECONDS.toNanos(30);
 
     private final Vertx vertx;
     private final HttpClient client;
@@ -42,6 +44,8 @@ public final class EngineMetricsScraper implements AutoCloseable {
     private final Map<String, Long> lastHealthyNanos = new ConcurrentHashMap<>();
     /** Endpoints whose {@code /v1/models} is being asked. */
     private final Set<String> askingServedModels = ConcurrentHashMap.newKeySet();
+    /** Endpoints whose {@code /version} is being asked. */
+    private final Set<String> askingEngineVersion = ConcurrentHashMap.newKeySet();
     /** Endpoints whose {@code /v1/models} did not answer usably last time: logged once until it does. */
     private final Set<String> servedModelsUnread = ConcurrentHashMap.newKeySet();
     private long timerId = -1;
@@ -121,6 +125,7 @@ public final class EngineMetricsScraper implements AutoCloseable {
                     if (ar.succeeded()) {
                         EndpointMetrics scraped = EngineMetricsParser.parseEndpoint(ar.result().toString(), System.nanoTime());
                         consecutiveFailures.remove(r.id());
+                        askEngineVersion(r);
                         if (r.servedModelsAnswered()) {
                             pool.recordScrape(r.id(), scraped);
                             askServedModels(r);
@@ -205,6 +210,31 @@ public final class EngineMetricsScraper implements AutoCloseable {
                     }
                 })
                 .mapEmpty();
+    }
+
+    /**
+     * Asks the endpoint's {@code /version} when it is due: once when it appears and again after it restarts or a check
+     * failed (it may have come back as another engine), never at every check. A 404 (an engine without it) or an
+     * unreadable answer settles it as unknown; no answer has it asked again later.
+     */
+    private void askEngineVersion(EndpointState e) {
+        if (closed || !e.engineVersionDue(System.nanoTime()) || !askingEngineVersion.add(e.id())) {
+            return;
+        }
+        get(e.url() + "/version", scrapeTimeoutMs()).onComplete(ar -> {
+            askingEngineVersion.remove(e.id());
+            if (closed) {
+                return;
+            }
+            long now = System.nanoTime();
+            if (ar.succeeded() && ar.result().statusCode() == 200) {
+                pool.recordEngineVersion(e.id(), EngineVersion.parseResponse(ar.result().body().toString()), now, 0);
+            } else if (ar.succeeded() && ar.result().statusCode() == 404) {
+                pool.recordEngineVersion(e.id(), EngineVersion.UNKNOWN, now, 0);
+            } else {
+                pool.recordEngineVersion(e.id(), EngineVersion.UNKNOWN, now, ENGINE_VERSION_RETRY_NANOS);
+            }
+        });
     }
 
     private record BufferedResponse(int statusCode, Buffer body) {

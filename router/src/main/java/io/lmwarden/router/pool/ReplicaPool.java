@@ -47,8 +47,17 @@ public final class ReplicaPool {
     /** The names some endpoint lists as a LoRA adapter (a cache identity of their own), rebuilt with {@link #modelKeys}. */
     private volatile Set<String> adapterNames = Set.of();
 
+    private final boolean kvEventsFollowed;
+    private final EngineVersionWarnings engineWarnings = new EngineVersionWarnings();
+
     public ReplicaPool(Duration metricsStaleAfter) {
+        this(metricsStaleAfter, false);
+    }
+
+    /** {@code kvEventsFollowed}: the router follows the KV events of replicas that publish them (the kvEvents setting). */
+    public ReplicaPool(Duration metricsStaleAfter, boolean kvEventsFollowed) {
         this.staleAfterNanos = metricsStaleAfter.toNanos();
+        this.kvEventsFollowed = kvEventsFollowed;
     }
 
     /** Called with a replica id when it leaves the pool or stops being ready. */
@@ -154,6 +163,42 @@ public final class ReplicaPool {
     public ServedModels servedModels(String endpointId) {
         EndpointState e = endpoints.get(endpointId);
         return e == null ? ServedModels.UNKNOWN : e.servedModels();
+    }
+
+    /**
+     * What the endpoint's {@code GET /version} answered ({@link EngineVersion#UNKNOWN} for a 404 or an unreadable
+     * answer), or {@code retryAfterNanos} > 0 when it did not answer (asked again that much later, keeping what it said
+     * before): logged when it changes, and checked against the features the router uses with it ({@link EngineFeature}).
+     */
+    public synchronized void recordEngineVersion(String endpointId, EngineVersion v, long nowNanos, long retryAfterNanos) {
+        EndpointState e = endpoints.get(endpointId);
+        if (e == null) {
+            return;
+        }
+        EngineVersion before = e.engineVersion();
+        e.engineVersionRead(v, nowNanos, retryAfterNanos);
+        if (!before.equals(e.engineVersion())) {
+            LogFields.info(LOG, "endpoint engine version", "endpoint", endpointId, "engineVersion", e.engineVersion().text());
+        }
+        checkEngine(e);
+    }
+
+    /** The endpoint's engine version, or {@link EngineVersion#UNKNOWN}. */
+    public EngineVersion engineVersion(String endpointId) {
+        EndpointState e = endpoints.get(endpointId);
+        return e == null ? EngineVersion.UNKNOWN : e.engineVersion();
+    }
+
+    /** Notices that the endpoint's engine is older than a feature the router uses with it needs; empty when none. */
+    public List<String> engineWarnings(String endpointId) {
+        EndpointState e = endpoints.get(endpointId);
+        return e == null ? List.of() : e.engineWarnings();
+    }
+
+    private void checkEngine(EndpointState e) {
+        boolean anyPublishes = kvEventsFollowed && endpoints.values().stream().anyMatch(EndpointState::publishesKvEvents);
+        e.engineWarnings(engineWarnings.check(e.id(), e.engineVersion(), EngineVersionWarnings.used(
+                kvEventsFollowed && e.publishesKvEvents(), anyPublishes, !e.ranks().isEmpty(), e.reportsHostTier())));
     }
 
     /** Makes the endpoint's replicas match its ranks: itself, or one replica per rank. */
@@ -262,6 +307,11 @@ public final class ReplicaPool {
             e.learnRanks(scrape.engines());
             LogFields.info(LOG, "endpoint engine ranks learned from its /metrics", "endpoint", endpointId, "ranks", e.ranks());
             syncReplicas(e);
+            checkEngine(e);
+        }
+        if (e.reportsHostTier() != scrape.total().hostTier().present()) {
+            e.reportsHostTier(scrape.total().hostTier().present());
+            checkEngine(e);
         }
         for (ReplicaState r : replicasOf(endpointId)) {
             if (r.dataParallelRank().isEmpty()) {
@@ -287,8 +337,9 @@ public final class ReplicaPool {
         String endpointId = replica != null ? replica.endpointId() : id;
         EndpointState endpoint = endpoints.get(endpointId);
         if (endpoint != null) {
-            // It may come back as another process (a restart) serving other names.
+            // It may come back as another process (a restart) serving other names, on another engine version.
             endpoint.servedModelsStale();
+            endpoint.engineVersionStale();
         }
         for (ReplicaState s : replicasOf(endpointId)) {
             if (s.healthy()) {

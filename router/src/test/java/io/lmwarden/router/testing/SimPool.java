@@ -6,6 +6,7 @@ import io.lmwarden.sim.SimOptions;
 import io.lmwarden.sim.SimProfile;
 import io.lmwarden.sim.SimReplica;
 import io.lmwarden.sim.dp.BalancerEra;
+import io.lmwarden.sim.http.EngineRelease;
 import io.lmwarden.sim.kvevents.KvEventsConfig;
 
 import java.io.IOException;
@@ -26,6 +27,8 @@ public final class SimPool implements AutoCloseable {
     private final List<Boolean> running = new ArrayList<>();
     /** How replica i was started, so that it can be started again on its port. */
     private final List<SimOptions> options = new ArrayList<>();
+    /** The vLLM release replica i reports on {@code GET /version}. */
+    private final List<EngineRelease> releases = new ArrayList<>();
     /** Replica i's KV-event ports {events, replay}, when it publishes them. */
     private final List<int[]> kvPorts = new ArrayList<>();
     /** Sockets holding the ports listed for replicas that publish no events. */
@@ -60,6 +63,20 @@ public final class SimPool implements AutoCloseable {
             pool.clusters.add(SimCluster.start(o));
             pool.options.add(o);
             pool.running.add(true);
+            pool.releases.add(EngineRelease.DEFAULT);
+        }
+        return pool;
+    }
+
+    /** One replica per element, reporting that vLLM release on {@code GET /version} ({@link EngineRelease#NONE}: no /version). */
+    public static SimPool startWithReleases(SimProfile profile, double timeScale, EngineRelease... releases) {
+        SimPool pool = new SimPool();
+        for (int i = 0; i < releases.length; i++) {
+            SimOptions o = SimOptions.defaults().withReplicas(1).withProfile(profile).withTimeScale(timeScale).withSeed(1000 + i);
+            pool.clusters.add(SimCluster.start(o, releases[i]));
+            pool.options.add(o);
+            pool.running.add(true);
+            pool.releases.add(releases[i]);
         }
         return pool;
     }
@@ -87,30 +104,41 @@ public final class SimPool implements AutoCloseable {
      * not listening, for the pool's life, so that nothing else can take them meanwhile.
      */
     public static SimPool startWithKvEvents(SimProfile profile, double timeScale, boolean... publishing) {
-        return startWithKvEvents(profile, timeScale, io.lmwarden.sim.lora.LoraOptions.DISABLED, publishing);
+        return startWithKvEvents(profile, timeScale, io.lmwarden.sim.lora.LoraOptions.DISABLED, EngineRelease.DEFAULT, publishing);
+    }
+
+    /** The same, every replica reporting {@code release} on {@code GET /version}. */
+    public static SimPool startWithKvEvents(SimProfile profile, double timeScale, EngineRelease release, boolean... publishing) {
+        return startWithKvEvents(profile, timeScale, io.lmwarden.sim.lora.LoraOptions.DISABLED, release, publishing);
     }
 
     /** The same, every replica also serving the LoRA adapters {@code lora} loads. */
     public static SimPool startWithKvEvents(SimProfile profile, double timeScale, io.lmwarden.sim.lora.LoraOptions lora,
                                             boolean... publishing) {
+        return startWithKvEvents(profile, timeScale, lora, EngineRelease.DEFAULT, publishing);
+    }
+
+    private static SimPool startWithKvEvents(SimProfile profile, double timeScale, io.lmwarden.sim.lora.LoraOptions lora,
+                                             EngineRelease release, boolean... publishing) {
         SimPool pool = new SimPool();
         for (int i = 0; i < publishing.length; i++) {
             SimOptions o = SimOptions.defaults().withReplicas(1).withProfile(profile).withTimeScale(timeScale).withSeed(1000 + i)
                     .withLora(lora);
             int[] ports;
             if (publishing[i]) {
-                SimCluster cluster = SimCluster.start(o.withKvEvents(kvEventsOn(0, 0)));
+                SimCluster cluster = SimCluster.start(o.withKvEvents(kvEventsOn(0, 0)), release);
                 SimReplica replica = cluster.replicas().get(0);
                 ports = new int[] {replica.kvEventPorts().get(0), replica.kvEventReplayPorts().get(0)};
                 pool.clusters.add(cluster);
                 // A restart comes back on the ports it was listed with.
                 o = o.withKvEvents(kvEventsOn(ports[0], ports[1]));
             } else {
-                pool.clusters.add(SimCluster.start(o));
+                pool.clusters.add(SimCluster.start(o, release));
                 ports = new int[] {pool.reserveUnreachablePort(), pool.reserveUnreachablePort()};
             }
             pool.options.add(o);
             pool.running.add(true);
+            pool.releases.add(release);
             pool.kvPorts.add(ports);
         }
         return pool;
@@ -139,12 +167,23 @@ public final class SimPool implements AutoCloseable {
      * {@code servedModelNames} from now on.
      */
     public void restart(int i, List<String> servedModelNames) {
+        restart(i, servedModelNames, releases.get(i));
+    }
+
+    /** The same, reporting {@code release} on {@code GET /version} from now on (an upgrade, or a rollback). */
+    public void restart(int i, List<String> servedModelNames, EngineRelease release) {
         int port = java.net.URI.create(url(i)).getPort();
         kill(i);
         SimOptions o = options.get(i).withServedModelNames(servedModelNames).withBasePort(port);
-        clusters.set(i, SimCluster.start(o));
+        clusters.set(i, SimCluster.start(o, release));
         options.set(i, o);
+        releases.set(i, release);
         running.set(i, true);
+    }
+
+    /** How many times replica i (as now running) answered {@code GET /version}. */
+    public long versionRequests(int i) {
+        return clusters.get(i).replicas().get(0).versionRequests();
     }
 
     /** Every engine's state of replica i, in rank order. */

@@ -26,23 +26,34 @@ public final class ReplicaServer {
     private final MetricsExposition metrics;
     private final LoraEndpoints lora;
     private final long created = System.currentTimeMillis() / 1000;
+    private final EngineRelease release;
+    private final java.util.concurrent.atomic.LongAdder versionRequests = new java.util.concurrent.atomic.LongAdder();
     private HttpServer server;
     private volatile Runnable crash;
 
     public ReplicaServer(ReplicaConfig config, DataParallelEngines engines) {
         this(config, engines, new io.lmwarden.sim.lora.LoraServing(io.lmwarden.sim.lora.LoraOptions.DISABLED,
-                config.servedModelNames(), engines.engines()), 1.0);
+                config.servedModelNames(), engines.engines()), 1.0, EngineRelease.DEFAULT);
     }
 
-    /** With LoRA adapters ({@code timeScale} scales an adapter's load time from disk to wall time). */
+    /**
+     * With LoRA adapters ({@code timeScale} scales an adapter's load time from disk to wall time), answering
+     * {@code GET /version} with {@code release}.
+     */
     public ReplicaServer(ReplicaConfig config, DataParallelEngines engines, io.lmwarden.sim.lora.LoraServing lora,
-                         double timeScale) {
+                         double timeScale, EngineRelease release) {
         this.config = config;
+        this.release = release;
         this.engines = engines;
         this.lora = new LoraEndpoints(lora, timeScale);
         this.generation = new GenerationEndpoint(config, engines, faults, lora);
         // vLLM labels its engines 0..N-1 whatever the pod: a plain replica is engine "0", as a one-vLLM pod is.
         this.metrics = new MetricsExposition(config.model(), engines.size());
+    }
+
+    /** How many times {@code GET /version} was answered: a client is to ask it once, not at every scrape. */
+    public long versionRequests() {
+        return versionRequests.sum();
     }
 
     /** Binds the server; the future holds the actual port. */
@@ -58,6 +69,12 @@ public final class ReplicaServer {
         router.post("/v1/messages/count_tokens").handler(this::countTokens);
         router.get("/v1/models").handler(this::models);
         router.get("/health").handler(this::health);
+        if (release.served()) {
+            router.get("/version").handler(ctx -> {
+                versionRequests.increment();
+                json(ctx, release.json());
+            });
+        }
         router.post("/tokenize").handler(this::tokenize);
         router.get("/metrics").handler(ctx -> {
             StringBuilder sb = new StringBuilder(metrics.render(engines.metrics(), engines.cacheTierMetrics()));

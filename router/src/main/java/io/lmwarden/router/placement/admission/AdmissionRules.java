@@ -19,10 +19,12 @@ import java.time.Duration;
  * @param serviceHalfLifeNanos  half-life of the attained service the queue orders sessions in progress by
  * @param calmNanos             how long the budget must have had room for everyone before engaged admission lets go
  * @param failFast              a newcomer whose forecast wait passes the queue timeout is refused at once ({@link WaitForecast})
+ * @param timeScale             engine time per wall time (a simulator K times faster: K), for what engines report in
+ *                              their own time (the host tier's load times)
  */
 public record AdmissionRules(boolean enabled, double kvBudget, long pausePriorNanos, long residencySliceNanos,
                              int queueMax, long queueTimeoutNanos, long keepAliveNanos, boolean alwaysEngaged,
-                             long serviceHalfLifeNanos, long calmNanos, boolean failFast) {
+                             long serviceHalfLifeNanos, long calmNanos, boolean failFast, double timeScale) {
 
     /** llm-d's program-aware fairness decays attained service with this half-life. */
     public static final Duration SERVICE_HALF_LIFE = Duration.ofSeconds(60);
@@ -33,28 +35,28 @@ public record AdmissionRules(boolean enabled, double kvBudget, long pausePriorNa
         return new AdmissionRules(s.enabled(), s.kvBudget(), AdmissionSettings.wall(s.residencyIdle(), timeScale),
                 AdmissionSettings.wall(s.residencySlice(), timeScale), s.queueMax(), AdmissionSettings.wall(s.queueTimeout(), timeScale),
                 AdmissionSettings.wall(s.queueKeepAlive(), timeScale), AdmissionSettings.ENGAGE_ALWAYS.equals(s.engage()),
-                AdmissionSettings.wall(SERVICE_HALF_LIFE, timeScale), AdmissionSettings.wall(CALM, timeScale), s.queueFailFast());
+                AdmissionSettings.wall(SERVICE_HALF_LIFE, timeScale), AdmissionSettings.wall(CALM, timeScale), s.queueFailFast(), timeScale);
     }
 
     /** The rules tests start from: engaged always, the default half-life and calm period, fail-fast, on the wall clock. */
     public static AdmissionRules engaged(double kvBudget, long pausePriorNanos, long residencySliceNanos, int queueMax,
                                          long queueTimeoutNanos, long keepAliveNanos) {
         return new AdmissionRules(true, kvBudget, pausePriorNanos, residencySliceNanos, queueMax, queueTimeoutNanos, keepAliveNanos,
-                true, SERVICE_HALF_LIFE.toNanos(), CALM.toNanos(), true);
+                true, SERVICE_HALF_LIFE.toNanos(), CALM.toNanos(), true, 1);
     }
 
     public AdmissionRules withEnabled(boolean on) {
         return new AdmissionRules(on, kvBudget, pausePriorNanos, residencySliceNanos, queueMax, queueTimeoutNanos, keepAliveNanos,
-                alwaysEngaged, serviceHalfLifeNanos, calmNanos, failFast);
+                alwaysEngaged, serviceHalfLifeNanos, calmNanos, failFast, timeScale);
     }
 
     public AdmissionRules withAlwaysEngaged(boolean always) {
         return new AdmissionRules(enabled, kvBudget, pausePriorNanos, residencySliceNanos, queueMax, queueTimeoutNanos, keepAliveNanos,
-                always, serviceHalfLifeNanos, calmNanos, failFast);
+                always, serviceHalfLifeNanos, calmNanos, failFast, timeScale);
     }
 
     public AdmissionRules withFailFast(boolean on) {
         return new AdmissionRules(enabled, kvBudget, pausePriorNanos, residencySliceNanos, queueMax, queueTimeoutNanos, keepAliveNanos,
-                alwaysEngaged, serviceHalfLifeNanos, calmNanos, on);
+                alwaysEngaged, serviceHalfLifeNanos, calmNanos, on, timeScale);
     }
 }

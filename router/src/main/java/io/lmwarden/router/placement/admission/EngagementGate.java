@@ -43,6 +43,7 @@ final class EngagementGate {
     private final PrefillRates prefillRates;
     private final PeerEvidence peers;
     private final Map<String, Long> breakEvens = new HashMap<>();
+    private final TierLoads tierLoads = new TierLoads();
     /** What the log said last: it speaks when the budget starts or stops applying. */
     private boolean applied;
 
@@ -59,6 +60,7 @@ final class EngagementGate {
     /** The pump's look at a ready replica: its break-even now, and whether its engine is full with requests waiting. */
     void look(ReplicaView r, long now) {
         breakEvens.put(r.id(), computeBreakEven(r));
+        tierLoads.look(r, prefillMsPerToken(r) * rules.get().timeScale());
         if (r.metricsFresh() && r.metrics() != null && r.kvCacheUsage() >= KV_FULL && r.metrics().waiting() > 0) {
             thrash.kvFullWithQueue(now);
         }
@@ -71,6 +73,7 @@ final class EngagementGate {
 
     void forget(String replica) {
         breakEvens.remove(replica);
+        tierLoads.forget(replica);
     }
 
     /**
@@ -87,21 +90,26 @@ final class EngagementGate {
         // The replica's whole budget, not what the other routers' residents leave of it to this one: alone the two are
         // the same; in a cluster a router whose peers hold most of the budget would find holding never pays.
         double tokens = (double) residencies.budgetBlocks(r) * PrefixIndexes.TOKENS_PER_BLOCK;
-        double msPerToken = Math.min(prefillRates.msPerToken(r.id()), prefillRates.prior());
-        return Math.max(1, (long) (msPerToken * tokens * 1e6));
+        return Math.max(1, (long) (prefillMsPerToken(r) * tokens * 1e6));
+    }
+
+    /** The engine's own cost of prefilling a token, uncontended, in wall ms: the learned rate or the prior, the lower. */
+    private double prefillMsPerToken(ReplicaView r) {
+        return Math.min(prefillRates.msPerToken(r.id()), prefillRates.prior());
     }
 
     /**
      * The engine served a step of the session on {@code replica}; only misses admission could have saved are evidence:
      * after a pause shorter than the break-even, by a session that residency by cost would have kept (likely to return
-     * within the break-even).
+     * within the break-even). What the step paid counts the share of its cached tokens the replica's host tier loaded
+     * at their load cost ({@link TierLoads}).
      */
     void served(String session, String replica, long promptTokens, long cachedTokens, long outputTokens, long now) {
         long breakEven = breakEvens.getOrDefault(replica, 0L);
         long pause = returnTimes.lastPauseNanos(session);
         boolean heldThrough = breakEven > 0 && pause >= 0 && pause < breakEven
                 && returnTimes.returnChance(session, 0, breakEven) >= Victims.PRESSURE_RETURN_CHANCE;
-        thrash.served(session, replica, promptTokens, cachedTokens, outputTokens, heldThrough, now);
+        thrash.served(session, replica, promptTokens, cachedTokens, outputTokens, heldThrough, tierLoads.of(replica), now);
         appliesAt(now);
     }
 

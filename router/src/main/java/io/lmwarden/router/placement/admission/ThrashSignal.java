@@ -10,7 +10,10 @@ import java.util.logging.Logger;
 /**
  * Whether the pool thrashes, so that admission has something to save: evidence, never load alone. Sessions that come
  * back home after a pause shorter than the break-even (holding their KV would have cost less than recomputing it) yet
- * find their own prefix gone, as the engines report in {@code cached_tokens}; or an engine whose KV cache is full of
+ * find their own prefix gone, as the engines report in {@code cached_tokens}: each such step weighs what it paid to
+ * have its prefix back, as a share of recomputing it all ({@link TierLoads#missShare}: the tokens not cached are a
+ * recompute, those loaded from a host tier count at the tier's load cost), so a tier too small for the working sets,
+ * which leaves every return a start loaded and the rest recomputed, is seen as the thrash it is; or an engine whose KV cache is full of
  * running requests while others wait, while such misses are not rare. Without such evidence the router places exactly as its policy does. Engaged, it
  * stays so while admission still finds no room for someone (hysteresis: engaged admission hides the misses it prevents),
  * and lets go once the misses are rare and the budget has had room for a calm period.
@@ -31,8 +34,8 @@ public final class ThrashSignal {
     /** Miss rate at which admission engages, and below which it may let go. */
     static final double ENGAGE_AT = 0.3;
     static final double RELEASE_BELOW = 0.1;
-    /** A step found its own prefix missing when the engine served less than this share of it from cache. */
-    static final double MISS_BELOW = 0.5;
+    /** A step counts as missed (in {@code missedSteps}) when it paid at least this share of recomputing its own prefix. */
+    static final double MISSED_AT = 0.5;
 
     private record LastStep(String replica, long tokens) {
     }
@@ -74,12 +77,22 @@ public final class ThrashSignal {
 
     /**
      * A step of the session was served on {@code replica}: {@code promptTokens} in its prompt, {@code cachedTokens} of
-     * them from the engine's cache. It is evidence when the session's previous step was served on the same replica and
-     * it came back from a pause that admission would have held it through ({@code heldThrough}: shorter than the
-     * break-even, by a session likely to return within it) — a miss there is one admission could have saved.
+     * them from the engine's cache (no host tier: all of them local). It is evidence when the session's previous step was
+     * served on the same replica and it came back from a pause that admission would have held it through
+     * ({@code heldThrough}: shorter than the break-even, by a session likely to return within it) — a miss there is one
+     * admission could have saved.
      */
     public void served(String session, String replica, long promptTokens, long cachedTokens, long outputTokens, boolean heldThrough,
                        long nowNanos) {
+        served(session, replica, promptTokens, cachedTokens, outputTokens, heldThrough, TierLoads.Split.NO_TIER, nowNanos);
+    }
+
+    /**
+     * The same, on a replica whose cached tokens came {@code tier}'s share from its host tier: the step weighs in the
+     * miss rate by what it paid to have its own prefix back ({@link TierLoads#missShare}).
+     */
+    void served(String session, String replica, long promptTokens, long cachedTokens, long outputTokens, boolean heldThrough,
+                TierLoads.Split tier, long nowNanos) {
         if (promptTokens <= 0 || cachedTokens < 0) {
             return;
         }
@@ -87,14 +100,13 @@ public final class ThrashSignal {
         if (previous == null || !previous.replica.equals(replica) || !heldThrough) {
             return;
         }
-        long own = Math.min(previous.tokens, promptTokens);
-        boolean missed = cachedTokens < MISS_BELOW * own;
+        double paid = TierLoads.missShare(Math.min(previous.tokens, promptTokens), cachedTokens, tier);
         evidenceSteps++;
-        if (missed) {
+        if (paid >= MISSED_AT) {
             missedSteps++;
         }
         samples++;
-        missRate += ALPHA * ((missed ? 1 : 0) - missRate);
+        missRate += ALPHA * (paid - missRate);
         update(nowNanos);
     }
 
