@@ -45,6 +45,19 @@ public final class SimPool implements AutoCloseable {
         return start(engines, profile, timeScale, BalancerEra.CURRENT);
     }
 
+    /** One replica per index, each with the options {@code tweak} makes of the defaults (a scheduling policy, ...). */
+    public static SimPool start(int replicas, SimProfile profile, double timeScale, java.util.function.UnaryOperator<SimOptions> tweak) {
+        SimPool pool = new SimPool();
+        for (int i = 0; i < replicas; i++) {
+            SimOptions o = tweak.apply(SimOptions.defaults().withReplicas(1).withProfile(profile).withTimeScale(timeScale).withSeed(1000 + i));
+            pool.clusters.add(SimCluster.start(o));
+            pool.options.add(o);
+            pool.running.add(true);
+            pool.releases.add(EngineRelease.DEFAULT);
+        }
+        return pool;
+    }
+
     /**
      * One simulated API server per element, with that many engines: more than one makes it a
      * {@code vllm serve --data-parallel-size N} server whose internal balancer is {@code era}'s.

@@ -55,6 +55,9 @@ public final class Engine implements AutoCloseable {
     private final java.util.LinkedList<SimRequest> waiting = new java.util.LinkedList<>();
     /** vLLM's --scheduling-policy priority: the queue by (priority, arrival), the preempted one the last by that order. */
     private volatile boolean priorityPolicy;
+    /** Steps the engine may still run before it holds (the fault API's {@link #pause}, {@link #allowSteps}); -1: no
+     * limit, 0: held between steps. Guarded by the lock. */
+    private int stepsAllowed = -1;
     private final List<SimRequest> running = new ArrayList<>();
     private final Thread thread;
     private volatile boolean closed;
@@ -333,7 +336,7 @@ public final class Engine implements AutoCloseable {
                 lock.lock();
                 try {
                     boolean busy = true;
-                    while (!closed && waiting.isEmpty() && running.isEmpty()) {
+                    while (!closed && (stepsAllowed == 0 || waiting.isEmpty() && running.isEmpty())) {
                         busy = false;
                         workArrived.await();
                     }
@@ -383,6 +386,9 @@ public final class Engine implements AutoCloseable {
                 try {
                     engineTime = stepEnd;
                     commit(step, stepEnd, events);
+                    if (stepsAllowed > 0) {
+                        stepsAllowed--;
+                    }
                     recordLoraInfo();
                     flushStepEvents(events);
                 } finally {
@@ -797,6 +803,26 @@ public final class Engine implements AutoCloseable {
         }
         int needed = ceilDiv(head.numTokens(), profile.blockSize()) - head.numBlocks;
         return needed <= pool.freeBlocks();
+    }
+
+    /**
+     * Holds the engine between steps (true) or lets it go on (false): requests arriving meanwhile wait in its queue.
+     * The fault API's {@code pauseEngines}: a test that needs several requests in the engine's queue at once, in the
+     * order its scheduler will take them, gets them there whatever the machine's speed.
+     */
+    public void pause(boolean on) {
+        allowSteps(on ? 0 : -1);
+    }
+
+    /** Lets a held engine run {@code steps} more steps, then hold again (-1: no limit, as {@code pause(false)}). */
+    public void allowSteps(int steps) {
+        lock.lock();
+        try {
+            stepsAllowed = steps;
+            workArrived.signalAll();
+        } finally {
+            lock.unlock();
+        }
     }
 
     /** Runs the engine as vLLM's {@code --scheduling-policy priority} (true) or {@code fcfs} (false, the default). */

@@ -92,6 +92,7 @@ public final class ReplicaServer {
         router.get("/sim/faults").handler(ctx -> json(ctx, faults.describe().toString()));
         router.delete("/sim/faults").handler(ctx -> {
             faults.clear();
+            pauseEngines(false);
             json(ctx, faults.describe().toString());
         });
         router.errorHandler(413, ctx -> Requests.error(ctx, dialectOf(ctx), 413,
@@ -221,11 +222,37 @@ public final class ReplicaServer {
             crash(ctx, body.get("crash"));
             return;
         }
+        if (body.has("pauseEngines")) {
+            // The engines stop between steps until {"pauseEngines":false} or a clear: what arrives meanwhile queues there.
+            if (!body.get("pauseEngines").isBoolean()) {
+                Requests.error(ctx, 400, "pauseEngines: must be true or false", "pauseEngines");
+                return;
+            }
+            pauseEngines(body.get("pauseEngines").asBoolean());
+            ((com.fasterxml.jackson.databind.node.ObjectNode) body).remove("pauseEngines");
+        }
+        if (body.has("stepEngines")) {
+            // Held engines run exactly this many more steps, then hold again: a test sees what one step did.
+            if (!body.get("stepEngines").canConvertToInt() || body.get("stepEngines").asInt() < 1) {
+                Requests.error(ctx, 400, "stepEngines: must be a whole number >= 1", "stepEngines");
+                return;
+            }
+            for (io.lmwarden.sim.engine.Engine e : engines.engines()) {
+                e.allowSteps(body.get("stepEngines").asInt());
+            }
+            ((com.fasterxml.jackson.databind.node.ObjectNode) body).remove("stepEngines");
+        }
         try {
             faults.apply(body);
             json(ctx, faults.describe().toString());
         } catch (IllegalArgumentException e) {
             Requests.error(ctx, 400, e.getMessage(), null);
+        }
+    }
+
+    private void pauseEngines(boolean on) {
+        for (io.lmwarden.sim.engine.Engine e : engines.engines()) {
+            e.pause(on);
         }
     }
 
