@@ -3,6 +3,7 @@ package io.lmwarden.router.pool;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.lmwarden.router.testing.AgentSession;
+import io.lmwarden.router.testing.ConcurrentSessions;
 import io.lmwarden.router.testing.Http;
 import io.lmwarden.router.testing.RouterUnderTest;
 import io.lmwarden.router.testing.SimPool;
@@ -158,35 +159,13 @@ class LoraAdapterSessionsTest {
     /** Runs the sessions concurrently, {@code steps} steps each; {@code pinnedToSim0} (or null) asks for sim-0. */
     private static Map<String, List<Http.Reply>> run(Http http, RouterUnderTest router, List<AgentSession> sessions, int steps,
                                                      String pinnedToSim0) throws Exception {
-        ExecutorService pool = Executors.newFixedThreadPool(sessions.size());
-        try {
-            List<Future<List<Http.Reply>>> running = new ArrayList<>();
-            for (AgentSession session : sessions) {
-                running.add(pool.submit(() -> {
-                    List<Http.Reply> out = new ArrayList<>();
-                    for (int step = 0; step < steps; step++) {
-                        Map<String, String> headers = new LinkedHashMap<>(session.headers());
-                        if (session.id().equals(pinnedToSim0)) {
-                            headers.put("X-LMW-Replica", "sim-0");
-                        }
-                        Http.Reply r = http.post(router.url() + "/v1/messages?beta=true", session.nextBody(16, false), headers);
-                        out.add(r);
-                        if (r.status() != 200) {
-                            break;
-                        }
-                        session.append(AgentSession.replyText(r.body()), 600);
-                    }
-                    return out;
-                }));
+        return ConcurrentSessions.run(http, router.url(), sessions, steps, (session, step) -> {
+            Map<String, String> headers = new LinkedHashMap<>(session.headers());
+            if (session.id().equals(pinnedToSim0)) {
+                headers.put("X-LMW-Replica", "sim-0");
             }
-            Map<String, List<Http.Reply>> replies = new LinkedHashMap<>();
-            for (int i = 0; i < sessions.size(); i++) {
-                replies.put(sessions.get(i).id(), running.get(i).get(120, TimeUnit.SECONDS));
-            }
-            return replies;
-        } finally {
-            pool.shutdown();
-        }
+            return headers;
+        });
     }
 
     /** {@code count} chat sessions at once on {@code model}, {@code steps} steps each (chat: the router asks token ids). */

@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import io.lmwarden.router.placement.Placer;
 import io.lmwarden.router.testing.AgentSession;
 import io.lmwarden.router.testing.AgentWorkload;
+import io.lmwarden.router.testing.ConcurrentSessions;
 import io.lmwarden.router.testing.Http;
 import io.lmwarden.router.testing.RouterUnderTest;
 import io.lmwarden.router.testing.SimPool;
@@ -293,32 +294,10 @@ class ServedModelNamesTest {
     /** Runs the sessions concurrently, {@code steps} steps each, naming the model per step; replies by session id. */
     private static Map<String, List<Http.Reply>> runConcurrently(Http http, RouterUnderTest router, List<AgentSession> sessions,
                                                                  int steps, ModelForStep model) throws Exception {
-        ExecutorService pool = Executors.newFixedThreadPool(sessions.size());
-        try {
-            List<Future<List<Http.Reply>>> running = new ArrayList<>();
-            for (AgentSession session : sessions) {
-                running.add(pool.submit(() -> {
-                    List<Http.Reply> out = new ArrayList<>();
-                    for (int step = 0; step < steps; step++) {
-                        session.model(model.name(session, step));
-                        Http.Reply r = http.post(router.url() + "/v1/messages?beta=true", session.nextBody(16, false), session.headers());
-                        out.add(r);
-                        if (r.status() != 200) {
-                            break;
-                        }
-                        session.append(AgentSession.replyText(r.body()), 600);
-                    }
-                    return out;
-                }));
-            }
-            Map<String, List<Http.Reply>> replies = new java.util.LinkedHashMap<>();
-            for (int i = 0; i < sessions.size(); i++) {
-                replies.put(sessions.get(i).id(), running.get(i).get(120, TimeUnit.SECONDS));
-            }
-            return replies;
-        } finally {
-            pool.shutdown();
-        }
+        return ConcurrentSessions.run(http, router.url(), sessions, steps, (session, step) -> {
+            session.model(model.name(session, step));
+            return session.headers();
+        });
     }
 
     private static Http.Reply post(Http http, RouterUnderTest router, String model, String session) {
