@@ -181,6 +181,11 @@ public final class BenchOptions {
                     + " ${DEFAULT-VALUE}: every step to the next router).")
     int stepsPerRouter;
 
+    @Option(names = "--engine-scheduling", paramLabel = "fcfs|priority", defaultValue = "fcfs",
+            description = "--simulate: the simulated engines' scheduling policy, as vLLM's --scheduling-policy: priority orders each"
+                    + " engine's queue and preemptions by the priority the router sends (default ${DEFAULT-VALUE}).")
+    String engineScheduling;
+
     @Option(names = "--router-set", paramLabel = "KEY=VALUE,...",
             description = "With --simulate: router settings (YAML keys, e.g. residencyIdle=5s,kvBudget=0.9) for every variant's router.")
     String routerSet;
@@ -254,7 +259,7 @@ public final class BenchOptions {
                 stepsPerRouter, simProcesses, replicaAdmin == null ? List.of()
                 : Arrays.stream(replicaAdmin.split(",")).map(String::trim).filter(u -> !u.isEmpty()).toList(),
                 routerSettings(routerSet), Durations.parse(scrapeInterval), spillThreshold, blankToNull(adminToken), model,
-                contextWindow);
+                contextWindow, priorityScheduling(engineScheduling));
         List<String> variants = new ArrayList<>(policies);
         if (ceiling && !variants.contains(VariantSpec.CEILING)) {
             variants.add(VariantSpec.CEILING);
@@ -263,6 +268,14 @@ public final class BenchOptions {
                 timeScale != null ? timeScale : simulated ? 10 : 1, Durations.parse(sampleInterval),
                 warmUp != null ? Durations.parse(warmUp) : Duration.ofSeconds(simulated ? 5 : 0), stepLog, stageMinSteps);
         return new BenchSettings(pool, run, plan, workloadFile, null, out, commandLine);
+    }
+
+    private static boolean priorityScheduling(String policy) {
+        return switch (policy) {
+            case "fcfs" -> false;
+            case "priority" -> true;
+            default -> throw new IllegalArgumentException("--engine-scheduling must be fcfs or priority, got " + policy);
+        };
     }
 
     /** The classes, pool overrides and faults: the workload file's, or one class from the shape flags. */

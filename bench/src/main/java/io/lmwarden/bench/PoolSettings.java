@@ -30,6 +30,8 @@ import java.util.Map;
  * @param model            model name to send, or null to ask the target's {@code /v1/models}
  * @param contextWindow    the model's window in tokens ({@code --context-window}), or 0 to take {@code max_model_len}
  *                         from the target's {@code /v1/models}
+ * @param priorityScheduling {@code --engine-scheduling priority}: the simulated engines run vLLM's
+ *                         {@code --scheduling-policy priority} (in-process replicas only)
  */
 public record PoolSettings(
         int simulate,
@@ -47,7 +49,8 @@ public record PoolSettings(
         String spillThreshold,
         String adminToken,
         String model,
-        int contextWindow) {
+        int contextWindow,
+        boolean priorityScheduling) {
 
     public PoolSettings {
         replicaAdmin = List.copyOf(replicaAdmin);
@@ -88,12 +91,16 @@ public record PoolSettings(
         if (scrapeInterval.isNegative() || scrapeInterval.isZero()) {
             throw new IllegalArgumentException("--scrape-interval must be > 0");
         }
+        if (priorityScheduling && (target != null || simProcesses)) {
+            throw new IllegalArgumentException("--engine-scheduling priority sets the bench's own in-process engines: it needs --simulate N"
+                    + " without --sim-processes (a running pool's engines take vLLM's --scheduling-policy themselves)");
+        }
     }
 
     /** The same pool, asked for {@code name}. */
     public PoolSettings withModel(String name) {
         return new PoolSettings(simulate, target, profile, profileOverrides, engines, dpBalancer, routers, stepsPerRouter, simProcesses,
-                replicaAdmin, routerSettings, scrapeInterval, spillThreshold, adminToken, name, contextWindow);
+                replicaAdmin, routerSettings, scrapeInterval, spillThreshold, adminToken, name, contextWindow, priorityScheduling);
     }
 
     /** The --target routers (one, or the members of a cluster), empty with --simulate. */

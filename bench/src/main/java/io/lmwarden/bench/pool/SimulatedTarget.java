@@ -124,7 +124,8 @@ public final class SimulatedTarget implements BenchTarget {
 
     private VariantTarget openInProcess(SimulatedVariant variant) {
         SimOptions options = SimOptions.defaults().withReplicas(pool.simulate()).withProfile(forVariant(profile, variant))
-                .withTimeScale(timeScale).withSeed(seed).withEngines(pool.engines()).withDpBalancer(variant.era());
+                .withTimeScale(timeScale).withSeed(seed).withEngines(pool.engines()).withDpBalancer(variant.era())
+                .withPriorityScheduling(pool.priorityScheduling());
         boolean kvEvents = "true".equals(pool.routerSettings().get("kvEvents"));
         // One engine per replica: each publisher binds ephemeral ports and the router is told what was bound. Several
         // engines: the router derives rank r's ports as base + r (vLLM's rule), so they need a run of ports.
