@@ -1,0 +1,20 @@
+package io.lmwarden.router.advisor;
+
+/**
+ * One step the advisor replays: where it ran, how big its prompt was, what the engine served from cache, and its
+ * prompt as chained keys of whole groups of the router's prompt blocks ({@link StepTrace#BLOCKS_PER_KEY} blocks each:
+ * key i stands for the prefix up to the end of group i, like vLLM's chained block hashes).
+ *
+ * @param atMillis     when the router received it (epoch ms)
+ * @param promptTokens the engine's prompt size (the router's estimate when it reported none)
+ * @param cachedTokens prompt tokens the engine served from cache, -1 when it reported none
+ * @param routerBlocks the router's prompt blocks ({@code PromptShape.BLOCK_CHARS} characters each), partial groups included
+ * @param keys         one chained key per whole group of blocks
+ */
+public record TracedStep(long atMillis, String replica, long promptTokens, long cachedTokens, int routerBlocks, long[] keys) {
+
+    /** Engine tokens one key stands for in this step: its prompt spread over its router blocks. */
+    double tokensPerKey(int blocksPerKey) {
+        return routerBlocks == 0 ? 0 : (double) promptTokens * blocksPerKey / routerBlocks;
+    }
+}
