@@ -22,9 +22,11 @@ import java.util.List;
  * @param recommendation    the smallest size (in steps of half the GPU KV cache) within a point of {@code ceilingShare};
  *                          null before any step
  * @param message           the advice in one sentence
+ * @param replayMillis      the wall time the replay took (its cost, on a worker thread)
  */
 public record TierAdvice(int steps, double windowSeconds, Double measuredShare, double ceilingShare, double gpuEffectiveShare,
-                         boolean calibrated, Long bytesPerToken, List<Size> predictions, Size recommendation, String message) {
+                         boolean calibrated, Long bytesPerToken, List<Size> predictions, Size recommendation, String message,
+                         double replayMillis) {
 
     /**
      * One tier size per replica and the share of prompt tokens the model predicts it would serve from cache.
@@ -38,6 +40,11 @@ public record TierAdvice(int steps, double windowSeconds, Double measuredShare, 
     }
 
     public static TierAdvice none(String why) {
-        return new TierAdvice(0, 0, null, 0, 1, false, null, List.of(), null, why);
+        return new TierAdvice(0, 0, null, 0, 1, false, null, List.of(), null, why, 0);
+    }
+
+    public TierAdvice withReplayMillis(double millis) {
+        return new TierAdvice(steps, windowSeconds, measuredShare, ceilingShare, gpuEffectiveShare, calibrated, bytesPerToken,
+                predictions, recommendation, message, millis);
     }
 }

@@ -33,8 +33,12 @@ public final class TierAdvisor {
     private final Supplier<Collection<ReplicaState>> replicas;
     private final long defaultGpuTokens;
     private final double timeScale;
+    /** How often the window is replayed, in workload time (divided by the time scale; at least a second of wall time). */
+    static final long PERIOD_ENGINE_MS = 60_000;
+
     private volatile TierAdvice latest = TierAdvice.none("no steps replayed yet");
     private volatile long lastCostNanos;
+    private final java.util.concurrent.atomic.AtomicBoolean running = new java.util.concurrent.atomic.AtomicBoolean();
 
     public TierAdvisor(StepTrace trace, Supplier<Collection<ReplicaState>> replicas, long defaultGpuTokens, double timeScale) {
         this.trace = trace;
@@ -52,13 +56,28 @@ public final class TierAdvisor {
         return lastCostNanos;
     }
 
-    /** Replays the window now and keeps the result. Blocking: call it from a worker, never the event loop. */
-    public TierAdvice refresh() {
-        long started = System.nanoTime();
-        TierAdvice advice = advise(trace.recent(System.currentTimeMillis()), capacities(replicas.get()));
-        latest = advice;
-        lastCostNanos = System.nanoTime() - started;
-        return advice;
+    /** The replay period on the wall clock: as often in workload time at every time scale, at most once a second. */
+    public static long periodMillis(double timeScale) {
+        return Math.max(1_000, Math.round(PERIOD_ENGINE_MS / timeScale));
+    }
+
+    /**
+     * Replays the window now, keeps the result and returns it; an empty result when a replay is already running (a timer
+     * that fires while the last one still runs skips its turn). Blocking: call it from a worker, never the event loop.
+     */
+    public java.util.Optional<TierAdvice> refresh() {
+        if (!running.compareAndSet(false, true)) {
+            return java.util.Optional.empty();
+        }
+        try {
+            long started = System.nanoTime();
+            TierAdvice advice = advise(trace.recent(System.currentTimeMillis()), capacities(replicas.get()));
+            lastCostNanos = System.nanoTime() - started;
+            latest = advice.withReplayMillis(lastCostNanos / 1e6);
+            return java.util.Optional.of(latest);
+        } finally {
+            running.set(false);
+        }
     }
 
     /** What one replica can cache: its GPU KV cache and its current host tier, in tokens. */
@@ -187,7 +206,7 @@ public final class TierAdvisor {
             recommended = size("recommended", largest, gpuTokens, bytesPerToken, pool.share(gpuShare, largest));
         }
         return new TierAdvice(steps, windowSeconds, measured, ceiling, gpuShare, calibrated, bytesPerToken, List.copyOf(sizes),
-                recommended, message(recommended, measured, ceiling, bytesPerToken, steps, windowSeconds));
+                recommended, message(recommended, measured, ceiling, bytesPerToken, steps, windowSeconds), 0);
     }
 
     /**
