@@ -58,9 +58,11 @@ public final class StepTrace implements PlacementFeedback {
             return;
         }
         PromptShape shape = r.facts().shape();
-        long arrivedAt = System.currentTimeMillis() - (System.nanoTime() - r.receivedAtNanos()) / 1_000_000;
+        // The order the engine saw: a step that waited in admission's queue reached it when it was sent, not when it came.
+        long at = r.sentAtNanos() >= 0 ? r.sentAtNanos() : r.receivedAtNanos();
+        long sentAt = System.currentTimeMillis() - (System.nanoTime() - at) / 1_000_000;
         long prompt = end.promptTokens() >= 0 ? end.promptTokens() : shape.estimatedTokens();
-        record(new TracedStep(arrivedAt, r.placement().replica().id(), prompt, end.cachedTokens(), shape.blocks(),
+        record(new TracedStep(sentAt, r.placement().replica().id(), prompt, end.cachedTokens(), shape.blocks(),
                 keys(shape.blockHashes(), blocksPerKey)), System.currentTimeMillis());
     }
 
@@ -79,7 +81,7 @@ public final class StepTrace implements PlacementFeedback {
         trim(nowMillis);
     }
 
-    /** The steps of the window, in arrival order (steps end out of order; the replay needs them as they came). */
+    /** The steps of the window in the order they were sent (steps end out of order; the replay needs them as they went). */
     public List<TracedStep> recent(long nowMillis) {
         List<TracedStep> copy;
         synchronized (this) {

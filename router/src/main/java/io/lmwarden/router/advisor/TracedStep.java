@@ -5,7 +5,8 @@ package io.lmwarden.router.advisor;
  * prompt as chained keys of whole groups of the router's prompt blocks ({@link StepTrace#BLOCKS_PER_KEY} blocks each:
  * key i stands for the prefix up to the end of group i, like vLLM's chained block hashes).
  *
- * @param atMillis     when the router received it (epoch ms)
+ * @param atMillis     when the router sent it to its replica (epoch ms): after any wait in admission's queue, the order the
+ *                     engine saw
  * @param promptTokens the engine's prompt size (the router's estimate when it reported none)
  * @param cachedTokens prompt tokens the engine served from cache, -1 when it reported none
  * @param routerBlocks the router's prompt blocks ({@code PromptShape.BLOCK_CHARS} characters each), partial groups included
