@@ -18,17 +18,20 @@ public final class ReuseProfile {
     private final int maxKeys;
     /** cumulative[c] = tokens served by a cache of c keys, for c in 0..maxKeys. */
     private final double[] cumulative;
-    /** Tokens a cache that never evicts would serve: every key used before within the window. */
+    /** replyCumulative[c] = tokens of re-sent replies served by a GPU cache of c keys (replies are never offloaded). */
+    private final double[] replyCumulative;
+    /** Tokens a cache that never evicts would serve: every prompt key used before within the window (replies aside). */
     private final double reusableTokens;
     private final double promptTokens;
     private final double cachedTokens;
     private final double reportedPromptTokens;
     private final int scoredSteps;
 
-    private ReuseProfile(int maxKeys, double[] cumulative, double reusableTokens, double promptTokens, double cachedTokens,
+    private ReuseProfile(int maxKeys, double[] cumulative, double[] replyCumulative, double reusableTokens, double promptTokens, double cachedTokens,
                          double reportedPromptTokens, int scoredSteps) {
         this.maxKeys = maxKeys;
         this.cumulative = cumulative;
+        this.replyCumulative = replyCumulative;
         this.reusableTokens = reusableTokens;
         this.promptTokens = promptTokens;
         this.cachedTokens = cachedTokens;
@@ -58,7 +61,7 @@ public final class ReuseProfile {
         double reported = 0;
         int scored = 0;
         int now = 0;
-        int[] distance = new int[0];
+        double[] replyHistogram = new double[maxKeys + 1];
         for (int i = 0; i < steps.size(); i++) {
             TracedStep s = steps.get(i);
             long[] keys = s.keys();
@@ -71,14 +74,17 @@ public final class ReuseProfile {
                     reported += s.promptTokens();
                 }
                 double perKey = s.tokensPerKey(blocksPerKey);
-                if (distance.length < keys.length) {
-                    distance = new int[keys.length];
-                }
                 int prefixMax = 0;
                 for (int k = 0; k < keys.length; k++) {
                     Integer last = lastUse.get(keys[k]);
                     if (last == null) {
-                        break;
+                        if (!s.inReply(k)) {
+                            break;
+                        }
+                        // The engine generated these blocks on this replica at the end of the step this one continues:
+                        // held on its GPU (never in the tier: vLLM offloads prompt blocks) as long as the prompt before them.
+                        replyHistogram[Math.min(prefixMax, maxKeys)] += perKey;
+                        continue;
                     }
                     // Distinct keys used since: one mark per key at its latest use, none of them this step's yet.
                     prefixMax = Math.max(prefixMax, marks.upTo(now - 1) - marks.upTo(last));
@@ -97,20 +103,39 @@ public final class ReuseProfile {
         }
         // A cache of c keys serves the keys whose prefix distance is at most c - 1.
         double[] cumulative = new double[maxKeys + 1];
+        double[] replyCumulative = new double[maxKeys + 1];
         for (int c = 1; c <= maxKeys; c++) {
             cumulative[c] = cumulative[c - 1] + histogram[c - 1];
+            replyCumulative[c] = replyCumulative[c - 1] + replyHistogram[c - 1];
         }
-        return new ReuseProfile(maxKeys, cumulative, reusable, prompt, cached, reported, scored);
+        return new ReuseProfile(maxKeys, cumulative, replyCumulative, reusable, prompt, cached, reported, scored);
     }
 
-    /** Prompt tokens an LRU cache of {@code capacityKeys} keys would have served. */
+    /** Prompt tokens an LRU cache of {@code capacityKeys} keys would have served, replies counted as held there too. */
     public double servedTokens(long capacityKeys) {
-        return cumulative[(int) Math.max(0, Math.min(maxKeys, capacityKeys))];
+        return servedTokens(capacityKeys, capacityKeys);
     }
 
-    /** Prompt tokens a cache that never evicts would have served (the best any tier can do). */
+    /**
+     * Prompt tokens served by a GPU cache of {@code gpuKeys} keys and a write-through tier that makes prompts last as long
+     * as in a cache of {@code capacityKeys} ({@code max(gpu, tier)}): re-sent replies only from the GPU.
+     */
+    public double servedTokens(long capacityKeys, long gpuKeys) {
+        return cumulative[clamp(capacityKeys)] + replyCumulative[clamp(Math.min(gpuKeys, capacityKeys))];
+    }
+
+    private int clamp(long keys) {
+        return (int) Math.max(0, Math.min(maxKeys, keys));
+    }
+
+    /** Prompt tokens (re-sent replies aside) a cache that never evicts would have served. */
     public double reusableTokens() {
         return reusableTokens;
+    }
+
+    /** The best any tier can do beside a GPU cache of {@code gpuKeys} keys: every prompt reused, replies as the GPU keeps them. */
+    public double ceilingTokens(long gpuKeys) {
+        return reusableTokens + replyCumulative[clamp(gpuKeys)];
     }
 
     /** Prompt tokens of the scored steps. */

@@ -28,7 +28,20 @@ public final class StepTrace implements PlacementFeedback {
     /** At most this many keys (8 B each) are kept: ~130k tokens of prompt per step for 1,000 steps. */
     public static final long KEYS_KEPT = 2_000_000;
 
+    /** Sessions whose last step is remembered, to tell which keys of their next one are its reply. */
+    static final int SESSIONS_KEPT = 4096;
+
+    /** A session's last step: where it ran, how many keys its prompt had, the last of them, and what the engine generated. */
+    private record Last(String replica, int keys, long lastKey, long outputTokens) {
+    }
+
     private final int blocksPerKey;
+    private final java.util.LinkedHashMap<String, Last> sessions = new java.util.LinkedHashMap<>(256, 0.75f, true) {
+        @Override
+        protected boolean removeEldestEntry(java.util.Map.Entry<String, Last> eldest) {
+            return size() > SESSIONS_KEPT;
+        }
+    };
     private final long windowMillis;
     private final long maxKeys;
     private final ArrayDeque<TracedStep> steps = new ArrayDeque<>();
@@ -62,8 +75,29 @@ public final class StepTrace implements PlacementFeedback {
         long at = r.sentAtNanos() >= 0 ? r.sentAtNanos() : r.receivedAtNanos();
         long sentAt = System.currentTimeMillis() - (System.nanoTime() - at) / 1_000_000;
         long prompt = end.promptTokens() >= 0 ? end.promptTokens() : shape.estimatedTokens();
-        record(new TracedStep(sentAt, r.placement().replica().id(), prompt, end.cachedTokens(), shape.blocks(),
-                keys(shape.blockHashes(), blocksPerKey)), System.currentTimeMillis());
+        record(traced(r.facts().sessionKey().value(), r.placement().replica().id(), sentAt, prompt, end.cachedTokens(),
+                end.outputTokens(), shape.blockHashes()), System.currentTimeMillis());
+    }
+
+    /**
+     * A step of {@code session} as the replay needs it. When it continues the session's last step on the same replica, the
+     * keys right after that step's prompt are its reply, which the engine cached as it generated it: the replay counts
+     * them as held where the router's keys alone would see new text.
+     */
+    synchronized TracedStep traced(String session, String replica, long atMillis, long promptTokens, long cachedTokens,
+                                   long outputTokens, long[] blockHashes) {
+        long[] keys = keys(blockHashes, blocksPerKey);
+        Last last = sessions.get(session);
+        int replyKeys = 0;
+        int replyFrom = 0;
+        if (last != null && last.replica().equals(replica) && last.keys() > 0 && keys.length > last.keys()
+                && keys[last.keys() - 1] == last.lastKey() && last.outputTokens() > 0 && blockHashes.length > 0) {
+            double tokensPerKey = (double) promptTokens * blocksPerKey / blockHashes.length;
+            replyFrom = last.keys();
+            replyKeys = (int) Math.min(keys.length - replyFrom, Math.floor(last.outputTokens() / tokensPerKey));
+        }
+        sessions.put(session, new Last(replica, keys.length, keys.length == 0 ? 0 : keys[keys.length - 1], outputTokens));
+        return new TracedStep(atMillis, replica, promptTokens, cachedTokens, blockHashes.length, keys, replyFrom, replyKeys);
     }
 
     /** One key per whole group of {@code blocksPerKey} chained block hashes: the group's last hash covers its prefix. */

@@ -149,6 +149,16 @@ public final class TierAdvisor {
             return served(gpuShare, r -> (long) (multiple * r.gpuTokens()));
         }
 
+        /** The best share any tier could give beside each replica's GPU at {@code gpuShare} of its size. */
+        double ceiling(double gpuShare) {
+            double served = 0;
+            for (Replayed r : replicas) {
+                served += r.profile().ceilingTokens((long) Math.floor(gpuShare * r.capacity().gpuTokens() / tokensPerKey));
+            }
+            double prompt = prompt();
+            return prompt <= 0 ? 0 : served / prompt;
+        }
+
         /** Share served with each replica's current tier. */
         double currentShare(double gpuShare) {
             return served(gpuShare, Capacity::tierTokens);
@@ -157,8 +167,9 @@ public final class TierAdvisor {
         private double served(double gpuShare, java.util.function.ToLongFunction<Capacity> tier) {
             double served = 0;
             for (Replayed r : replicas) {
-                double tokens = Math.max(gpuShare * r.capacity().gpuTokens(), tier.applyAsLong(r.capacity()));
-                served += r.profile().servedTokens((long) Math.floor(tokens / tokensPerKey));
+                double gpu = gpuShare * r.capacity().gpuTokens();
+                double tokens = Math.max(gpu, tier.applyAsLong(r.capacity()));
+                served += r.profile().servedTokens((long) Math.floor(tokens / tokensPerKey), (long) Math.floor(gpu / tokensPerKey));
             }
             double prompt = prompt();
             return prompt <= 0 ? 0 : served / prompt;
@@ -181,7 +192,7 @@ public final class TierAdvisor {
             gpuShare = fitGpuShare(pool, measured);
             calibrated = true;
         }
-        double ceiling = pool.replicas().stream().mapToDouble(r -> r.profile().reusableTokens()).sum() / prompt;
+        double ceiling = pool.ceiling(gpuShare);
         double gpuTokens = capacities.stream().mapToLong(Capacity::gpuTokens).average().orElse(0);
         Long bytesPerToken = learnedBytesPerToken(capacities);
 

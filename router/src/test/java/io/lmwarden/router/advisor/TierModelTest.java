@@ -114,6 +114,38 @@ class TierModelTest {
     }
 
     @Test
+    void aReSentReplyIsServedFromTheGpuOnly() {
+        // Step 2 continues step 1 on the same replica: key 9 is step 1's reply (the engine cached it as it generated it),
+        // key 3 new text. Distances: key 1 → 0, key 2 → 1; the reply as recent as the prompt before it (1).
+        List<TracedStep> h = List.of(step(0, 0, 1, 2),
+                new TracedStep(1, "r0", 64, 0, 4, new long[]{1, 2, 9, 3}, 2, 1));
+        ReuseProfile p = ReuseProfile.replay(h, 1, 1, 10);
+        assertThat(p.servedTokens(2, 2)).isEqualTo(48);
+        assertThat(p.servedTokens(2, 1)).as("the GPU lost the reply").isEqualTo(32);
+        assertThat(p.servedTokens(5, 0)).as("a tier holds the prompt, never the reply").isEqualTo(32);
+        assertThat(p.ceilingTokens(0)).isEqualTo(32);
+        assertThat(p.ceilingTokens(2)).isEqualTo(48);
+    }
+
+    @Test
+    void theKeysAfterAStepsPromptAreItsReplyOnlyOnTheSameReplica() {
+        StepTrace trace = new StepTrace(4, Duration.ofHours(1), 1_000);
+        long[] first = {1, 2, 3, 4, 5, 6, 7, 8};
+        long[] next = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16};
+        // 8 blocks of 16 tokens: 2 keys of 64 tokens; 130 output tokens re-sent cover 2 whole keys.
+        trace.traced("s", "r0", 0, 128, 0, 130, first);
+        TracedStep continued = trace.traced("s", "r0", 1, 256, 128, 10, next);
+        assertThat(continued.keys()).containsExactly(4L, 8L, 12L, 16L);
+        assertThat(continued.replyFrom()).isEqualTo(2);
+        assertThat(continued.replyKeys()).isEqualTo(2);
+        // Elsewhere the reply is not cached; nor when the prompt does not continue the last one.
+        trace.traced("t", "r0", 0, 128, 0, 130, first);
+        assertThat(trace.traced("t", "r1", 1, 256, 0, 10, next).replyKeys()).isZero();
+        trace.traced("u", "r0", 0, 128, 0, 130, first);
+        assertThat(trace.traced("u", "r0", 1, 256, 0, 10, new long[]{1, 2, 3, 4, 5, 6, 7, 99, 9, 10, 11, 12}).replyKeys()).isZero();
+    }
+
+    @Test
     void keysAreTheLastHashOfEachWholeGroupOfBlocks() {
         assertThat(StepTrace.keys(new long[]{10, 20, 30, 40, 50, 60, 70}, 3)).containsExactly(30L, 60L);
     }
