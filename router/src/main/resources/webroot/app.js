@@ -229,6 +229,7 @@
     $('cluster-members').textContent = clusterMembers(d.cluster);
 
     renderCapacity(d.capacity);
+    renderTierAdvisor(d.advisor);
 
     var body = $('replicas-body');
     clear(body);
@@ -545,6 +546,20 @@
     }
     box.hidden = false;
     box.setAttribute('data-over-capacity', c.overCapacity ? 'true' : 'false');
+  }
+
+  /** One line: what a host-memory KV tier would buy, from the advisor's replay of the recent steps. */
+  function renderTierAdvisor(a) {
+    var box = $('tier-advisor');
+    clear(box);
+    if (!a || typeof a !== 'object' || !a.recommendation) { box.hidden = true; return; }
+    var sizes = (Array.isArray(a.predictions) ? a.predictions : []).map(function (p) {
+      return p.size + ' ' + fmtPct(p.predictedShare);
+    }).join(', ');
+    box.title = 'predicted share of prompt tokens from cache per tier size (multiples of the GPU KV cache): ' + sizes
+      + '; best any tier could do: ' + fmtPct(a.ceilingShare) + '; replay took ' + Math.round(a.replayMillis || 0) + ' ms';
+    append(box, el('b', { text: 'Host tier advisor: ' }), a.message + '.');
+    box.hidden = false;
   }
 
   function syncPolicyForm(d) {

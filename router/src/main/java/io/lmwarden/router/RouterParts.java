@@ -1,6 +1,9 @@
 package io.lmwarden.router;
 
 import io.lmwarden.common.build.BuildVersion;
+import io.lmwarden.router.advisor.StepTrace;
+import io.lmwarden.router.advisor.TierAdvisor;
+import io.lmwarden.router.advisor.TierAdvisorGauge;
 import io.lmwarden.router.cluster.RouterCluster;
 import io.lmwarden.router.config.CacheViewSettings;
 import io.lmwarden.router.config.DiscoverySettings;
@@ -64,6 +67,10 @@ final class RouterParts {
                     LiveWorkingSets workingSets, RequestAccounting accounting) {
     }
 
+    /** The host-tier advisor: the steps it replays, the replay, and its gauge. */
+    record Advising(StepTrace trace, TierAdvisor advisor, TierAdvisorGauge gauge) {
+    }
+
     final ReplicaDiscovery discovery;
     final ReplicaPool pool;
     final RouterCluster cluster;
@@ -71,11 +78,13 @@ final class RouterParts {
     final Placing placing;
     final Watching watching;
     final CacheViews cacheViews;
+    final Advising advising;
     final InFlightTracker inFlight = new InFlightTracker();
 
     private RouterParts(ReplicaDiscovery discovery, ReplicaPool pool, RouterCluster cluster, LongFunction<PoolSnapshot> snapshot,
-                        Placing placing, Watching watching, CacheViews cacheViews) {
+                        Placing placing, Watching watching, CacheViews cacheViews, Advising advising) {
         this.cacheViews = cacheViews;
+        this.advising = advising;
         this.discovery = discovery;
         this.pool = pool;
         this.cluster = cluster;
@@ -106,7 +115,8 @@ final class RouterParts {
                 policy, homes, cacheViews.held(), prefillRates, PrefixIndexes.DEFAULT_KV_CAPACITY_TOKENS, watching.metrics().admissionObserver(),
                 System::nanoTime, cluster.peerResidents(), cluster.sessionFacts(), cluster.peerEvidence());
         RouterParts parts = new RouterParts(discovery(config.discovery()), pool, cluster, snapshot,
-                new Placing(prefixIndexes, prefillRates, homes, policy, reservations, admission), watching, cacheViews);
+                new Placing(prefixIndexes, prefillRates, homes, policy, reservations, admission), watching, cacheViews,
+                advising(pool, watching.metrics(), timeScale));
         parts.connect(RequestLog.to(requestLines, config.logging().json()), requestLines);
         return parts;
     }
@@ -121,6 +131,14 @@ final class RouterParts {
         TokenKeyDictionary tokenKeys = new TokenKeyDictionary(TOKEN_KEYS_KEPT);
         return new CacheViews(views, new KvEventFollower(views, pool, prefixIndexes, s.topic()), tokenKeys,
                 new HeldTokens(prefixIndexes, tokenKeys, views));
+    }
+
+    /** The advisor replays the last half hour of workload time: a simulator K times faster gets 1/K of it on the wall clock. */
+    private static Advising advising(ReplicaPool pool, RouterMetrics metrics, double timeScale) {
+        StepTrace trace = new StepTrace(StepTrace.BLOCKS_PER_KEY,
+                Duration.ofNanos((long) (StepTrace.WINDOW_WORKLOAD.toNanos() / timeScale)), StepTrace.KEYS_KEPT);
+        return new Advising(trace, new TierAdvisor(trace, pool::all, PrefixIndexes.DEFAULT_KV_CAPACITY_TOKENS, timeScale),
+                new TierAdvisorGauge(metrics.registry()));
     }
 
     private static ReplicaDiscovery discovery(DiscoverySettings s) {
@@ -170,6 +188,7 @@ final class RouterParts {
         });
         placing.reservations().listen(new TokenKeyLearning(cacheViews.tokenKeys(), cacheViews.views(), cacheViews.held(), pool::isAdapter));
         placing.reservations().listen(watching.accounting());
+        placing.reservations().listen(advising.trace());
         placing.reservations().listen(requestLog);
         metrics.gaugeAdmission(admission);
         cacheViews.follower().meter(new CacheViewMeters(metrics.registry(), cacheViews.views()));

@@ -125,7 +125,7 @@ final class RouterRuntime {
                 new SessionsApi(w.sessions(), parts.pins(), parts.pool::modelKey, auth),
                 new StatsApi(w.tokenRates(), w.accounting()),
                 new ReplicasApi(parts.snapshot, policy, rows, parts.placing.admission(), w.workingSets(), w.accounting(), parts.inFlight,
-                        parts.cluster, parts.discovery.describe(), auth),
+                        parts.cluster, parts.discovery.describe(), auth, parts.advising.advisor()),
                 new DrainApi(parts.pool, parts.snapshot, parts.cluster));
     }
 

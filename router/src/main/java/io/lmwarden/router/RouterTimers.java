@@ -1,5 +1,6 @@
 package io.lmwarden.router;
 
+import io.lmwarden.router.advisor.TierAdvisor;
 import io.lmwarden.router.cluster.MemberLoad;
 import io.lmwarden.router.config.RouterConfig;
 import io.lmwarden.router.placement.pins.SessionHomes;
@@ -18,7 +19,7 @@ import java.util.Map;
 /**
  * Every periodic job of the router, started here and stopped with its Vert.x (the scraper and discovery by
  * {@link #close}): discovery and the engine scraper, the idle-pin sweep, the load report to the peers, the
- * admission pump and the UI's history samples. Per-request timers (stream idle timeout, queue keep-alive,
+ * admission pump, the UI's history samples and the tier advisor's replay. Per-request timers (stream idle timeout, queue keep-alive,
  * body deadline) belong to their request's code.
  */
 final class RouterTimers implements AutoCloseable {
@@ -30,10 +31,13 @@ final class RouterTimers implements AutoCloseable {
 
     private final RouterParts parts;
     private final EngineMetricsScraper scraper;
+    /** Stops the advisor's timer first: a replay handed to a worker pool that Vert.x is closing would be refused. */
+    private final Runnable stopAdvisor;
 
-    private RouterTimers(RouterParts parts, EngineMetricsScraper scraper) {
+    private RouterTimers(RouterParts parts, EngineMetricsScraper scraper, Runnable stopAdvisor) {
         this.parts = parts;
         this.scraper = scraper;
+        this.stopAdvisor = stopAdvisor;
     }
 
     static RouterTimers start(Vertx vertx, HttpClient checks, RouterConfig config, RouterParts parts) {
@@ -53,9 +57,18 @@ final class RouterTimers implements AutoCloseable {
         vertx.setPeriodic(pinSweepMillis(config.placement().sessionIdleTimeout()), id -> homes.expireIdle(System.nanoTime()));
         vertx.setPeriodic(loadReportPeriodMillis(config.simulation().timeScale()), id -> parts.cluster.publish(ownLoad(parts)));
         vertx.setPeriodic(pumpPeriodMillis(admission.rules()), id -> admission.pump());
+        long advisorTimer = tierAdvisor(vertx, parts.advising, config.simulation().timeScale());
         history.sample(System.currentTimeMillis(), pool.all());
         vertx.setPeriodic(ReplicaHistory.SAMPLE_MILLIS, id -> history.sample(System.currentTimeMillis(), pool.all()));
-        return new RouterTimers(parts, scraper);
+        return new RouterTimers(parts, scraper, () -> vertx.cancelTimer(advisorTimer));
+    }
+
+    /** The tier advisor's replay runs on a worker: one pass over up to 2M keys is too long for the event loop. */
+    private static long tierAdvisor(Vertx vertx, RouterParts.Advising advising, double timeScale) {
+        return vertx.setPeriodic(TierAdvisor.periodMillis(timeScale), id -> vertx.executeBlocking(() -> {
+            advising.advisor().refresh().ifPresent(advising.gauge()::update);
+            return null;
+        }, false));
     }
 
     static long pinSweepMillis(Duration sessionIdleTimeout) {
@@ -85,6 +98,7 @@ final class RouterTimers implements AutoCloseable {
 
     @Override
     public void close() {
+        stopAdvisor.run();
         scraper.close();
         parts.discovery.close();
     }

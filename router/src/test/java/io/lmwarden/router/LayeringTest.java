@@ -37,7 +37,7 @@ class LayeringTest {
     private static final Map<String, Set<String>> MAY_IMPORT = Map.ofEntries(
             Map.entry(ROOT, ANYTHING),
             Map.entry("edge", Set.of("proxy", "session", "config", "common")),
-            Map.entry("api", Set.of("kvevents", "proxy", "stats", "diagnostics", "cluster", "placement", "placement.admission", "placement.pins",
+            Map.entry("api", Set.of("advisor", "kvevents", "proxy", "stats", "diagnostics", "cluster", "placement", "placement.admission", "placement.pins",
                     "placement.policy", "placement.prefix", "pool", "session", "config", "common")),
             // The cluster implements placement's pin store and carries the peers' load; placement never sees it.
             Map.entry("cluster", Set.of("placement.pins", "placement.admission", "pool", "config", "common")),
@@ -48,6 +48,8 @@ class LayeringTest {
             Map.entry("stats", Set.of("diagnostics", "placement", "placement.admission", "placement.pins", "placement.prefix",
                     "placement.reservation", "pool", "session", "config", "common")),
             Map.entry("diagnostics", Set.of("pool", "session", "config", "common")),
+            // The host-tier advisor records steps from placement's feedback seam and reads the pool; it writes nothing there.
+            Map.entry("advisor", Set.of("placement", "placement.reservation", "pool", "session", "config", "common")),
             // Placement by concern. The root holds the vocabulary (Placement, Decision, the policy interface) and the
             // pipeline (Placer: filters, client pinning, the policy); each concern below it, none above.
             Map.entry("placement", Set.of("placement.filter", "placement.prefix", "pool", "session", "config", "common")),

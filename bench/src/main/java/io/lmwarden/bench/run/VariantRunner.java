@@ -99,6 +99,7 @@ public final class VariantRunner implements LoadRun {
                 results.add(r);
                 progress.println(ProgressLine.of(r, (w.endNanos() - w.startNanos()) / 1e9));
             }
+            saveRouterState(target, policy, repeat);
         } finally {
             faults.cancel();
             drain(driver.drain(), clock, settings.pool().simulated());
@@ -112,6 +113,20 @@ public final class VariantRunner implements LoadRun {
             }
         }
         return results;
+    }
+
+    /** The router's {@code /api/replicas} at the last stage's end, while the pool still runs; a failure is reported, not fatal. */
+    private void saveRouterState(VariantTarget target, String policy, int repeat) {
+        if (settings.out() == null) {
+            return;
+        }
+        try {
+            progress.println("  wrote " + RouterStateFile.write(settings.out(), target.url(), settings.pool().adminToken(), policy, repeat));
+        } catch (java.io.IOException e) {
+            progress.println("  could not write the router's /api/replicas: " + e.getMessage());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
     }
 
     /** The wall time a stage waits at its end for its running faults. */

@@ -1,5 +1,6 @@
 package io.lmwarden.router.api;
 
+import io.lmwarden.router.advisor.TierAdvisor;
 import io.lmwarden.router.cluster.RouterCluster;
 import io.lmwarden.router.diagnostics.CapacityAdvice;
 import io.lmwarden.router.diagnostics.LiveWorkingSets;
@@ -18,8 +19,8 @@ import java.util.function.LongFunction;
 import java.util.function.UnaryOperator;
 
 /**
- * {@code GET /api/replicas}: the routing settings, the cluster, the admission queue, the capacity advice and
- * a row per replica ({@link ReplicaRows}), its activity over the last {@code ?window=} seconds.
+ * {@code GET /api/replicas}: the routing settings, the cluster, the admission queue, the capacity advice, the host-tier
+ * advice and a row per replica ({@link ReplicaRows}), its activity over the last {@code ?window=} seconds.
  */
 public final class ReplicasApi {
 
@@ -33,11 +34,13 @@ public final class ReplicasApi {
     private final RouterCluster cluster;
     private final String discovery;
     private final AdminAuth auth;
+    private final TierAdvisor tierAdvisor;
     private final Instant startedAt = Instant.now();
 
     public ReplicasApi(LongFunction<PoolSnapshot> snapshot, PolicyApi policy, ReplicaRows rows, AdmissionController admission,
                 LiveWorkingSets workingSets, RequestAccounting accounting, InFlightTracker inFlight, RouterCluster cluster,
-                String discovery, AdminAuth auth) {
+                String discovery, AdminAuth auth, TierAdvisor tierAdvisor) {
+        this.tierAdvisor = tierAdvisor;
         this.snapshot = snapshot;
         this.policy = policy;
         this.rows = rows;
@@ -81,6 +84,7 @@ public final class ReplicasApi {
         m.put("replicas", rows.rows(snap, windowMillis, shownKey));
         m.put("queue", queue());
         m.put("capacity", capacity(snap));
+        m.put("advisor", tierAdvisor.latest());
         return m;
     }
 
