@@ -7,6 +7,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.lmwarden.router.testing.AgentSession;
 import io.lmwarden.router.testing.Http;
 import io.lmwarden.router.testing.RouterUnderTest;
+import io.lmwarden.router.testing.SimFaults;
 import io.lmwarden.router.testing.SimPool;
 import io.lmwarden.sim.SimProfile;
 import org.junit.jupiter.api.Test;
@@ -51,17 +52,21 @@ class SideRequestTest {
 
     @Test
     void aConcurrentTitleRequestIsASideRequestAndTheNextTurnNoBreak() throws Exception {
-        try (RouterUnderTest router = RouterUnderTest.start(SimPool.start(2, SimProfile.defaultProfile(), 20), c -> c)) {
+        try (RouterUnderTest router = RouterUnderTest.start(SimPool.start(1, SimProfile.defaultProfile(), 20), c -> c)) {
             Http http = new Http();
             Map<String, String> h = Map.of("X-Claude-Code-Session-Id", "side-1", "anthropic-version", "2023-06-01");
             String u1 = "fix the failing test in router/src, the stack trace follows " + "frame ".repeat(300);
             List<Msg> turn1 = List.of(new Msg("user", u1));
 
-            // The conversation's first step generates for a while; the title request arrives just after and ends first.
+            // The conversation's first step is in flight (held by the replica before it generates); the title request
+            // arrives meanwhile and ends first; then the first step goes on.
+            SimFaults replica = SimFaults.of(router.sims(), 0);
+            replica.holdNext(1);
             CompletableFuture<Http.Reply> main = CompletableFuture.supplyAsync(() -> post(http, router, uncheckedBody(MAIN_SYSTEM, turn1, 200), h));
-            RouterUnderTest.sleep(60);
+            replica.awaitHeld(1);
             Http.Reply title = post(http, router, body(TITLE_SYSTEM, false, List.of(new Msg("user", u1.substring(0, 200))), 4), h);
             assertThat(title.status()).isEqualTo(200);
+            replica.release();
             Http.Reply first = main.join();
             assertThat(first.status()).isEqualTo(200);
 
