@@ -20,8 +20,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 /**
  * The host-tier advisor over real HTTP: eight concurrent agent sessions on two simulated replicas whose GPU KV cache
  * (6,400 tokens each) holds fewer than two of their four sessions' prompts (~3,500 tokens each by the end), so they evict
- * each other. The advisor's replay must then say that a tier of 5× the GPU cache would serve far more than the GPU
- * alone, recommend a tier, and publish its predictions in {@code /api/replicas} and {@code /metrics}.
+ * each other. The advisor's replay must then say that a tier of 5× the GPU cache would serve all the sessions re-send,
+ * more than the GPU alone, recommend a tier, and publish its predictions in {@code /api/replicas} and {@code /metrics}.
  */
 class TierAdvisorOverHttpTest {
 
@@ -53,9 +53,14 @@ class TierAdvisorOverHttpTest {
             Map<String, Double> predicted = new HashMap<>();
             a.get("predictions").forEach(p -> predicted.put(p.get("size").asText(), p.get("predictedShare").asDouble()));
             assertThat(predicted).as("advisor %s", a).containsOnlyKeys("0x", "1x", "2x", "5x");
-            assertThat(predicted.get("5x")).as("a tier holding every session serves far more than the GPU alone: %s", a)
-                    .isGreaterThan(predicted.get("0x") + 0.1);
-            assertThat(predicted.get("5x")).isLessThanOrEqualTo(a.get("ceilingShare").asDouble() + 1e-9);
+            // How much the GPU alone loses depends on how the sessions' steps interleaved (under load they run more one
+            // after another): 8 to 60 points in runs seen. What does not: a 5x tier (32,000 tokens per replica) holds all
+            // four sessions of a replica (~14,000 tokens), so it serves everything the steps re-send (the ceiling), and the
+            // GPU alone, which holds fewer than two, serves less.
+            double ceiling = a.get("ceilingShare").asDouble();
+            assertThat(predicted.get("5x")).as("a tier holding every session serves all that is re-sent: %s", a)
+                    .isCloseTo(ceiling, org.assertj.core.data.Offset.offset(0.005));
+            assertThat(predicted.get("0x")).as("the GPU alone, evicted, serves less: %s", a).isLessThan(ceiling - 0.02);
             assertThat(a.get("recommendation").get("multipleOfGpuKv").asDouble()).as("advisor %s", a).isGreaterThan(0);
             assertThat(a.get("message").asText()).contains("GPU KV cache per replica").contains("would serve");
 
