@@ -75,7 +75,13 @@ class ReplayDriverTest {
                 assertThat(s1.cachedTokens()).isGreaterThanOrEqualTo(112);
             }
             assertThat(s1Again.cachedTokens()).isGreaterThanOrEqualTo(176);
-            assertThat(a.cachedTokens()).isLessThan(16);
+            // a is first in the trace, but s1 (10 ms of wall time later) shares its blocks 1-2: on a loaded machine a's
+            // send can slip behind s1's, and the engine then serves a those 128 tokens s1 computed. Never more; and none
+            // when s1 was sent only after a's prefill was done.
+            assertThat(a.cachedTokens()).isLessThanOrEqualTo(128);
+            if (s1.sentNanos() > a.firstTokenNanos()) {
+                assertThat(a.cachedTokens()).isLessThan(16);
+            }
         } finally {
             client.close();
             Await.result(vertx.close(), Duration.ofSeconds(10));
