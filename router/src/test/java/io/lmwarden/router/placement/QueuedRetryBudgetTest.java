@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.lmwarden.router.config.AdmissionSettings;
 import io.lmwarden.router.testing.AgentSession;
+import io.lmwarden.router.testing.Await;
 import io.lmwarden.router.testing.Http;
 import io.lmwarden.router.testing.RouterUnderTest;
 import io.lmwarden.router.testing.SimPool;
@@ -109,6 +110,10 @@ class QueuedRetryBudgetTest {
             CompletableFuture<List<String>> shortStep = CompletableFuture.supplyAsync(() -> HTTP.streamLines(router.url() + "/v1/messages",
                     body(40, "a short step"), Map.of("X-Claude-Code-Session-Id", "short", "anthropic-version", "2023-06-01")));
             await(router, "the short step resident", x -> row(x, other).path("residentSessions").asInt() == 1);
+            // Resident is admission's word, said before the step is sent: the 503 is armed only once the replica's engine
+            // has the step, or the short step itself would take it (ci62: it did, and its retry waited on the full replica).
+            Await.until("the short step in the engine", () -> router.sims().running(otherIndex) == 1 || shortStep.isDone(),
+                    () -> "running " + router.sims().running(otherIndex));
             assertThat(HTTP.post(router.sims().url(otherIndex) + "/sim/faults", "{\"failNext\":1,\"status\":503}", Map.of()).status())
                     .isEqualTo(200);
 
