@@ -259,7 +259,7 @@ public final class BenchOptions {
                 stepsPerRouter, simProcesses, replicaAdmin == null ? List.of()
                 : Arrays.stream(replicaAdmin.split(",")).map(String::trim).filter(u -> !u.isEmpty()).toList(),
                 routerSettings(routerSet), Durations.parse(scrapeInterval), spillThreshold, blankToNull(adminToken), model,
-                contextWindow, priorityScheduling(engineScheduling));
+                contextWindow, io.lmwarden.sim.SimOptions.priorityScheduling("--engine-scheduling", engineScheduling));
         List<String> variants = new ArrayList<>(policies);
         if (ceiling && !variants.contains(VariantSpec.CEILING)) {
             variants.add(VariantSpec.CEILING);
@@ -268,14 +268,6 @@ public final class BenchOptions {
                 timeScale != null ? timeScale : simulated ? 10 : 1, Durations.parse(sampleInterval),
                 warmUp != null ? Durations.parse(warmUp) : Duration.ofSeconds(simulated ? 5 : 0), stepLog, stageMinSteps);
         return new BenchSettings(pool, run, plan, workloadFile, null, out, commandLine);
-    }
-
-    private static boolean priorityScheduling(String policy) {
-        return switch (policy) {
-            case "fcfs" -> false;
-            case "priority" -> true;
-            default -> throw new IllegalArgumentException("--engine-scheduling must be fcfs or priority, got " + policy);
-        };
     }
 
     /** The classes, pool overrides and faults: the workload file's, or one class from the shape flags. */

@@ -101,14 +101,6 @@ public final class SimMain implements Callable<Integer> {
     @Option(names = "--log-format", description = "Log line format on stderr: text or json (default: ${DEFAULT-VALUE})")
     String logFormat = "text";
 
-    private static boolean priorityScheduling(String policy) {
-        return switch (policy) {
-            case "fcfs" -> false;
-            case "priority" -> true;
-            default -> throw new IllegalArgumentException("--scheduling-policy must be fcfs or priority, got " + policy);
-        };
-    }
-
     /** The jar's own version, for --version. */
     static final class Version implements CommandLine.IVersionProvider {
         @Override
@@ -183,7 +175,7 @@ public final class SimMain implements Callable<Integer> {
                 .withServedModelNames(servedModelNames == null || servedModelNames.isEmpty() ? List.of(model) : servedModelNames)
                 .withProfile(p).withTimeScale(timeScale).withSeed(seed).withOutputLength(OutputLength.parse(outputLength))
                 .withEngines(engines).withDpBalancer(BalancerEra.named(dpBalancer)).withLora(lora())
-                .withPriorityScheduling(priorityScheduling(schedulingPolicy));
+                .withPriorityScheduling(SimOptions.priorityScheduling("--scheduling-policy", schedulingPolicy));
     }
 
     /** vLLM reads VLLM_ALLOW_RUNTIME_LORA_UPDATING as on when it is "1" or "true" (any case). */

@@ -159,6 +159,18 @@ public record SimOptions(String host, int basePort, int replicas, List<String> s
                 engines, dpBalancer, kvEvents, options, priorityScheduling);
     }
 
+    /**
+     * Reads a scheduling policy as vLLM's {@code --scheduling-policy} names it: true for {@code priority}, false for
+     * {@code fcfs}; anything else is refused naming {@code flag} (the simulator's and the bench's own flags).
+     */
+    public static boolean priorityScheduling(String flag, String policy) {
+        return switch (policy) {
+            case "fcfs" -> false;
+            case "priority" -> true;
+            default -> throw new IllegalArgumentException(flag + " must be fcfs or priority, got " + policy);
+        };
+    }
+
     /** Every engine under vLLM's {@code --scheduling-policy priority} (true) or {@code fcfs}. */
     public SimOptions withPriorityScheduling(boolean on) {
         return new SimOptions(host, basePort, replicas, servedModelNames, profile, replicaProfiles, timeScale, seed, outputLength,
