@@ -30,7 +30,7 @@ public final class StageHold {
     int await(long startNanos, long stageWallNanos) {
         long guard = System.nanoTime() + GUARD_STAGES * stageWallNanos;
         int ended;
-        while ((ended = log.endedWithin(startNanos, Long.MAX_VALUE).size()) < minSteps && System.nanoTime() < guard) {
+        while ((ended = log.endedSince(startNanos)) < minSteps && System.nanoTime() < guard) {
             try {
                 TimeUnit.MILLISECONDS.sleep(POLL_MILLIS);
             } catch (InterruptedException e) {

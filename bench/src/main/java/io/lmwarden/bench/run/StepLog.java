@@ -11,6 +11,17 @@ public final class StepLog {
         records.add(r);
     }
 
+    /** How many steps have ended since {@code fromNanos}, without copying them. */
+    public synchronized int endedSince(long fromNanos) {
+        int n = 0;
+        for (StepRecord r : records) {
+            if (r.endNanos() >= fromNanos) {
+                n++;
+            }
+        }
+        return n;
+    }
+
     public synchronized List<StepRecord> endedWithin(long fromNanos, long toNanos) {
         List<StepRecord> out = new ArrayList<>();
         for (StepRecord r : records) {
