@@ -338,6 +338,8 @@
     append(idCell, el('span', { 'class': 'engine-version' + (warnings.length ? ' engine-too-old' : ''), 'data-col': 'engineVersion',
       title: warnings.length ? warnings.join('\n') : 'the engine\'s GET /version',
       text: 'vLLM ' + (r.engineVersion || 'unknown') + (warnings.length ? ' \u26a0 ' + warnings.length + ' too old' : '') }));
+    var lora = loraLine(r.lora);
+    if (lora) append(idCell, lora);
     var runWait = el('td', { 'data-col': 'runWait', title: 'engine: running / waiting' },
       isNum(r.running) || isNum(r.waiting) ? fmtInt(r.running) + ' / ' + fmtInt(r.waiting) : DASH);
     return el('tr', { 'data-replica': r.id },
@@ -355,6 +357,23 @@
       recentHitCell(recent, recentTitle, r.hostTier),
       sinceStartCell(since, sinceTitle, r.hostTier),
       el('td', { 'class': 'l spark-cell', 'data-col': 'chart' }, sparkline(r.series || [])));
+  }
+
+  /**
+   * A replica's LoRA adapters: the slots its recent sessions' adapters need against its max_loras (more means its batches
+   * take turns), and per adapter its sessions, whether the engine has a request of it in flight, whether /v1/models lists it.
+   */
+  function loraLine(lora) {
+    if (!lora) return null;
+    var over = lora.adaptersInUse > lora.maxLoras;
+    var lines = (lora.adapters || []).map(function (a) {
+      return a.name + ': ' + a.sessions + (a.sessions === 1 ? ' session' : ' sessions') + (a.busy ? ', in the engine' : '')
+        + (a.listed ? '' : ', not listed');
+    });
+    return el('span', { 'class': 'lora-slots' + (over ? ' lora-over' : ''), 'data-col': 'lora',
+      title: 'LoRA adapters of its sessions of the last minutes: ' + lora.adaptersInUse + ' of ' + lora.maxLoras
+        + ' slots (max_loras, from ' + lora.maxLorasFrom + ')' + (lines.length ? '\n' + lines.join('\n') : ''),
+      text: 'LoRA ' + lora.adaptersInUse + '/' + lora.maxLoras + ' slots' });
   }
 
   /** GPU hit % of the recent window and, with a host tier, the tier's hit % of the same window under it. */

@@ -22,6 +22,9 @@ import io.lmwarden.router.placement.policy.PolicyHolder;
 import io.lmwarden.router.placement.prefix.PrefillRates;
 import io.lmwarden.router.placement.prefix.PrefixIndexes;
 import io.lmwarden.router.placement.reservation.Reservations;
+import io.lmwarden.router.placement.lora.AdapterActivity;
+import io.lmwarden.router.placement.lora.AdapterPlacement;
+import io.lmwarden.router.placement.lora.LoraSlots;
 import io.lmwarden.router.placement.pins.SessionHomes;
 import io.lmwarden.router.placement.pins.SessionPins;
 import io.lmwarden.router.placement.prefix.TtftEstimator;
@@ -55,7 +58,8 @@ final class RouterParts {
 
     /** Placement and what it learns. */
     record Placing(PrefixIndexes prefixIndexes, PrefillRates prefillRates, SessionHomes homes, PolicyHolder policy,
-                   Reservations reservations, AdmissionController admission) {
+                   Reservations reservations, AdmissionController admission, AdapterActivity adapters,
+                   LoraSlots loraSlots) {
     }
 
     /** The engines' own cache views (KV events), the token keys learned for them, and the query placement asks. */
@@ -106,7 +110,11 @@ final class RouterParts {
         CacheViews cacheViews = cacheViews(config.kvEvents(), pool, prefixIndexes);
         TtftEstimator estimator = new TtftEstimator(cacheViews.held(), prefillRates, config.placement().maxNumSeqs(),
                 TtftEstimator.TYPICAL_DECODE_ENGINE_MS / timeScale, timeScale);
-        SessionHomes homes = new SessionHomes(pins);
+        // An agent's tool pause is workload time: a simulator K times faster bridges 1/K of it on the wall clock.
+        AdapterActivity adapters = new AdapterActivity(pool::isAdapter, (long) (AdapterActivity.WINDOW_WORKLOAD.toNanos() / timeScale));
+        LoraSlots loraSlots = new LoraSlots(config.placement().maxLoras());
+        SessionHomes homes = new SessionHomes(pins, new AdapterPlacement(adapters, pool::isAdapter, loraSlots,
+                config.placement().adapterPlacement()));
         PolicyHolder policy = new PolicyHolder(new PolicyFactory(homes, config.placement().maxNumSeqs(), estimator, timeScale),
                 config.placement().startPolicy(), config.placement().spillThreshold());
         Placer placer = new Placer(policy, cacheViews.held());
@@ -115,7 +123,7 @@ final class RouterParts {
                 policy, homes, cacheViews.held(), prefillRates, PrefixIndexes.DEFAULT_KV_CAPACITY_TOKENS, watching.metrics().admissionObserver(),
                 System::nanoTime, cluster.peerResidents(), cluster.sessionFacts(), cluster.peerEvidence());
         RouterParts parts = new RouterParts(discovery(config.discovery()), pool, cluster, snapshot,
-                new Placing(prefixIndexes, prefillRates, homes, policy, reservations, admission), watching, cacheViews,
+                new Placing(prefixIndexes, prefillRates, homes, policy, reservations, admission, adapters, loraSlots), watching, cacheViews,
                 advising(pool, watching.metrics(), timeScale));
         parts.connect(RequestLog.to(requestLines, config.logging().json()), requestLines);
         return parts;
@@ -169,6 +177,7 @@ final class RouterParts {
         pool.onUnavailable(placing.prefixIndexes()::forget);
         pool.onUnavailable(placing.homes()::releaseReplica);
         pool.onUnavailable(admission::forgetReplica);
+        pool.onUnavailable(placing.adapters()::forget);
         // A replica that drains keeps its prefix index and its pins (each session leaves at its next step, as DRAIN),
         // but its residents leave the KV ledger at once: wherever they go next, they are admitted afresh.
         pool.onDraining(admission::forgetReplica);
@@ -186,6 +195,7 @@ final class RouterParts {
                 }
             }
         });
+        placing.reservations().listen(placing.adapters());
         placing.reservations().listen(new TokenKeyLearning(cacheViews.tokenKeys(), cacheViews.views(), cacheViews.held(), pool::isAdapter));
         placing.reservations().listen(watching.accounting());
         placing.reservations().listen(advising.trace());

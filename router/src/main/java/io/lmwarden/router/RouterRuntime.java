@@ -120,7 +120,7 @@ final class RouterRuntime {
         RouterParts.Watching w = parts.watching;
         PolicyApi policy = new PolicyApi(parts.placing.policy(), parts.placing.admission());
         ReplicaRows rows = new ReplicaRows(parts.pool, parts.placing.admission(), w.sessions(), parts.pins(), w.history(), w.metrics(),
-                parts.cacheViews.views());
+                parts.cacheViews.views(), parts.placing.adapters(), parts.placing.loraSlots());
         return new RouteTable.Admin(auth, new Probes(parts.snapshot, w.metrics(), stopping::get), policy,
                 new SessionsApi(w.sessions(), parts.pins(), parts.pool::modelKey, auth),
                 new StatsApi(w.tokenRates(), w.accounting()),

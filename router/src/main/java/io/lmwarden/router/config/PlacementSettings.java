@@ -11,7 +11,9 @@ public record PlacementSettings(
         int maxNumSeqs,
         double prefillMsPerToken,
         Duration sessionIdleTimeout,
-        int affinityMaxEntries) {
+        int affinityMaxEntries,
+        int maxLoras,
+        boolean adapterPlacement) {
 
     /** The policies {@code policy} and {@code PUT /api/policy} accept; placement's {@code PolicyFactory} builds each. */
     public static final List<String> POLICIES = List.of("affinity", "cost", "least-loaded", "round-robin", "passthrough");
@@ -32,6 +34,13 @@ public record PlacementSettings(
             "an affinity entry unused this long is forgotten");
     public static final Setting<Integer> AFFINITY_MAX_ENTRIES = Setting.integer("affinityMaxEntries", 1000000,
             "bound of the affinity table; the least recently used entry goes first").atLeast(1);
+    public static final Setting<Integer> MAX_LORAS = Setting.integer("maxLoras", 1,
+            "engine max_loras (LoRA adapters one batch runs at once), for adapter placement until the engine publishes it "
+                    + "(vllm:lora_requests_info's max_lora label); 1 = vLLM's default").atLeast(1);
+    public static final Setting<Boolean> ADAPTER_PLACEMENT = Setting.bool("adapterPlacement", true,
+            "a new session of a LoRA adapter goes to a replica already working for that adapter (unless each such replica "
+                    + "is past its share of sessions), else to one with a free adapter slot, else where fewest adapters run "
+                    + "(docs/lora.md); off: placed like a base-model session");
 
     /** The policy in force at start: {@code affinity: false} places like least-loaded whatever {@code policy} says. */
     public String startPolicy() {

@@ -64,6 +64,9 @@ public final class EngineMetricsParser {
         private final Set<String> models = new HashSet<>();
         private boolean sawCurrentPrefix;
         private final double[] deprecatedPrefix = new double[2];
+        private int maxLoras;
+        private double newestLoraSeries = Double.NEGATIVE_INFINITY;
+        private String busyLoras = "";
 
         void accept(PrometheusText.Sample s) {
             String model = s.labels().get("model_name");
@@ -96,6 +99,14 @@ public final class EngineMetricsParser {
                     blockSize = Math.max(blockSize, parseInt(s.labels().get("block_size")));
                     tier[0] += parseDouble(s.labels().get("kv_offloading_size"));
                 }
+                case "vllm:lora_requests_info" -> {
+                    maxLoras = Math.max(maxLoras, parseInt(s.labels().get("max_lora")));
+                    // Every label set the gauge was given stays; the current one carries the newest time.
+                    if (s.value() > newestLoraSeries) {
+                        newestLoraSeries = s.value();
+                        busyLoras = s.labels().getOrDefault("running_lora_adapters", "");
+                    }
+                }
                 case "vllm:external_prefix_cache_queries_total" -> tier[1] += s.value();
                 case "vllm:external_prefix_cache_hits_total" -> tier[2] += s.value();
                 case "vllm:kv_offload_load_bytes_total" -> {
@@ -111,6 +122,10 @@ public final class EngineMetricsParser {
             }
         }
 
+        private LoraMetrics lora() {
+            return maxLoras == 0 ? LoraMetrics.NONE : new LoraMetrics(maxLoras, adapterList(busyLoras));
+        }
+
         ScrapedMetrics build(long nowNanos) {
             // A page that has both forms of the prefix counters reports the same tokens twice.
             double queries = sawCurrentPrefix ? v[3] : deprecatedPrefix[0];
@@ -120,8 +135,13 @@ public final class EngineMetricsParser {
             HostTierMetrics hostTier = new HostTierMetrics(tier[0], tier[1], tier[2], sawLoadSplit ? tier[3] : tier[5],
                     sawLoadSplit ? tier[4] : tier[6]);
             return new ScrapedMetrics(nowNanos, v[0], v[1], kv, queries, hits, v[5], v[6], v[7], gpuBlocks, blockSize,
-                    v[8], v[9], v[10], v[11], models, hostTier);
+                    v[8], v[9], v[10], v[11], models, hostTier, lora());
         }
+    }
+
+    /** vLLM joins the adapters' names with commas ({@code ",".join}); an idle engine's label is empty. */
+    private static java.util.List<String> adapterList(String joined) {
+        return joined.isEmpty() ? java.util.List.of() : java.util.List.of(joined.split(","));
     }
 
     /** A Python float as vLLM's str() writes it ({@code "60.0"}); {@code "None"}, absent or unreadable: 0. */

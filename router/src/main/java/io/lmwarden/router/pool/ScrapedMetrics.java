@@ -23,11 +23,23 @@ public record ScrapedMetrics(
         double prefillTimeSum,
         double prefillTimeCount,
         Set<String> models,
-        HostTierMetrics hostTier) {
+        HostTierMetrics hostTier,
+        LoraMetrics lora) {
 
     public ScrapedMetrics {
         models = Set.copyOf(models);
         hostTier = hostTier == null ? HostTierMetrics.NONE : hostTier;
+        lora = lora == null ? LoraMetrics.NONE : lora;
+    }
+
+    /** A scrape of an engine without LoRA. */
+    public ScrapedMetrics(long scrapedAtNanos, double running, double waiting, double kvCacheUsage, double prefixCacheQueries,
+                          double prefixCacheHits, double promptTokens, double generationTokens, double preemptions, int numGpuBlocks,
+                          int blockSize, double queueTimeSum, double queueTimeCount, double prefillTimeSum, double prefillTimeCount,
+                          Set<String> models, HostTierMetrics hostTier) {
+        this(scrapedAtNanos, running, waiting, kvCacheUsage, prefixCacheQueries, prefixCacheHits, promptTokens, generationTokens,
+                preemptions, numGpuBlocks, blockSize, queueTimeSum, queueTimeCount, prefillTimeSum, prefillTimeCount, models, hostTier,
+                LoraMetrics.NONE);
     }
 
     /** A scrape of an engine without a host-memory KV tier. */
@@ -73,6 +85,7 @@ public record ScrapedMetrics(
         private double prefillTimeCount;
         private Set<String> models = Set.of();
         private HostTierMetrics hostTier = HostTierMetrics.NONE;
+        private LoraMetrics lora = LoraMetrics.NONE;
 
         private Builder() {
         }
@@ -144,10 +157,16 @@ public record ScrapedMetrics(
             return this;
         }
 
+        /** The engine's LoRA gauge. */
+        public Builder lora(LoraMetrics v) {
+            lora = v;
+            return this;
+        }
+
         public ScrapedMetrics build() {
             return new ScrapedMetrics(scrapedAtNanos, running, waiting, kvCacheUsage, prefixCacheQueries, prefixCacheHits, promptTokens,
                     generationTokens, preemptions, numGpuBlocks, blockSize, queueTimeSum, queueTimeCount, prefillTimeSum,
-                    prefillTimeCount, models, hostTier);
+                    prefillTimeCount, models, hostTier, lora);
         }
     }
 }

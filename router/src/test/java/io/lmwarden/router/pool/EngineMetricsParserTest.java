@@ -146,4 +146,26 @@ class EngineMetricsParserTest {
         assertThat(absent.bytesPerToken()).isEqualTo(HostTierMetrics.PRIOR_BYTES_PER_TOKEN);
         assertThat(absent.loadBytesPerSecond()).isEqualTo(HostTierMetrics.PRIOR_BYTES_PER_SECOND);
     }
+
+    /**
+     * vLLM's LoRA gauge keeps every label set it was given and sets the newest to the wall-clock time
+     * ({@code PrometheusStatLogger.record} in vllm/v1/metrics/loggers.py): the current adapters are the newest series'.
+     */
+    @Test
+    void readsTheLoraGaugesNewestSeriesAndItsMaxLoras() {
+        String text = """
+                # HELP vllm:lora_requests_info Running stats on lora requests.
+                # TYPE vllm:lora_requests_info gauge
+                vllm:lora_requests_info{max_lora="4",waiting_lora_adapters="alpha,beta",running_lora_adapters="alpha,beta"} 1.765123456789e+09
+                vllm:lora_requests_info{max_lora="4",waiting_lora_adapters="gamma",running_lora_adapters="gamma"} 1.765123470123e+09
+                vllm:lora_requests_info{max_lora="4",waiting_lora_adapters="",running_lora_adapters=""} 1.765123460e+09
+                vllm:num_requests_running{engine="0",model_name="m"} 1.0
+                """;
+        ScrapedMetrics m = EngineMetricsParser.parse(text, 1);
+        assertThat(m.lora().maxLoras()).isEqualTo(4);
+        assertThat(m.lora().busy()).containsExactly("gamma");
+        assertThat(m.lora().published()).isTrue();
+        assertThat(EngineMetricsParser.parse("vllm:num_requests_running{engine=\"0\",model_name=\"m\"} 1.0\n", 1).lora())
+                .isEqualTo(LoraMetrics.NONE);
+    }
 }

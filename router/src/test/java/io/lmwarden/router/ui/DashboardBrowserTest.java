@@ -320,6 +320,53 @@ class DashboardBrowserTest {
         }
     }
 
+    /**
+     * Issue 36: each replica's card says how many LoRA adapter slots its sessions use against the engine's
+     * {@code max_loras}, and names each adapter with its sessions in the line's title, as {@code /api/replicas} has them.
+     */
+    @Test
+    void eachReplicaShowsItsAdaptersSlotsAndSessions() throws Exception {
+        Chromium.missing().ifPresent(reason -> System.out.println("SKIPPED DashboardBrowserTest: " + reason));
+        assumeTrue(Chromium.missing().isEmpty(), () -> Chromium.missing().orElse(""));
+        io.lmwarden.sim.lora.LoraOptions lora = io.lmwarden.sim.lora.LoraOptions.of(
+                io.lmwarden.sim.lora.LoraModules.parse(List.of("alpha=/adapters/alpha", "beta=/adapters/beta")), 1, 2, 16, false);
+        SimPool sims = SimPool.startWithLora(SimProfile.defaultProfile(), 20, List.of(lora, lora));
+        try (RouterUnderTest router = RouterUnderTest.start(sims, c -> c.withScrapeInterval(Duration.ofMillis(200)).with(DiscoverySettings.HEALTH_TIMEOUT, HEALTH_TIMEOUT));
+             Chromium chromium = Chromium.start(WIDTH, 1000)) {
+            Http http = new Http();
+            await("both replicas list both adapters", () -> {
+                JsonNode rows = readJson(http.get(router.url() + "/api/replicas").body()).path("replicas");
+                return rows.size() == 2 && rows.get(0).path("lora").path("adapters").size() == 2
+                        && rows.get(1).path("lora").path("adapters").size() == 2;
+            }, () -> http.get(router.url() + "/api/replicas").body());
+            List<String> adapters = List.of("alpha", "alpha", "beta");
+            for (int i = 0; i < adapters.size(); i++) {
+                AgentSession s = new AgentSession(adapters.get(i) + "-" + i + "-ui", AgentSession.Identity.CLAUDE_CODE_HEADER, "lora", 400, 7 + i)
+                        .model(adapters.get(i));
+                assertThat(http.post(router.url() + "/v1/messages", s.nextBody(8, false), s.headers()).status()).isEqualTo(200);
+            }
+            ChromeDriver browser = chromium.driver();
+            browser.get(router.url() + "/");
+            await("a LoRA line under each replica's id: one slot of one, from the engine", () -> {
+                Map<String, Map<String, String>> lines = loraLines(browser);
+                return lines.size() == 2 && lines.values().stream().allMatch(l -> "LoRA 1/1 slots".equals(l.get("text"))
+                        && l.get("title").contains("from metrics"));
+            }, () -> loraLines(browser).toString());
+            String titles = loraLines(browser).values().stream().map(l -> l.get("title")).reduce("", String::concat);
+            assertThat(titles).contains("alpha: 2 sessions").contains("beta: 1 session");
+        }
+    }
+
+    @SuppressWarnings("unchecked")
+    private static Map<String, Map<String, String>> loraLines(ChromeDriver browser) {
+        return (Map<String, Map<String, String>>) browser.executeScript("""
+                var out = {};
+                document.querySelectorAll('#replicas-body tr[data-replica] span[data-col=lora]').forEach(function (s) {
+                  out[s.closest('tr').getAttribute('data-replica')] = { text: s.textContent.trim(), title: s.getAttribute('title') };
+                });
+                return out;""");
+    }
+
     /** The replicas whose since-start host line differs from /api/replicas' figure (empty: the page agrees). */
     private static List<String> hostLinesMatch(Map<String, Map<String, String>> tiers, JsonNode api) {
         List<String> mismatches = new ArrayList<>();

@@ -37,9 +37,16 @@ public final class SessionHomes {
     }
 
     private final SessionPins table;
+    private final NewSessionFilter newSessions;
 
     public SessionHomes(SessionPins table) {
+        this(table, NewSessionFilter.ALL);
+    }
+
+    /** @param newSessions where a session without a usable home may go, before the policy chooses */
+    public SessionHomes(SessionPins table, NewSessionFilter newSessions) {
         this.table = table;
+        this.newSessions = newSessions;
     }
 
     /** @param threshold in-flight requests at which the home gives a step away */
@@ -51,11 +58,14 @@ public final class SessionHomes {
             // A home that drains is left at this step, announced as such (a home that failed or left is just gone).
             Optional<String> draining = home.filter(h -> request.pool().byId(h).map(r -> r.drain().active()).orElse(false));
             String why = draining.map(h -> "home " + h + " is draining").orElse(home.map(h -> "home " + h + " unavailable").orElse("new session"));
-            Placement p = choices.forNewSession(request.candidates(), why);
+            NewSessionFilter.Choice allowed = newSessions.choose(request);
+            Placement p = choices.forNewSession(allowed.candidates(), allowed.why().isEmpty() ? why : why + "; " + allowed.why());
             if (draining.isPresent()) {
                 p = p.withDecision(Decision.DRAIN, p.reason()).movedFrom(draining.get());
             }
-            return new Step(Optional.of(claim(request, home, p)), null, List.of());
+            Placement claimed = claim(request, home, p);
+            newSessions.placed(request, claimed.replica());
+            return new Step(Optional.of(claimed), null, List.of());
         }
         ReplicaView h = homeView.get();
         List<ReplicaView> others = new ArrayList<>(request.candidates().size());
@@ -66,7 +76,9 @@ public final class SessionHomes {
         }
         // The step would push the home over its threshold: move, but only to somewhere less busy.
         if (h.inFlight() >= threshold && !others.isEmpty()) {
-            ReplicaView target = choices.overCapTarget(h, others);
+            // Where it may spill is where it could start afresh (a LoRA adapter's session: where its adapter runs or fits).
+            List<ReplicaView> spillable = newSessions.choose(new PlacementRequest(f, others, request.pool(), request.nowNanos())).candidates();
+            ReplicaView target = choices.overCapTarget(h, spillable);
             if (target.inFlight() < h.inFlight()) {
                 Placement p = new Placement(target, Decision.SPILL, "home " + h.id() + " has " + h.inFlight()
                         + " in flight (spill threshold " + threshold + ") → " + target.id(), choices.expectedCachedTokens(target));

@@ -98,13 +98,14 @@ public final class CostPolicy implements PlacementPolicy {
         SessionHomes.Step step = homes.step(request, threshold, new SessionHomes.Choices() {
             @Override
             public Placement forNewSession(List<ReplicaView> candidates, String why) {
-                TtftEstimate target = bestForNewSession(estimates);
+                TtftEstimate target = bestForNewSession(estimates, candidates);
                 return placement(target, Decision.NEW, why + " → lowest expected TTFT " + target.describe());
             }
 
             @Override
             public ReplicaView overCapTarget(ReplicaView home, List<ReplicaView> others) {
-                return cheapestMove(estimates, home).replica();
+                return estimates.stream().filter(e -> others.contains(e.replica()))
+                        .min((a, b) -> Double.compare(moveCost(a), moveCost(b))).orElseThrow().replica();
             }
 
             @Override
@@ -152,8 +153,9 @@ public final class CostPolicy implements PlacementPolicy {
         return estimates.stream().filter(e -> e.replica() == r).findFirst().orElseThrow();
     }
 
-    /** Lowest expected TTFT; among those within the margin of it, the least loaded, so sessions spread. */
-    private TtftEstimate bestForNewSession(List<TtftEstimate> estimates) {
+    /** Among the candidates, lowest expected TTFT; among those within the margin of it, the least loaded, so sessions spread. */
+    private TtftEstimate bestForNewSession(List<TtftEstimate> all, List<ReplicaView> candidates) {
+        List<TtftEstimate> estimates = all.stream().filter(e -> candidates.contains(e.replica())).toList();
         double min = estimates.stream().mapToDouble(TtftEstimate::totalMs).min().orElse(0);
         double margin = Math.max(NEW_SESSION_ABSOLUTE_MARGIN_ENGINE_MS / timeScale, NEW_SESSION_RELATIVE_MARGIN * min);
         List<ReplicaView> nearBest = estimates.stream().filter(e -> e.totalMs() <= min + margin).map(TtftEstimate::replica).toList();
