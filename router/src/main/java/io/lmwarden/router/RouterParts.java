@@ -23,6 +23,7 @@ import io.lmwarden.router.placement.prefix.PrefillRates;
 import io.lmwarden.router.placement.prefix.PrefixIndexes;
 import io.lmwarden.router.placement.reservation.Reservations;
 import io.lmwarden.router.placement.lora.AdapterActivity;
+import io.lmwarden.router.placement.lora.AdapterLoader;
 import io.lmwarden.router.placement.lora.AdapterPlacement;
 import io.lmwarden.router.placement.lora.LoraSlots;
 import io.lmwarden.router.placement.pins.SessionHomes;
@@ -59,7 +60,7 @@ final class RouterParts {
     /** Placement and what it learns. */
     record Placing(PrefixIndexes prefixIndexes, PrefillRates prefillRates, SessionHomes homes, PolicyHolder policy,
                    Reservations reservations, AdmissionController admission, AdapterActivity adapters,
-                   LoraSlots loraSlots) {
+                   LoraSlots loraSlots, AdapterLoader adapterLoader) {
     }
 
     /** The engines' own cache views (KV events), the token keys learned for them, and the query placement asks. */
@@ -113,8 +114,9 @@ final class RouterParts {
         // An agent's tool pause is workload time: a simulator K times faster bridges 1/K of it on the wall clock.
         AdapterActivity adapters = new AdapterActivity(pool::isAdapter, (long) (AdapterActivity.WINDOW_WORKLOAD.toNanos() / timeScale));
         LoraSlots loraSlots = new LoraSlots(config.placement().maxLoras());
+        AdapterLoader adapterLoader = new AdapterLoader(config.placement().loadAdapters(), pool::servedModelsChanged);
         SessionHomes homes = new SessionHomes(pins, new AdapterPlacement(adapters, pool::isAdapter, loraSlots,
-                config.placement().adapterPlacement()));
+                config.placement().adapterPlacement(), adapterLoader, pool::loraCard));
         PolicyHolder policy = new PolicyHolder(new PolicyFactory(homes, config.placement().maxNumSeqs(), estimator, timeScale),
                 config.placement().startPolicy(), config.placement().spillThreshold());
         Placer placer = new Placer(policy, cacheViews.held());
@@ -123,7 +125,7 @@ final class RouterParts {
                 policy, homes, cacheViews.held(), prefillRates, PrefixIndexes.DEFAULT_KV_CAPACITY_TOKENS, watching.metrics().admissionObserver(),
                 System::nanoTime, cluster.peerResidents(), cluster.sessionFacts(), cluster.peerEvidence());
         RouterParts parts = new RouterParts(discovery(config.discovery()), pool, cluster, snapshot,
-                new Placing(prefixIndexes, prefillRates, homes, policy, reservations, admission, adapters, loraSlots), watching, cacheViews,
+                new Placing(prefixIndexes, prefillRates, homes, policy, reservations, admission, adapters, loraSlots, adapterLoader), watching, cacheViews,
                 advising(pool, watching.metrics(), timeScale));
         parts.connect(RequestLog.to(requestLines, config.logging().json()), requestLines);
         return parts;

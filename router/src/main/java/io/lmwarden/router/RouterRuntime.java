@@ -84,6 +84,7 @@ final class RouterRuntime {
             ProxyContext proxy = proxyContext(vertx, clients, config, parts);
             RouteTable routes = RouteTable.build(vertx, config.server(), connections, proxyHandler(proxy, config, cluster),
                     new PassThrough(proxy), adminApi(config, parts, stopping));
+            parts.placing.adapterLoader().attach(new AdapterLoads(clients.proxy()));
             RouterTimers timers = RouterTimers.start(vertx, clients.checks(), config, parts);
             RouterServers servers = RouterServers.listen(vertx, config.server(), connections, routes);
             LogFields.info(LOG, "router listening", "port", servers.port(), "adminPort", servers.adminPortForLog(),
@@ -120,7 +121,7 @@ final class RouterRuntime {
         RouterParts.Watching w = parts.watching;
         PolicyApi policy = new PolicyApi(parts.placing.policy(), parts.placing.admission());
         ReplicaRows rows = new ReplicaRows(parts.pool, parts.placing.admission(), w.sessions(), parts.pins(), w.history(), w.metrics(),
-                parts.cacheViews.views(), parts.placing.adapters(), parts.placing.loraSlots());
+                parts.cacheViews.views(), parts.placing.adapters(), parts.placing.loraSlots(), parts.placing.adapterLoader());
         return new RouteTable.Admin(auth, new Probes(parts.snapshot, w.metrics(), stopping::get), policy,
                 new SessionsApi(w.sessions(), parts.pins(), parts.pool::modelKey, auth),
                 new StatsApi(w.tokenRates(), w.accounting()),

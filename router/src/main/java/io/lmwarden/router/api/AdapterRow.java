@@ -1,6 +1,7 @@
 package io.lmwarden.router.api;
 
 import io.lmwarden.router.placement.lora.AdapterActivity;
+import io.lmwarden.router.placement.lora.AdapterLoader;
 import io.lmwarden.router.placement.lora.LoraSlots;
 import io.lmwarden.router.pool.ScrapedMetrics;
 import io.lmwarden.router.pool.ReplicaView;
@@ -22,9 +23,10 @@ final class AdapterRow {
     private AdapterRow() {
     }
 
-    static Map<String, Object> of(ReplicaView r, ScrapedMetrics e, AdapterActivity.ReplicaAdapters seen, LoraSlots slots) {
+    static Map<String, Object> of(ReplicaView r, ScrapedMetrics e, AdapterActivity.ReplicaAdapters seen, LoraSlots slots,
+                                  AdapterLoader.EndpointLoads loads) {
         boolean gauge = e != null && e.lora().published();
-        if (r.servedModels().adapters().isEmpty() && !gauge && seen.adapters() == 0) {
+        if (r.servedModels().adapters().isEmpty() && !gauge && seen.adapters() == 0 && loads.loaded().isEmpty() && loads.refused() == null) {
             return null;
         }
         List<String> busy = gauge ? e.lora().busy() : List.of();
@@ -46,6 +48,9 @@ final class AdapterRow {
         // Slots the adapters of its recent sessions need; more than maxLoras means its batches take turns.
         row.put("adaptersInUse", seen.adapters());
         row.put("adapters", adapters);
+        // What the router loaded here (loadAdapters), and why it will not load here (a 404: runtime loading not allowed).
+        row.put("loadedByRouter", loads.loaded());
+        row.put("loadRefused", loads.refused());
         return row;
     }
 }

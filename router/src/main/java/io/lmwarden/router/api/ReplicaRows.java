@@ -2,6 +2,7 @@ package io.lmwarden.router.api;
 
 import io.lmwarden.router.kvevents.EngineCacheViews;
 import io.lmwarden.router.placement.lora.AdapterActivity;
+import io.lmwarden.router.placement.lora.AdapterLoader;
 import io.lmwarden.router.placement.lora.LoraSlots;
 import io.lmwarden.router.placement.prefix.PrefixIndexes;
 import io.lmwarden.router.placement.pins.SessionPins;
@@ -34,9 +35,12 @@ public final class ReplicaRows {
     private final EngineCacheViews cacheViews;
     private final AdapterActivity adapters;
     private final LoraSlots loraSlots;
+    private final AdapterLoader adapterLoader;
 
     public ReplicaRows(ReplicaPool pool, AdmissionController admission, SessionLog sessions, SessionPins pins, ReplicaHistory history,
-                RouterMetrics metrics, EngineCacheViews cacheViews, AdapterActivity adapters, LoraSlots loraSlots) {
+                RouterMetrics metrics, EngineCacheViews cacheViews, AdapterActivity adapters, LoraSlots loraSlots,
+                AdapterLoader adapterLoader) {
+        this.adapterLoader = adapterLoader;
         this.cacheViews = cacheViews;
         this.adapters = adapters;
         this.loraSlots = loraSlots;
@@ -82,7 +86,8 @@ public final class ReplicaRows {
             row.put("generationTokens", e == null ? null : e.generationTokens());
             row.put("kvCapacityTokens", e == null ? null : e.kvCapacityTokens());
             row.put("hostTier", HostTierRow.of(e));
-            row.put("lora", AdapterRow.of(r, e, adapters.on(r.id(), snap.takenAtNanos()), loraSlots));
+            row.put("lora", AdapterRow.of(r, e, adapters.on(r.id(), snap.takenAtNanos()), loraSlots,
+                    adapterLoader.on(r.endpointId())));
             row.put("models", e == null ? List.of() : e.models());
             // All the names its endpoint answers to (GET /v1/models); the metrics' label (the first name) until they are read.
             row.put("servedModels", r.servedModels().known() ? r.servedModels().names()

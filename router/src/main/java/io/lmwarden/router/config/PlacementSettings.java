@@ -13,7 +13,8 @@ public record PlacementSettings(
         Duration sessionIdleTimeout,
         int affinityMaxEntries,
         int maxLoras,
-        boolean adapterPlacement) {
+        boolean adapterPlacement,
+        boolean loadAdapters) {
 
     /** The policies {@code policy} and {@code PUT /api/policy} accept; placement's {@code PolicyFactory} builds each. */
     public static final List<String> POLICIES = List.of("affinity", "cost", "least-loaded", "round-robin", "passthrough");
@@ -41,6 +42,10 @@ public record PlacementSettings(
             "a new session of a LoRA adapter goes to a replica already working for that adapter (unless each such replica "
                     + "is past its share of sessions), else to one with a free adapter slot, else where fewest adapters run "
                     + "(docs/lora.md); off: placed like a base-model session");
+    public static final Setting<Boolean> LOAD_ADAPTERS = Setting.bool("loadAdapters", false,
+            "when no replica that lists a LoRA adapter has room for its new session, load it (POST /v1/load_lora_adapter, "
+                    + "from the path another replica lists it with) on the least loaded replica of its base model with a free "
+                    + "adapter slot; needs vLLM started with VLLM_ALLOW_RUNTIME_LORA_UPDATING=True; never unloads");
 
     /** The policy in force at start: {@code affinity: false} places like least-loaded whatever {@code policy} says. */
     public String startPolicy() {

@@ -46,6 +46,8 @@ public final class ReplicaPool {
     private volatile Map<String, String> modelKeys = Map.of();
     /** The names some endpoint lists as a LoRA adapter (a cache identity of their own), rebuilt with {@link #modelKeys}. */
     private volatile Set<String> adapterNames = Set.of();
+    /** Each adapter's card (parent, root), rebuilt with {@link #modelKeys}. */
+    private volatile Map<String, ServedModels.LoraCard> loraCards = Map.of();
 
     private final boolean kvEventsFollowed;
     private final EngineVersionWarnings engineWarnings = new EngineVersionWarnings();
@@ -140,6 +142,22 @@ public final class ReplicaPool {
                 .map(EndpointState::servedModels).filter(ServedModels::known).toList();
         modelKeys = ModelKeys.of(known);
         adapterNames = known.stream().flatMap(s -> s.adapters().stream()).collect(java.util.stream.Collectors.toUnmodifiableSet());
+        Map<String, ServedModels.LoraCard> cards = new java.util.HashMap<>();
+        known.forEach(s -> s.loraCards().forEach(cards::putIfAbsent));
+        loraCards = Map.copyOf(cards);
+    }
+
+    /** The adapter's card as the first endpoint (in id order) that lists it gives it: what loading it elsewhere needs. */
+    public java.util.Optional<ServedModels.LoraCard> loraCard(String adapter) {
+        return java.util.Optional.ofNullable(loraCards.get(adapter));
+    }
+
+    /** The endpoint's names may have changed (the router loaded an adapter there): its {@code /v1/models} is asked at its next check. */
+    public void servedModelsChanged(String endpointId) {
+        EndpointState e = endpoints.get(endpointId);
+        if (e != null) {
+            e.servedModelsStale();
+        }
     }
 
     /**

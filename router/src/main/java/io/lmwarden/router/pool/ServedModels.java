@@ -29,8 +29,14 @@ import java.util.Set;
  * @param known    whether the endpoint's list was read; an endpoint whose list is not known counts as serving every name
  * @param modelOf  each name listed, in the endpoint's order, with the first name of its model
  * @param adapters the names listed as LoRA adapters
+ * @param loraCards each adapter's {@code parent} (its base model's name) and {@code root} (the path it was loaded from),
+ *                  what a load of the same adapter onto another replica needs
  */
-public record ServedModels(boolean known, Map<String, String> modelOf, Set<String> adapters) {
+public record ServedModels(boolean known, Map<String, String> modelOf, Set<String> adapters, Map<String, LoraCard> loraCards) {
+
+    /** A LoRA adapter's card: its base model's name and the path vLLM loaded it from. */
+    public record LoraCard(String parent, String root) {
+    }
 
     /** Not read yet, or the endpoint does not answer {@code /v1/models} (e.g. vLLM's {@code --api-key} guards it). */
     public static final ServedModels UNKNOWN = new ServedModels(false, Map.of());
@@ -40,11 +46,12 @@ public record ServedModels(boolean known, Map<String, String> modelOf, Set<Strin
     public ServedModels {
         modelOf = Collections.unmodifiableMap(new LinkedHashMap<>(modelOf));
         adapters = Set.copyOf(adapters);
+        loraCards = Map.copyOf(loraCards);
     }
 
     /** A list without adapters. */
     public ServedModels(boolean known, Map<String, String> modelOf) {
-        this(known, modelOf, Set.of());
+        this(known, modelOf, Set.of(), Map.of());
     }
 
     /** Whether a request for {@code name} may go here: listed, or the list is not known. */
@@ -72,6 +79,7 @@ public record ServedModels(boolean known, Map<String, String> modelOf, Set<Strin
         Map<String, String> firstNameOfWeights = new LinkedHashMap<>();
         Map<String, String> modelOf = new LinkedHashMap<>();
         Set<String> adapters = new HashSet<>();
+        Map<String, LoraCard> cards = new LinkedHashMap<>();
         List<String> skipped = new ArrayList<>();
         for (JsonNode card : data) {
             JsonNode id = card.get("id");
@@ -86,11 +94,14 @@ public record ServedModels(boolean known, Map<String, String> modelOf, Set<Strin
             modelOf.putIfAbsent(name, alias ? firstNameOfWeights.computeIfAbsent(rootPath.asText(), r -> name) : name);
             if (parent != null && parent.isTextual() && !parent.asText().isEmpty() && !parent.asText().equals(name)) {
                 adapters.add(name);
+                if (rootPath != null && rootPath.isTextual() && !rootPath.asText().isEmpty()) {
+                    cards.putIfAbsent(name, new LoraCard(parent.asText(), rootPath.asText()));
+                }
             }
         }
         if (modelOf.isEmpty() && !skipped.isEmpty()) {
             throw new IllegalArgumentException("/v1/models listed no card with an 'id'");
         }
-        return new ServedModels(true, modelOf, adapters);
+        return new ServedModels(true, modelOf, adapters, cards);
     }
 }

@@ -5,8 +5,13 @@ import io.lmwarden.router.placement.lora.AdapterActivity.ReplicaAdapters;
 import io.lmwarden.router.placement.pins.NewSessionFilter;
 import io.lmwarden.router.pool.ReplicaView;
 
+import io.lmwarden.router.placement.LoadOrder;
+import io.lmwarden.router.pool.ServedModels.LoraCard;
+
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
+import java.util.function.Function;
 import java.util.function.Predicate;
 
 /**
@@ -26,8 +31,8 @@ import java.util.function.Predicate;
 public final class AdapterPlacement implements NewSessionFilter {
 
     /**
-     * A replica carries more than its share when it has this many sessions more than the pool's mean (or this share of
-     * the mean, whichever is larger): small imbalances are what the policy's own balancing evens out with base-model
+     * A replica carries more than its share when it has this many sessions more than the mean of the pool's ready
+     * replicas (or this share of the mean, whichever is larger): small imbalances are what the policy's own balancing evens out with base-model
      * sessions, and are not worth a slot elsewhere.
      */
     static final int CROWDED_MIN_EXCESS = 2;
@@ -37,30 +42,50 @@ public final class AdapterPlacement implements NewSessionFilter {
     private final Predicate<String> isAdapter;
     private final LoraSlots slots;
     private final boolean enabled;
+    private final AdapterLoader loader;
+    private final Function<String, Optional<LoraCard>> cards;
 
-    /** @param enabled off: every candidate stays (the A/B baseline) */
+    /** Without runtime loading. */
     public AdapterPlacement(AdapterActivity activity, Predicate<String> isAdapter, LoraSlots slots, boolean enabled) {
+        this(activity, isAdapter, slots, enabled, new AdapterLoader(false, endpoint -> { }), adapter -> Optional.empty());
+    }
+
+    /**
+     * @param enabled off: every candidate stays (the A/B baseline)
+     * @param loader  loads an adapter where no replica that lists it has room ({@code loadAdapters})
+     * @param cards   an adapter's card (base model, path), as some replica lists it
+     */
+    public AdapterPlacement(AdapterActivity activity, Predicate<String> isAdapter, LoraSlots slots, boolean enabled,
+                            AdapterLoader loader, Function<String, Optional<LoraCard>> cards) {
         this.activity = activity;
         this.isAdapter = isAdapter;
         this.slots = slots;
         this.enabled = enabled;
+        this.loader = loader;
+        this.cards = cards;
     }
 
     @Override
     public Choice choose(PlacementRequest request) {
         List<ReplicaView> all = request.candidates();
         String adapter = request.facts().modelKey();
-        if (!enabled || all.size() < 2 || !isAdapter.test(adapter)) {
+        if (!enabled || !isAdapter.test(adapter)) {
             return new Choice(all, "");
         }
         List<ReplicaAdapters> busy = new ArrayList<>(all.size());
-        int sessions = 0;
         for (ReplicaView r : all) {
-            ReplicaAdapters a = activity.on(r.id(), request.nowNanos());
-            busy.add(a);
-            sessions += a.sessions();
+            busy.add(activity.on(r.id(), request.nowNanos()));
         }
-        double mean = (double) sessions / all.size();
+        // The share is the whole pool's: where only one replica lists the adapter, it is judged against the others too.
+        int sessions = 0;
+        int ready = 0;
+        for (ReplicaView r : request.pool().replicas()) {
+            if (r.ready()) {
+                sessions += activity.on(r.id(), request.nowNanos()).sessions();
+                ready++;
+            }
+        }
+        double mean = (double) sessions / Math.max(1, ready);
         double crowded = mean + Math.max(CROWDED_MIN_EXCESS, CROWDED_SHARE_EXCESS * mean);
         List<ReplicaView> running = new ArrayList<>();
         List<ReplicaView> runningUncrowded = new ArrayList<>();
@@ -80,7 +105,10 @@ public final class AdapterPlacement implements NewSessionFilter {
         if (!runningUncrowded.isEmpty()) {
             return new Choice(runningUncrowded, "adapter " + adapter + " runs on " + ids(runningUncrowded));
         }
-        if (!freeSlot.isEmpty()) {
+        if (freeSlot.isEmpty()) {
+            // No replica that lists the adapter has room for it: one that does not list it may take it, loaded now.
+            loadWhereRoom(request, adapter);
+        } else {
             return new Choice(freeSlot, running.isEmpty()
                     ? "adapter " + adapter + " runs nowhere; a free adapter slot on " + ids(freeSlot)
                     : "adapter " + adapter + " runs on " + ids(running) + ", each past its share of sessions; a free adapter slot on "
@@ -100,6 +128,29 @@ public final class AdapterPlacement implements NewSessionFilter {
             }
         }
         return new Choice(leastContended, "no adapter slot free; fewest adapters (" + fewest + ") on " + ids(leastContended));
+    }
+
+    /**
+     * Loads the adapter on the least loaded ready replica that serves its base model, does not list it, and has an
+     * adapter slot free; sessions that come once its {@code /v1/models} lists it find it there. This session is placed
+     * now, among the replicas that list it.
+     */
+    private void loadWhereRoom(PlacementRequest request, String adapter) {
+        Optional<LoraCard> card = cards.apply(adapter);
+        if (card.isEmpty()) {
+            return;
+        }
+        List<ReplicaView> room = new ArrayList<>();
+        for (ReplicaView r : request.pool().replicas()) {
+            if (r.ready() && r.servedModels().known() && !r.servedModels().serves(adapter)
+                    && r.servedModels().serves(card.get().parent()) && loader.mayLoad(r, adapter, request.nowNanos())
+                    && activity.on(r.id(), request.nowNanos()).adapters() < slots.of(r)) {
+                room.add(r);
+            }
+        }
+        if (!room.isEmpty()) {
+            loader.load(LoadOrder.least(room, LoadOrder.FOR_NEW_SESSION), adapter, card.get(), request.nowNanos());
+        }
     }
 
     @Override
