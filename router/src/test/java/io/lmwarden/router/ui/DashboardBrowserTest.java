@@ -105,6 +105,9 @@ class DashboardBrowserTest {
             assertThat(sum(rows, "requests")).isEqualTo(32);
             assertThat(chipValue(browser, "Affinity")).isEqualTo("on");
             assertThat(chipValue(browser, "Policy")).isEqualTo("affinity");
+            // Admission says whether the KV budget applies now, not only whether it is configured.
+            assertThat(chipValue(browser, "Admission")).isEqualTo(!api.path("admission").asBoolean() ? "off"
+                    : api.path("queue").path("thrash").path("engaged").asBoolean() ? "engaged" : "idle");
             assertThat(chipValue(browser, "Spill threshold")).isEqualTo("8 (auto)");
             assertThat(chipValue(browser, "Sticky steps")).isEqualTo(String.format("%.1f%%", api.path("stickyPct").asDouble()));
             assertThat(chipValue(browser, "Sticky sessions")).isEqualTo(String.format("%,d", api.path("affinityEntries").asInt()));
@@ -714,9 +717,9 @@ class DashboardBrowserTest {
         return total;
     }
 
-    /** A refresh period as the page's script sets it ({@code var NAME = ms;}). */
+    /** A refresh period as the page's script sets it ({@code const NAME = ms;}). */
     private static int configuredMillis(Http http, RouterUnderTest router, String name) {
-        java.util.regex.Matcher m = java.util.regex.Pattern.compile("var " + name + " = (\\d+);").matcher(http.get(router.url() + "/ui/app.js").body());
+        java.util.regex.Matcher m = java.util.regex.Pattern.compile("const " + name + " = (\\d+);").matcher(http.get(router.url() + "/ui/app.js").body());
         assertThat(m.find()).as("%s in the page's script", name).isTrue();
         return Integer.parseInt(m.group(1));
     }
