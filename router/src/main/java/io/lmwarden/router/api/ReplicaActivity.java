@@ -53,7 +53,7 @@ final class ReplicaActivity {
             sessionsByHome.computeIfAbsent(home, k -> new ArrayList<>()).add(s);
             sticky.put(s.sessionKey(), pinnedTo != null);
             for (SessionStep step : s.spills()) {
-                spilledOff.computeIfAbsent(step.movedFrom(), k -> new ArrayList<>()).add(step);
+                spilledOff.computeIfAbsent(step.placed().movedFrom(), k -> new ArrayList<>()).add(step);
             }
         }
         spilledOff.values().forEach(list -> list.sort((a, b) -> Long.compare(b.epochMillis(), a.epochMillis())));
@@ -80,7 +80,7 @@ final class ReplicaActivity {
         row.put("recentSpills", spilledOff.getOrDefault(replica, List.of()).stream().limit(LISTED).map(st -> {
             Map<String, Object> m = new LinkedHashMap<>();
             m.put("session", shownKey.apply(st.sessionKey()));
-            m.put("to", st.replica());
+            m.put("to", st.placed().replica());
             m.put("epochMillis", st.epochMillis());
             return m;
         }).toList());

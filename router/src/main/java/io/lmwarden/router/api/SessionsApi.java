@@ -50,7 +50,7 @@ public final class SessionsApi {
             m.put("home", pinned.orElse(s.lastReplica()));
             m.put("sticky", pinned.isPresent());
             m.put("lastDecision", s.lastDecision());
-            m.put("spills", s.spills().stream().map(st -> Map.of("from", st.movedFrom(), "to", st.replica(),
+            m.put("spills", s.spills().stream().map(st -> Map.of("from", st.placed().movedFrom(), "to", st.placed().replica(),
                     "epochMillis", st.epochMillis())).toList());
             arrivals.add(m);
         }
@@ -83,11 +83,11 @@ public final class SessionsApi {
         m.put("hash", SessionKey.displayHash(key));
         m.put("source", list.get(list.size() - 1).sessionKeySource());
         m.put("model", model);
-        m.put("replica", pins.peek(modelKey.apply(model), key).orElse(list.get(list.size() - 1).replica()));
-        m.put("prefixBreaks", list.stream().filter(st -> st.prefixBreak() != null).count());
+        m.put("replica", pins.peek(modelKey.apply(model), key).orElse(list.get(list.size() - 1).placed().replica()));
+        m.put("prefixBreaks", list.stream().filter(st -> st.cache().prefixBreak() != null).count());
         m.put("sideRequests", list.stream().filter(SessionStep::sideRequest).count());
-        m.put("cacheMisses", list.stream().filter(SessionStep::cacheMiss).count());
-        m.put("queueAteGain", list.stream().filter(SessionStep::queueAteGain).count());
+        m.put("cacheMisses", list.stream().filter(st -> st.cache().cacheMiss()).count());
+        m.put("queueAteGain", list.stream().filter(st -> st.timing().queueAteGain()).count());
         m.put("steps", admin ? list : list.stream().map(st -> st.withSessionKey(SessionKey.shown(st.sessionKey()))).toList());
         JsonReplies.send(rc, 200, m);
     }

@@ -32,26 +32,6 @@ public record ScrapedMetrics(
         lora = lora == null ? LoraMetrics.NONE : lora;
     }
 
-    /** A scrape of an engine without LoRA. */
-    public ScrapedMetrics(long scrapedAtNanos, double running, double waiting, double kvCacheUsage, double prefixCacheQueries,
-                          double prefixCacheHits, double promptTokens, double generationTokens, double preemptions, int numGpuBlocks,
-                          int blockSize, double queueTimeSum, double queueTimeCount, double prefillTimeSum, double prefillTimeCount,
-                          Set<String> models, HostTierMetrics hostTier) {
-        this(scrapedAtNanos, running, waiting, kvCacheUsage, prefixCacheQueries, prefixCacheHits, promptTokens, generationTokens,
-                preemptions, numGpuBlocks, blockSize, queueTimeSum, queueTimeCount, prefillTimeSum, prefillTimeCount, models, hostTier,
-                LoraMetrics.NONE);
-    }
-
-    /** A scrape of an engine without a host-memory KV tier. */
-    public ScrapedMetrics(long scrapedAtNanos, double running, double waiting, double kvCacheUsage, double prefixCacheQueries,
-                          double prefixCacheHits, double promptTokens, double generationTokens, double preemptions, int numGpuBlocks,
-                          int blockSize, double queueTimeSum, double queueTimeCount, double prefillTimeSum, double prefillTimeCount,
-                          Set<String> models) {
-        this(scrapedAtNanos, running, waiting, kvCacheUsage, prefixCacheQueries, prefixCacheHits, promptTokens, generationTokens,
-                preemptions, numGpuBlocks, blockSize, queueTimeSum, queueTimeCount, prefillTimeSum, prefillTimeCount, models,
-                HostTierMetrics.NONE);
-    }
-
     /** Total KV capacity in tokens, or 0 when the engine does not publish {@code cache_config_info}. */
     public long kvCapacityTokens() {
         return (long) numGpuBlocks * blockSize;
@@ -66,7 +46,7 @@ public record ScrapedMetrics(
         return new Builder();
     }
 
-    /** Builds a scrape field by field instead of through the sixteen-argument constructor. */
+    /** Builds a scrape field by field instead of through the canonical constructor (a field per figure). */
     public static final class Builder {
         private long scrapedAtNanos;
         private double running;

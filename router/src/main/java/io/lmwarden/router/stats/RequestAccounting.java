@@ -150,11 +150,13 @@ public final class RequestAccounting implements PlacementFeedback {
         }
 
         sessions.record(new SessionStep(arrival.epochMillis(), facts.sessionKey().value(), facts.sessionKey().source().label(),
-                facts.model(), facts.dialect().path(), replica, placement.decision().name(), placement.reason(), cmp.sideRequest(), prompt,
-                cmp.sharedPrefixTokens(), cmp.prefixBreak().orElse(null), placement.expectedCachedTokens(), o.cachedTokens(),
-                miss, o.outputTokens(), ttfbMs, routerMs, split, queueAteGain, o.status(), o.completed(), o.outcome(),
-                placement.movedFrom(), r.heldAtPlacement().source() == HeldTokens.Source.EVENTS ? "events" : "estimated",
-                r.heldAtPlacement().firstMissEvictedAtMillis()));
+                facts.model(), facts.dialect().path(), cmp.sideRequest(),
+                new SessionStep.Placed(replica, placement.decision().name(), placement.reason(), placement.movedFrom()),
+                new SessionStep.Cache(prompt, cmp.sharedPrefixTokens(), cmp.prefixBreak().orElse(null), placement.expectedCachedTokens(),
+                        r.heldAtPlacement().source() == HeldTokens.Source.EVENTS ? "events" : "estimated", o.cachedTokens(), miss,
+                        r.heldAtPlacement().firstMissEvictedAtMillis()),
+                new SessionStep.Timing(ttfbMs, routerMs, split, queueAteGain),
+                new SessionStep.Result(o.outputTokens(), o.status(), o.completed(), o.outcome())));
     }
 
     /** Share of placed requests that stayed on their home replica, among those that were not new sessions. */

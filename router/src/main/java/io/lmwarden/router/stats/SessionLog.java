@@ -120,11 +120,11 @@ public final class SessionLog {
             SessionStep last = c.steps()[c.steps().length - 1];
             List<SessionStep> spills = new ArrayList<>();
             for (SessionStep st : c.steps()) {
-                if (st.movedFrom() != null) {
+                if (st.placed().movedFrom() != null) {
                     spills.add(st);
                 }
             }
-            out.add(new Summary(c.key(), last.model(), c.firstMillis(), last.epochMillis(), c.count(), last.replica(), last.decision(),
+            out.add(new Summary(c.key(), last.model(), c.firstMillis(), last.epochMillis(), c.count(), last.placed().replica(), last.placed().decision(),
                     spills));
         }
         return out;

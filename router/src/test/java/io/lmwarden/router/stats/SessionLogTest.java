@@ -10,8 +10,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 class SessionLogTest {
 
     private static SessionStep step(String session, long millis, String replica, String movedFrom) {
-        return new SessionStep(millis, session, "header", "m", "/v1/chat/completions", replica, movedFrom == null ? "STICKY" : "SPILL",
-                "", false, 100, 0, null, 0, 0, false, 1, 5, 1, null, false, 200, true, "ok", movedFrom, "estimated", -1);
+        return new SessionStep(millis, session, "header", "m", "/v1/chat/completions", false,
+                new SessionStep.Placed(replica, movedFrom == null ? "STICKY" : "SPILL", "", movedFrom),
+                new SessionStep.Cache(100, 0, null, 0, "estimated", 0, false, -1),
+                new SessionStep.Timing(5, 1, null, false), new SessionStep.Result(1, 200, true, "ok"));
     }
 
     @Test
@@ -48,8 +50,24 @@ class SessionLogTest {
         assertThat(early.lastMillis()).isEqualTo(70);
         assertThat(early.steps()).as("steps recorded, beyond the two kept").isEqualTo(3);
         assertThat(early.lastReplica()).isEqualTo("sim-1");
-        assertThat(early.spills()).extracting(SessionStep::movedFrom).containsExactly("sim-1");
+        assertThat(early.spills()).extracting(st -> st.placed().movedFrom()).containsExactly("sim-1");
         assertThat(log.steps("late").orElseThrow()).extracting(SessionStep::epochMillis).containsExactly(50L, 55L);
         assertThat(log.arrivals(1)).extracting(SessionLog.Summary::sessionKey).containsExactly("late");
+    }
+
+    /** {@code GET /api/sessions/{key}} shows a step as one flat object, as before its parts were records of their own. */
+    @Test
+    void aStepIsOneFlatJsonObject() throws Exception {
+        com.fasterxml.jackson.databind.JsonNode json = new com.fasterxml.jackson.databind.ObjectMapper()
+                .valueToTree(step("a", 10, "sim-1", "sim-0"));
+        assertThat(json.path("replica").asText()).isEqualTo("sim-1");
+        assertThat(json.path("movedFrom").asText()).isEqualTo("sim-0");
+        assertThat(json.path("decision").asText()).isEqualTo("SPILL");
+        assertThat(json.path("promptTokens").asLong()).isEqualTo(100);
+        assertThat(json.path("expectedFrom").asText()).isEqualTo("estimated");
+        assertThat(json.path("ttfbMillis").asDouble()).isEqualTo(5);
+        assertThat(json.path("status").asInt()).isEqualTo(200);
+        assertThat(json.path("outcome").asText()).isEqualTo("ok");
+        assertThat(json.has("placed") || json.has("cache") || json.has("timing") || json.has("result")).isFalse();
     }
 }

@@ -36,7 +36,7 @@ class CostModelTest {
     }
 
     private static ScrapedMetrics engine(double running, double waiting) {
-        return new ScrapedMetrics(0, running, waiting, 0.1, 0, 0, 0, 0, 0, 2400, 16, 0, 0, 0, 0, Set.of("m"));
+        return ScrapedMetrics.builder().running(running).waiting(waiting).kvCacheUsage(0.1).kvBlocks(2400, 16).models("m").build();
     }
 
     private static ReplicaView replica(String id, int inFlight, long pendingPrefill, int pendingRequests, double running, double waiting) {
