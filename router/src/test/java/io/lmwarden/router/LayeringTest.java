@@ -38,7 +38,7 @@ class LayeringTest {
             Map.entry(ROOT, ANYTHING),
             Map.entry("edge", Set.of("proxy", "session", "config", "common")),
             Map.entry("api", Set.of("advisor", "kvevents", "proxy", "stats", "diagnostics", "cluster", "placement", "placement.admission", "placement.pins",
-                    "placement.policy", "placement.prefix", "pool", "session", "config", "common")),
+                    "placement.policy", "placement.prefix", "placement.lora", "pool", "session", "config", "common")),
             // The cluster implements placement's pin store and carries the peers' load; placement never sees it.
             Map.entry("cluster", Set.of("placement.pins", "placement.admission", "pool", "config", "common")),
             Map.entry("proxy", Set.of("tenant", "stats", "diagnostics", "placement", "placement.admission", "placement.filter",
@@ -59,6 +59,9 @@ class LayeringTest {
             Map.entry("placement.policy", Set.of("placement", "placement.pins", "placement.prefix", "pool", "session", "config",
                     "common")),
             Map.entry("placement.reservation", Set.of("placement", "placement.prefix", "kvevents", "pool", "session", "config", "common")),
+            // LoRA adapters: where an adapter's new session may go (a filter placement.pins applies), told by the feedback seam.
+            Map.entry("placement.lora", Set.of("placement", "placement.pins", "placement.reservation", "pool", "session", "config",
+                    "common")),
             // Admission wraps the pipeline: the budget in front of the reservation, for every attempt.
             Map.entry("placement.admission", Set.of("placement", "placement.filter", "placement.pins", "placement.prefix", "pool",
                     "session", "config", "common")),

@@ -17,14 +17,16 @@ import io.vertx.core.http.HttpServerRequest;
 import io.vertx.core.http.HttpServerResponse;
 
 import java.util.LinkedHashSet;
+import java.util.List;
 import java.util.Optional;
 import java.util.Set;
 import java.util.function.Consumer;
 import java.util.logging.Logger;
 
 /**
- * One client request on its way through: admission, then an attempt on a reserved replica ({@link UpstreamCall}),
- * its answer streamed back with back-pressure, and the reservation closed exactly once however it ends. A failure
+ * One client request on its way through, in {@link Phase phases}: admission (at once or after the queue), then an attempt
+ * on a reserved replica ({@link UpstreamCall}), its answer relayed — the head ({@link ResponseHead}), then the body
+ * through its stages ({@link BodyRelay}) with back-pressure —, and the reservation closed exactly once however it ends. A failure
  * before any byte of an answer reached the client (a {@link FailureKind} that may go elsewhere) is retried on
  * another replica, never one that already failed it, within the {@link RetryBudget}; after the first byte the
  * client's stream ends with an error in its own API's shape rather than a silent truncation. The replica's silence
@@ -33,7 +35,24 @@ import java.util.logging.Logger;
 final class ProxyExchange {
 
     private static final Logger LOG = Logger.getLogger(ProxyExchange.class.getName());
-    private static final Set<String> RESPONSE_HEADERS_SET_HERE = HopByHopHeaders.names("x-lmw-replica", "x-lmw-decision");
+    /**
+     * Where the exchange is. Its transitions: ADMITTING → (QUEUED →) ATTEMPTING → RELAYING → DONE, a retry going back
+     * from ATTEMPTING or RELAYING (before any byte reached the client) to ATTEMPTING, or to QUEUED when it waits for room.
+     */
+    enum Phase {
+        /** Asked admission; no answer yet. */
+        ADMITTING,
+        /** Waits in admission's queue (a stream is kept alive meanwhile). */
+        QUEUED,
+        /** An attempt is sent to a replica; no answer head yet. */
+        ATTEMPTING,
+        /** The replica answered; its answer goes to the client. */
+        RELAYING,
+        /** Over: the client has its answer or its error, or left; the reservation is closed. */
+        DONE
+    }
+
+    private static final long NOT_YET = Long.MIN_VALUE;
 
     private final ProxyContext ctx;
     private final HttpServerRequest request;
@@ -65,9 +84,8 @@ final class ProxyExchange {
     private final ProxyHandler.TokenIds tokenIds;
     private HttpClientRequest upstream;
     /** When the first attempt started: the retry budget's time runs from here, not from the queue. */
-    private long firstAttemptNanos;
-    private boolean attempted;
-    private boolean done;
+    private long firstAttemptNanos = NOT_YET;
+    private Phase phase = Phase.ADMITTING;
     /** Where admission lets the first attempt go; null before admission and once used. */
     private Placement admitted;
     private long queuedNanos;
@@ -95,8 +113,12 @@ final class ProxyExchange {
             var now = ctx.admission().submit(facts, tried, waiter);
             if (now.isPresent()) {
                 onAdmitted(now.get());
-            } else if (!done && admitted == null && facts.stream()) {
-                keepAlive.start(ctx.admission().rules().keepAliveNanos());
+            } else if (phase == Phase.ADMITTING) {
+                // Queued (not rejected, not admitted meanwhile from another thread's pump: that comes back via this context).
+                phase = Phase.QUEUED;
+                if (facts.stream()) {
+                    keepAlive.start(ctx.admission().rules().keepAliveNanos());
+                }
             }
         } catch (NoReplicaAvailableException e) {
             noReplica(e);
@@ -106,7 +128,7 @@ final class ProxyExchange {
     /** Admitted, at once or after waiting in the queue (then on this exchange's context). */
     private void onAdmitted(AdmissionController.Admission a) {
         keepAlive.stop();
-        if (done) {
+        if (phase == Phase.DONE) {
             // The client left while the admission was on its way here.
             ctx.admission().release(facts, waiter);
             return;
@@ -121,7 +143,7 @@ final class ProxyExchange {
 
     private void onRejected(AdmissionController.Rejection r) {
         keepAlive.stop();
-        if (done) {
+        if (phase == Phase.DONE) {
             return;
         }
         FailureKind kind = FailureKind.of(r);
@@ -147,34 +169,36 @@ final class ProxyExchange {
      */
     private void attempt(Consumer<Reservation> failed, Runnable noneLeft) {
         long now = System.nanoTime();
-        if (!attempted) {
-            attempted = true;
+        if (firstAttemptNanos == NOT_YET) {
             firstAttemptNanos = now;
         }
-        Placement at = admitted;
-        admitted = null;
-        Optional<Reservation> opened;
+        phase = Phase.ATTEMPTING;
+        Optional<Reservation> opened = Optional.empty();
         try {
-            if (at == null) {
-                Optional<AdmissionController.Admission> a = ctx.admission().submit(facts, tried, waiter);
-                if (a.isEmpty()) {
-                    waitForRoom(failed);
-                    return;
+            // A replica that left the pool since admission chose it is placed around, among the others; each leaving
+            // takes a replica out of the pool, so this ends: at most once per replica, then placement has none left.
+            for (int placements = 0; opened.isEmpty(); placements++) {
+                Placement at = admitted;
+                admitted = null;
+                if (at == null) {
+                    Optional<AdmissionController.Admission> a = ctx.admission().submit(facts, tried, waiter);
+                    if (a.isEmpty()) {
+                        waitForRoom(failed);
+                        return;
+                    }
+                    at = a.get().placement();
                 }
-                at = a.get().placement();
+                if (placements > ctx.pool().all().size()) {
+                    throw new NoReplicaAvailableException(503, "every replica placement chose left the pool before the request reached it");
+                }
+                opened = ctx.reservations().openAt(facts, at, tried, receivedAtNanos);
             }
-            opened = ctx.reservations().openAt(facts, at, tried, receivedAtNanos);
         } catch (NoReplicaAvailableException e) {
             if (noneLeft != null) {
                 noneLeft.run();
             } else {
                 noReplica(e);
             }
-            return;
-        }
-        if (opened.isEmpty()) {
-            // The replica left the pool since admission chose it: placed again, among the others.
-            attempt(failed, noneLeft);
             return;
         }
         Reservation r = opened.get();
@@ -186,13 +210,13 @@ final class ProxyExchange {
         idle.heard(r);
         Future<HttpClientResponse> sent;
         try {
-            sent = call.send(r, request, body, () -> !done && reservation == r, req -> upstream = req, this::mayRetry);
+            sent = call.send(r, request, body, () -> current(r), req -> upstream = req, this::mayRetry);
         } catch (RuntimeException e) {
             // Whatever went wrong, the exchange must end and give its in-flight slot back.
             sent = Future.failedFuture(new UpstreamCall.Failed(FailureKind.SEND, e.toString(), false));
         }
         sent.onComplete(ar -> {
-            if (done || reservation != r) {
+            if (!current(r)) {
                 // Over, or superseded by a retry: this attempt's answer goes nowhere.
                 if (ar.succeeded()) {
                     ar.result().request().reset();
@@ -209,6 +233,11 @@ final class ProxyExchange {
         });
     }
 
+    /** Whether {@code r} is the attempt that speaks for the exchange: not over, not superseded by a retry. */
+    private boolean current(Reservation r) {
+        return phase != Phase.DONE && reservation == r;
+    }
+
     /** A retry waits for room within the KV budget: the failed attempt is over, and a stream is kept alive meanwhile. */
     private void waitForRoom(Consumer<Reservation> failed) {
         // The failed attempt's replica is no longer watched: nothing more is expected of it.
@@ -216,12 +245,14 @@ final class ProxyExchange {
         if (failed != null && reservation != null && !reservation.closed()) {
             failed.accept(reservation);
         }
-        if (!done && facts.stream()) {
+        phase = Phase.QUEUED;
+        if (facts.stream()) {
             keepAlive.start(ctx.admission().rules().keepAliveNanos());
         }
     }
 
     private void relay(Reservation r, HttpClientResponse up) {
+        phase = Phase.RELAYING;
         idle.heard(r);
         int status = up.statusCode();
         // Bytes from the replica prove it alive when its health check is starved by the same load.
@@ -229,35 +260,19 @@ final class ProxyExchange {
         if (source != null) {
             source.heardFrom(System.nanoTime());
         }
+        if (response.headWritten() && status >= 400) {
+            // The queue's keep-alives already sent a 200 head: the replica's error can only be the stream's last event.
+            up.body().onComplete(b -> midStreamFailure(FailureKind.UPSTREAM_ERROR_IN_STREAM, status, "replica " + r.replicaId()
+                    + " answered " + status + " after the request left the router's queue: "
+                    + (b.succeeded() ? abbreviate(b.result().toString()) : "")));
+            return;
+        }
         TokenIdsFilter ids = tokenIds == ProxyHandler.TokenIds.NONE || status >= 300 ? null
                 : new TokenIdsFilter(tokenIds == ProxyHandler.TokenIds.ASKED_BY_ROUTER, facts.stream());
-        if (response.headWritten()) {
-            // The queue's keep-alives already sent a 200 head: what the headers would say goes in an SSE comment.
-            if (status >= 400) {
-                up.body().onComplete(b -> midStreamFailure(FailureKind.UPSTREAM_ERROR_IN_STREAM, status, "replica " + r.replicaId()
-                        + " answered " + status + " after the request left the router's queue: "
-                        + (b.succeeded() ? abbreviate(b.result().toString()) : "")));
-                return;
-            }
-            response.write(": lmw replica=" + r.replicaId() + " decision=" + r.placement().decision().name()
-                    + " queue-wait-ms=" + queuedNanos / 1_000_000 + "\n\n");
-        } else {
-            response.setStatusCode(status);
-            HopByHopHeaders.copy(up.headers(), response.headers(), RESPONSE_HEADERS_SET_HERE);
-            response.putHeader("X-LMW-Replica", DataParallelRank.answeredBy(r));
-            response.putHeader("X-LMW-Decision", r.placement().decision().name());
-            if (queuedNanos > 0) {
-                response.putHeader("X-LMW-Queue-Wait-Ms", Long.toString(queuedNanos / 1_000_000));
-            }
-            if (ids != null && ids.changesLength()) {
-                response.headers().remove(HttpHeaders.CONTENT_LENGTH);
-            }
-            if (!response.headers().contains(HttpHeaders.CONTENT_LENGTH)) {
-                response.setChunked(true);
-            }
-        }
+        BodyRelay stages = new BodyRelay(ids == null ? List.of(observer) : List.of(observer, ids));
+        ResponseHead.write(response, up, r, queuedNanos, stages.changesLength());
         up.handler(chunk -> {
-            if (done || reservation != r) {
+            if (!current(r)) {
                 return;
             }
             long now = System.nanoTime();
@@ -266,8 +281,7 @@ final class ProxyExchange {
                 source.heardFrom(now);
             }
             idle.heard(r);
-            observer.accept(chunk);
-            Buffer out = ids == null ? chunk : ids.accept(chunk);
+            Buffer out = stages.chunk(chunk);
             if (out.length() > 0) {
                 response.write(out);
             }
@@ -277,7 +291,7 @@ final class ProxyExchange {
             }
         });
         up.exceptionHandler(err -> {
-            if (done || reservation != r) {
+            if (!current(r)) {
                 return;
             }
             Runnable cut = () -> midStreamFailure(FailureKind.MIDSTREAM_DROP, 0, "the replica " + r.replicaId()
@@ -290,16 +304,15 @@ final class ProxyExchange {
             }
         });
         up.endHandler(v -> {
-            if (done || reservation != r) {
+            if (!current(r)) {
                 return;
             }
-            observer.end();
             r.firstByte(System.nanoTime(), status);
+            Buffer rest = stages.end();
+            if (rest.length() > 0) {
+                response.write(rest);
+            }
             if (ids != null) {
-                Buffer rest = ids.end();
-                if (rest.length() > 0) {
-                    response.write(rest);
-                }
                 // Before the client has the end of the answer: its next step may be placed with these keys.
                 r.tokenIds(ids.promptTokenIds(), ids.outputTokenIds());
             }
@@ -343,7 +356,7 @@ final class ProxyExchange {
 
     /** @param upstreamStatus the replica's status for {@link FailureKind#UPSTREAM_ERROR_IN_STREAM}, else unused */
     private void midStreamFailure(FailureKind kind, int upstreamStatus, String message) {
-        if (done) {
+        if (phase == Phase.DONE) {
             return;
         }
         String label = kind.label(upstreamStatus);
@@ -381,7 +394,7 @@ final class ProxyExchange {
     }
 
     private void clientGone() {
-        if (done) {
+        if (phase == Phase.DONE) {
             return;
         }
         if (facts.stream() && observer.completed()) {
@@ -415,7 +428,7 @@ final class ProxyExchange {
 
     /** The attempt's replica sent nothing for the stream idle timeout. */
     private void silent(Reservation attempt) {
-        if (done || reservation != attempt) {
+        if (!current(attempt)) {
             return;
         }
         long ms = idle.timeoutMs();
@@ -455,10 +468,10 @@ final class ProxyExchange {
 
     /** The exchange is over: the open reservation, if any, is closed the given way. */
     private void end(Consumer<Reservation> close) {
-        if (done) {
+        if (phase == Phase.DONE) {
             return;
         }
-        done = true;
+        phase = Phase.DONE;
         idle.stop();
         keepAlive.stop();
         if (reservation != null && !reservation.closed()) {

@@ -16,7 +16,7 @@ import java.io.IOException;
  * so the optional space after a field's colon or inside the JSON changes nothing. Works line by line
  * across chunk boundaries; usage keys are ASCII, so bytes are read as Latin-1 without decoding UTF-8.
  */
-public final class ResponseObserver {
+public final class ResponseObserver implements BodyInterceptor {
 
     private static final JsonFactory JSON = new JsonFactory();
     private static final String[] KEYS = {"\"cached_tokens\"", "\"cache_read_input_tokens\"", "\"prompt_tokens\"",
@@ -50,10 +50,20 @@ public final class ResponseObserver {
         }
     }
 
-    /** The response ended: a non-streaming body has no trailing newline. */
-    public void end() {
-        endLine();
+    /** Reads the chunk and passes it on as it is. */
+    @Override
+    public Buffer chunk(Buffer in) {
+        accept(in);
+        return in;
     }
+
+    /** The response ended: a non-streaming body has no trailing newline. Nothing was held back. */
+    @Override
+    public Buffer end() {
+        endLine();
+        return Buffer.buffer();
+    }
+
 
     private void endLine() {
         int len = line.length();

@@ -18,7 +18,7 @@ import java.util.Arrays;
  * taken out of it (otherwise it passes through as it comes and a copy is read at the end). Lines without the fields
  * pass through byte for byte.
  */
-final class TokenIdsFilter {
+final class TokenIdsFilter implements BodyInterceptor {
 
     private static final JsonFactory JSON = new JsonFactory();
     private static final byte[] MARK = "token_ids\"".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
@@ -40,12 +40,14 @@ final class TokenIdsFilter {
     }
 
     /** Whether the client gets fewer bytes than the replica sent (its Content-Length cannot be passed on). */
-    boolean changesLength() {
+    @Override
+    public boolean changesLength() {
         return strip;
     }
 
     /** What to send the client for this chunk of the replica's answer (possibly nothing yet). */
-    Buffer accept(Buffer chunk) {
+    @Override
+    public Buffer chunk(Buffer chunk) {
         byte[] bytes = chunk.getBytes();
         if (!stream) {
             pending.writeBytes(bytes);
@@ -70,7 +72,8 @@ final class TokenIdsFilter {
     }
 
     /** The rest, once the replica's answer ended. */
-    Buffer end() {
+    @Override
+    public Buffer end() {
         byte[] rest = pending.toByteArray();
         pending.reset();
         byte[] kept = stream ? line(rest) : json(rest);

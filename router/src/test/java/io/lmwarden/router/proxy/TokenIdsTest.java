@@ -45,7 +45,7 @@ class TokenIdsTest {
         TokenIdsFilter f = new TokenIdsFilter(true, true);
         StringBuilder out = new StringBuilder();
         for (int i = 0; i < all.length(); i += 7) { // chunks that cut lines anywhere
-            out.append(f.accept(Buffer.buffer(all.substring(i, Math.min(all.length(), i + 7)))).toString());
+            out.append(f.chunk(Buffer.buffer(all.substring(i, Math.min(all.length(), i + 7)))).toString());
         }
         out.append(f.end().toString());
         assertThat(out.toString()).doesNotContain("token_ids").contains("data: [DONE]\n\n");
@@ -60,7 +60,7 @@ class TokenIdsTest {
         String body = "{\"id\":\"c\",\"choices\":[{\"index\":0,\"message\":{\"content\":\"ok\"},\"token_ids\":[5,6]}],"
                 + "\"prompt_token_ids\":[1,2,3],\"usage\":{\"prompt_tokens\":3}}";
         TokenIdsFilter strip = new TokenIdsFilter(true, false);
-        assertThat(strip.accept(Buffer.buffer(body)).length()).isZero();
+        assertThat(strip.chunk(Buffer.buffer(body)).length()).isZero();
         JsonNode out = JSON.readTree(strip.end().toString());
         assertThat(out.has("prompt_token_ids")).isFalse();
         assertThat(out.path("choices").path(0).has("token_ids")).isFalse();
@@ -68,7 +68,7 @@ class TokenIdsTest {
         assertThat(strip.promptTokenIds()).containsExactly(1, 2, 3);
 
         TokenIdsFilter keep = new TokenIdsFilter(false, false);
-        assertThat(keep.accept(Buffer.buffer(body)).toString()).isEqualTo(body);
+        assertThat(keep.chunk(Buffer.buffer(body)).toString()).isEqualTo(body);
         assertThat(keep.end().length()).isZero();
         assertThat(keep.promptTokenIds()).containsExactly(1, 2, 3);
     }
@@ -77,7 +77,7 @@ class TokenIdsTest {
     void anUnreadableAnswerPassesUnchangedAndGivesNoIds() {
         String broken = "data: {\"prompt_token_ids\":[1,2,\n\n";
         TokenIdsFilter f = new TokenIdsFilter(true, true);
-        String out = f.accept(Buffer.buffer(broken)).toString() + f.end().toString();
+        String out = f.chunk(Buffer.buffer(broken)).toString() + f.end().toString();
         assertThat(out).isEqualTo(broken);
         assertThat(f.promptTokenIds()).isNull();
     }

@@ -2,6 +2,7 @@ package io.lmwarden.router.placement.lora;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.lmwarden.router.config.DiscoverySettings;
 import io.lmwarden.router.config.PlacementSettings;
 import io.lmwarden.router.testing.AgentSession;
 import io.lmwarden.router.testing.Await;
@@ -31,6 +32,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 class AdapterLoadingOverHttpTest {
 
     private static final ObjectMapper JSON = new ObjectMapper();
+    /**
+     * Generous: nothing here is about health checks, and on a starved machine a 1 s /health timeout takes a replica out
+     * for a moment and releases its sessions, whose next step is then NEW.
+     */
+    private static final java.time.Duration HEALTH_TIMEOUT = java.time.Duration.ofSeconds(10);
 
     private static SimPool pool() {
         LoraOptions lists = LoraOptions.of(LoraModules.parse(List.of("alpha=/adapters/alpha")), 1, 2, 16, true);
@@ -42,7 +48,8 @@ class AdapterLoadingOverHttpTest {
     @Test
     void alphaIsLoadedWhereThereIsRoomAfterARefusalAndItsNextSessionGoesThere() throws Exception {
         try (SimPool sims = pool();
-             RouterUnderTest router = RouterUnderTest.start(sims, c -> c.with(PlacementSettings.LOAD_ADAPTERS, true))) {
+             RouterUnderTest router = RouterUnderTest.start(sims, c -> c.with(PlacementSettings.LOAD_ADAPTERS, true)
+                     .with(DiscoverySettings.HEALTH_TIMEOUT, HEALTH_TIMEOUT))) {
             Http http = new Http();
             awaitRow(http, router, "sim-0 lists alpha", rows -> served(rows, 0).contains("alpha"));
             List<AgentSession> onSim0 = new ArrayList<>();
@@ -76,7 +83,7 @@ class AdapterLoadingOverHttpTest {
 
     @Test
     void offByDefaultNothingIsLoadedAndEveryAlphaSessionGoesWhereAlphaIsListed() throws Exception {
-        try (SimPool sims = pool(); RouterUnderTest router = RouterUnderTest.start(sims, c -> c)) {
+        try (SimPool sims = pool(); RouterUnderTest router = RouterUnderTest.start(sims, c -> c.with(DiscoverySettings.HEALTH_TIMEOUT, HEALTH_TIMEOUT))) {
             Http http = new Http();
             awaitRow(http, router, "sim-0 lists alpha", rows -> served(rows, 0).contains("alpha"));
             for (int i = 0; i < 6; i++) {

@@ -2,6 +2,7 @@ package io.lmwarden.router.placement.lora;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.lmwarden.router.config.DiscoverySettings;
 import io.lmwarden.router.config.PlacementSettings;
 import io.lmwarden.router.testing.AgentSession;
 import io.lmwarden.router.testing.Await;
@@ -35,6 +36,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 class AdapterPlacementOverHttpTest {
 
     private static final ObjectMapper JSON = new ObjectMapper();
+    /**
+     * Generous: nothing here is about health checks, and on a starved machine a 1 s /health timeout takes a replica out
+     * for a moment and releases its sessions, whose next step is then NEW.
+     */
+    private static final java.time.Duration HEALTH_TIMEOUT = java.time.Duration.ofSeconds(10);
     private static final List<String> ADAPTERS = List.of("alpha", "beta", "gamma");
 
     private static SimPool fourReplicasOneSlotEach() {
@@ -61,7 +67,7 @@ class AdapterPlacementOverHttpTest {
 
     @Test
     void concurrentSessionsOfThreeAdaptersNeverShareAReplicaAndNeverWaitForASlot() throws Exception {
-        try (SimPool sims = fourReplicasOneSlotEach(); RouterUnderTest router = RouterUnderTest.start(sims, c -> c)) {
+        try (SimPool sims = fourReplicasOneSlotEach(); RouterUnderTest router = RouterUnderTest.start(sims, c -> c.with(DiscoverySettings.HEALTH_TIMEOUT, HEALTH_TIMEOUT))) {
             Http http = new Http();
             awaitAdapters(http, router);
             Map<String, List<Http.Reply>> replies = ConcurrentSessions.run(http, router.url(), sessions("on"), 3, (s, step) -> s.headers());
@@ -110,7 +116,8 @@ class AdapterPlacementOverHttpTest {
     @Test
     void withAdapterPlacementOffTheSameSessionsMixAdaptersOnAReplica() throws Exception {
         try (SimPool sims = fourReplicasOneSlotEach();
-             RouterUnderTest router = RouterUnderTest.start(sims, c -> c.with(PlacementSettings.ADAPTER_PLACEMENT, false))) {
+             RouterUnderTest router = RouterUnderTest.start(sims, c -> c.with(PlacementSettings.ADAPTER_PLACEMENT, false)
+                     .with(DiscoverySettings.HEALTH_TIMEOUT, HEALTH_TIMEOUT))) {
             Http http = new Http();
             awaitAdapters(http, router);
             // One session after the other: placed by load alone, the interleaved adapters land side by side.
