@@ -105,6 +105,10 @@ public class ModelDeploymentSpec {
             + "the pod's memory request and limit grow by its size. Simulated replicas get --kv-offload-gib.")
     private KvOffloadSpec kvOffload;
 
+    @JsonPropertyDescription("LoRA adapters every replica serves on top of the model (vLLM --enable-lora, --lora-modules, --max-loras, "
+            + "--max-lora-rank, --max-cpu-loras); each adapter is a model name of its own. Simulated replicas get the same flags.")
+    private LoraSpec lora;
+
     @Default(Defaults.SCHEDULING_POLICY)
     @Pattern("^(fcfs|priority)$")
     @JsonPropertyDescription("vLLM --scheduling-policy: fcfs (vLLM's default) or priority (the waiting queue ordered by the "
@@ -173,6 +177,8 @@ public class ModelDeploymentSpec {
     public String getSchedulingPolicy() { return schedulingPolicy; }
     public void setSchedulingPolicy(String schedulingPolicy) { this.schedulingPolicy = schedulingPolicy; }
     public void setKvOffload(KvOffloadSpec kvOffload) { this.kvOffload = kvOffload; }
+    public LoraSpec getLora() { return lora; }
+    public void setLora(LoraSpec lora) { this.lora = lora; }
     public Integer getMaxUnavailable() { return maxUnavailable; }
     public void setMaxUnavailable(Integer maxUnavailable) { this.maxUnavailable = maxUnavailable; }
     public String getDrainTimeout() { return drainTimeout; }
