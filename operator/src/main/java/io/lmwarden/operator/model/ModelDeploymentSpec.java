@@ -35,7 +35,8 @@ public class ModelDeploymentSpec {
 
     @Default(Defaults.VLLM_IMAGE)
     @Pattern("^[^:@\\s]+(:[A-Za-z0-9._-]+|@sha256:[a-f0-9]{64})$")
-    @JsonPropertyDescription("vLLM container image with a pinned tag or digest.")
+    @JsonPropertyDescription("vLLM container image with a pinned tag or digest. An official vllm/vllm-openai image older than a "
+            + "feature the spec uses is refused (operator/README.md, \"Engine compatibility\").")
     private String image;
 
     @Default("1")
@@ -80,10 +81,10 @@ public class ModelDeploymentSpec {
     @JsonPropertyDescription("Resources of the vLLM container; the nvidia.com/gpu limit is always set to the pod's GPUs: tensorParallelSize (times dataParallelSize for a dataParallelServer).")
     private ResourceRequirements resources;
 
-    @JsonPropertyDescription("Node selector of replica pods; left out: nvidia.com/gpu.present=true (none in simulator mode).")
+    @JsonPropertyDescription("Node selector of replica pods; left out: nvidia.com/gpu.present=true (none in simulator mode); {} removes it.")
     private Map<String, String> nodeSelector;
 
-    @JsonPropertyDescription("Tolerations of replica pods; left out: the nvidia.com/gpu NoSchedule taint (none in simulator mode).")
+    @JsonPropertyDescription("Tolerations of replica pods; left out: the nvidia.com/gpu NoSchedule taint (none in simulator mode); [] removes it.")
     private List<Toleration> tolerations;
 
     @JsonPropertyDescription("Where downloaded weights live: an existing PersistentVolumeClaim or an emptyDir (default).")
