@@ -27,7 +27,8 @@ public class LoraSpec {
 
     @Default(Defaults.LORA_MAX_LORAS)
     @Min(1)
-    @JsonPropertyDescription("Adapters one batch may hold (vLLM --max-loras); a request for another adapter waits for a slot.")
+    @JsonPropertyDescription("Adapters one batch may hold (vLLM --max-loras); a request for another adapter waits for a slot. "
+            + "Also the router's maxLoras, for adapter placement until the engines publish max_lora.")
     private Integer maxLoras;
 
     @Default(Defaults.LORA_MAX_LORA_RANK)

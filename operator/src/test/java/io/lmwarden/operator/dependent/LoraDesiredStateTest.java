@@ -43,6 +43,15 @@ class LoraDesiredStateTest {
     }
 
     @Test
+    void theRouterIsToldTheSlotsOfEveryReplicaUnderItsOwnKey() throws java.io.IOException {
+        RouterConfigMapDependent configMaps = new RouterConfigMapDependent(DEFAULTS);
+        assertThat(configMaps.desired(SampleModelDeployments.withLora("ns")).getData().get("router.yaml")).contains("\nmaxLoras: 2\n");
+        assertThat(configMaps.desired(SampleModelDeployments.qwenDp4("ns")).getData().get("router.yaml")).doesNotContain("maxLoras");
+        assertThat(java.nio.file.Files.readString(java.nio.file.Path.of("..", "router", "README.md")))
+                .as("maxLoras is a key of the router's settings table").contains("| `maxLoras` | `--max-loras` |");
+    }
+
+    @Test
     void aClaimIsOneReadOnlyVolumeMountedOnceUnderTheAdaptersRoot() {
         ModelDeployment md = SampleModelDeployments.withLora("ns");
         md.getSpec().getLora().getAdapters().get(2).setHuggingFace(null);
