@@ -100,6 +100,17 @@ public final class SampleModelDeployments {
         return md;
     }
 
+    /** The reference setup serving three LoRA adapters: two from one claim, one from Hugging Face, with runtime updating. */
+    public static ModelDeployment withLora(String namespace) {
+        ModelDeployment md = qwenDp4(namespace);
+        md.getSpec().setLora(new io.lmwarden.operator.model.LoraSpec(java.util.List.of(
+                io.lmwarden.operator.model.LoraAdapterSpec.fromVolume("team-coder", "lora-adapters", "adapters/team-coder"),
+                io.lmwarden.operator.model.LoraAdapterSpec.fromVolume("py-coder", "lora-adapters", "adapters/py-coder"),
+                io.lmwarden.operator.model.LoraAdapterSpec.fromHuggingFace("sql-coder", "example-org/qwen3-4b-sql-lora")),
+                2, 32, 4, true));
+        return md;
+    }
+
     public static io.fabric8.kubernetes.api.model.networking.v1.NetworkPolicyPeer namespacePeer(String namespace) {
         return new io.fabric8.kubernetes.api.model.networking.v1.NetworkPolicyPeerBuilder().withNewNamespaceSelector()
                 .addToMatchLabels("kubernetes.io/metadata.name", namespace).endNamespaceSelector().build();

@@ -52,6 +52,7 @@ public record EffectiveSpec(
         NetworkIsolation networkPolicy,
         Optional<KvOffload> kvOffload,
         String schedulingPolicy,
+        Optional<LoraServing> lora,
         Rollout rollout) {
 
     public static final String GPU_RESOURCE = "nvidia.com/gpu";
@@ -147,12 +148,13 @@ public record EffectiveSpec(
                 : simulated ? Map.of() : GPU_NODE_SELECTOR;
         Optional<ResourceRequirements> resources = Optional.ofNullable(spec.getResources());
         int engines = dataParallelServer ? dataParallelSize : 1;
+        String servedModelName = orDefault(spec.getServedModelName(), spec.getModel());
         int gpusPerPod = engines * tensorParallelSize;
         long baseMiB = KvTierMemory.baseMiB(resources.map(ResourceRequirements::getRequests).orElse(Map.of()),
                 resources.map(ResourceRequirements::getLimits).orElse(Map.of()));
         EffectiveSpec effective = new EffectiveSpec(
                 spec.getModel(),
-                orDefault(spec.getServedModelName(), spec.getModel()),
+                servedModelName,
                 orDefault(spec.getImage(), Defaults.VLLM_IMAGE),
                 dataParallelSize,
                 tensorParallelSize,
@@ -176,6 +178,7 @@ public record EffectiveSpec(
                 networkIsolation(spec.getNetworkPolicy()),
                 kvOffload(spec.getKvOffload(), () -> AutoTierSize.size(gpusPerPod, engines, baseMiB, nodeSelector, simulated, nodes)),
                 schedulingPolicy(spec.getSchedulingPolicy()),
+                LoraServing.of(spec.getLora(), servedModelName),
                 rollout(spec));
         effective.checkEngineFlags();
         return effective;
@@ -201,6 +204,14 @@ public record EffectiveSpec(
         if (!schedulingPolicy.equals(Defaults.SCHEDULING_POLICY)) {
             ExtraArgs.refuse(extraArgs, "spec.schedulingPolicy", "--scheduling-policy");
             requireFeature(EngineFeature.SCHEDULING_POLICY_PRIORITY, "spec.schedulingPolicy: " + schedulingPolicy);
+        }
+        if (lora.isPresent()) {
+            ExtraArgs.refuse(extraArgs, "spec.lora", LoraServing.FLAGS);
+            if (env.stream().anyMatch(e -> LoraServing.RUNTIME_UPDATING_ENV.equals(e.getName()))) {
+                throw new IllegalArgumentException("spec.env sets " + LoraServing.RUNTIME_UPDATING_ENV + ", which spec.lora.runtimeUpdating "
+                        + "sets: remove it from env and set spec.lora.runtimeUpdating instead");
+            }
+            requireFeature(EngineFeature.LORA_ADAPTERS, "spec.lora");
         }
     }
 

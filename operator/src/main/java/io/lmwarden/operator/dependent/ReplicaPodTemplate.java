@@ -34,6 +34,7 @@ public final class ReplicaPodTemplate {
     public static final int PORT = 8000;
     public static final String VLLM_CONTAINER = "vllm";
     public static final String SIMULATOR_CONTAINER = "simulator";
+    static final String MODEL_CACHE_VOLUME = "model-cache";
     static final String SIMULATOR_JAR = "/app/lmw-sim.jar";
     /** vLLM downloads and loads weights before /health answers; allow 30 minutes. */
     static final int VLLM_STARTUP_PERIOD_SECONDS = 10;
@@ -81,6 +82,7 @@ public final class ReplicaPodTemplate {
             // Only a policy other than vLLM's own default is written, so a ModelDeployment that does not ask keeps its pod template.
             args.addAll(List.of("--scheduling-policy", spec.schedulingPolicy()));
         }
+        spec.lora().ifPresent(l -> args.addAll(l.args()));
         args.addAll(spec.extraArgs());
         return List.copyOf(args);
     }
@@ -99,6 +101,9 @@ public final class ReplicaPodTemplate {
         spec.maxNumSeqs().ifPresent(n -> args.addAll(List.of("--max-num-seqs", n.toString())));
         spec.kvOffload().ifPresent(o -> args.addAll(List.of("--kv-offload-gib", gib(o.sizeGiB()))));
         spec.router().kvEvents().ifPresent(e -> args.addAll(List.of("--kv-events-config", kvEventPorts().configJson())));
+        // The simulator parses vLLM's LoRA flags and variable as vLLM does (sim/README.md, "LoRA adapters"); it reads no weights,
+        // so its pod mounts no adapter volume and the paths only show in /v1/models.
+        spec.lora().ifPresent(l -> args.addAll(l.args()));
         return List.copyOf(args);
     }
 
@@ -138,7 +143,8 @@ public final class ReplicaPodTemplate {
                 .withSecurityContext(PodHardening.vllmContainerSecurityContext())
                 .withVolumeMounts(
                         new VolumeMountBuilder().withName("dshm").withMountPath("/dev/shm").build(),
-                        new VolumeMountBuilder().withName("model-cache").withMountPath(spec.modelCacheMountPath()).build())
+                        new VolumeMountBuilder().withName(MODEL_CACHE_VOLUME).withMountPath(spec.modelCacheMountPath()).build())
+                .addAllToVolumeMounts(loraVolumes().mounts())
                 .build();
         return new PodSpecBuilder()
                 .withEnableServiceLinks(false)
@@ -153,6 +159,7 @@ public final class ReplicaPodTemplate {
                         // NCCL and PyTorch workers share tensors through /dev/shm; the container default of 64 MiB is too small.
                         new VolumeBuilder().withName("dshm").withNewEmptyDir().withMedium("Memory").endEmptyDir().build(),
                         modelCacheVolume())
+                .addAllToVolumes(loraVolumes().volumes())
                 .build();
     }
 
@@ -164,7 +171,7 @@ public final class ReplicaPodTemplate {
                 .withCommand(javaCommand(SIMULATOR_JAR))
                 .withArgs(simulatorArgs())
                 .withPorts(ports())
-                .withEnv(spec.env())
+                .withEnv(engineEnv())
                 .withLifecycle(ReplicaDrain.preStop(ReplicaDrain.simulatorPreStop(SIMULATOR_JAR, PORT, spec.rollout().drainTimeout())))
                 .withResources(spec.resources().orElseGet(ReplicaPodTemplate::simulatorResources))
                 .withStartupProbe(RouterDeploymentDependent.httpProbe("/health", 2, 60))
@@ -213,8 +220,20 @@ public final class ReplicaPodTemplate {
             // Every replica must hash a prefix to the same block hashes, and keep doing so after a restart.
             env.add(new EnvVarBuilder().withName(HASH_SEED_ENV).withValue(hashSeed()).build());
         }
+        env.addAll(engineEnv());
+        return env;
+    }
+
+    /** What vLLM and the simulator both read: the variables of spec fields, then the user's. */
+    private List<EnvVar> engineEnv() {
+        List<EnvVar> env = new ArrayList<>();
+        spec.lora().ifPresent(l -> env.addAll(l.env()));
         env.addAll(spec.env());
         return env;
+    }
+
+    private LoraVolumes loraVolumes() {
+        return new LoraVolumes(spec.lora(), spec.modelCacheClaim());
     }
 
     /**
@@ -247,7 +266,7 @@ public final class ReplicaPodTemplate {
     }
 
     private Volume modelCacheVolume() {
-        VolumeBuilder volume = new VolumeBuilder().withName("model-cache");
+        VolumeBuilder volume = new VolumeBuilder().withName(MODEL_CACHE_VOLUME);
         if (spec.modelCacheClaim().isPresent()) {
             return volume.withNewPersistentVolumeClaim().withClaimName(spec.modelCacheClaim().get()).endPersistentVolumeClaim().build();
         }

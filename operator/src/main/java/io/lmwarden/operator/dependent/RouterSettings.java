@@ -61,6 +61,8 @@ public final class RouterSettings {
                 // Always written: the pod's terminationGracePeriodSeconds is computed from it.
                 .append("shutdownGrace: ").append(quoted(router.shutdownGrace())).append('\n');
         spec.maxNumSeqs().ifPresent(n -> yaml.append("maxNumSeqs: ").append(n).append('\n'));
+        // The router places adapter sessions by free slots; it reads max_lora from the engines' metrics once they publish it.
+        spec.lora().ifPresent(l -> yaml.append("maxLoras: ").append(l.maxLoras()).append('\n'));
         EffectiveSpec.Admission a = router.admission();
         a.enabled().ifPresent(v -> yaml.append("admission: ").append(v).append('\n'));
         a.kvBudget().ifPresent(v -> yaml.append("kvBudget: ").append(v).append('\n'));

@@ -17,15 +17,16 @@ public class AdmissionSpec {
             + "sessions that do not fit a replica's KV budget instead of letting them evict each other.")
     private Boolean enabled;
 
-    @Min(0.01)
+    @Min(value = 0.0, inclusive = false)
     @Max(4)
-    @JsonPropertyDescription("Share of each replica's KV cache the resident sessions' working sets may fill, e.g. 0.9.")
+    @JsonPropertyDescription("Share of each replica's KV cache the resident sessions' working sets may fill, in (0, 4] (the "
+            + "router's kvBudget range); unset: the router's default (0.9).")
     private Double kvBudget;
 
     @Pattern("^[0-9]+(ms|s|m|h)$")
     @JsonPropertyDescription("The pause between a session's steps the return-time estimate assumes before the session has "
             + "shown any (the prior's median), e.g. 10s; set it to the agents' typical tool pause. Residency lapses by cost "
-            + "under KV pressure, not by this timer.")
+            + "under KV pressure, not by this timer. Unset: the router's default (10s).")
     private String residencyIdle;
 
     @Pattern("^(evidence|always)$")
@@ -36,19 +37,22 @@ public class AdmissionSpec {
     private String engage;
 
     @Pattern("^[0-9]+(ms|s|m|h)$")
-    @JsonPropertyDescription("A session resident this long yields its residency at its next pause while others wait, e.g. 10m.")
+    @JsonPropertyDescription("A session resident this long yields its residency at its next pause while others wait, e.g. 10m; unset: the "
+            + "router's default (10m).")
     private String residencySlice;
 
     @Min(0)
-    @JsonPropertyDescription("Requests the router's queue holds; beyond it clients get 429 / 529 with Retry-After.")
+    @JsonPropertyDescription("Requests the router's queue holds; beyond it clients get 429 / 529 with Retry-After. Unset: the router's "
+            + "default (1024).")
     private Integer queueMax;
 
     @Pattern("^[0-9]+(ms|s|m|h)$")
-    @JsonPropertyDescription("Longest a request waits in the router's queue, e.g. 5m; then 429 / 529 with Retry-After.")
+    @JsonPropertyDescription("Longest a request waits in the router's queue, e.g. 5m; then 429 / 529 with Retry-After. Unset: the router's "
+            + "default (5m).")
     private String queueTimeout;
 
     @Pattern("^[0-9]+(ms|s|m|h)$")
-    @JsonPropertyDescription("How often a queued streaming request gets a keep-alive event, e.g. 10s.")
+    @JsonPropertyDescription("How often a queued streaming request gets a keep-alive event, e.g. 10s; unset: the router's default (10s).")
     private String queueKeepAlive;
 
     @JsonPropertyDescription("Refuse a newcomer at once (429 / 529 with Retry-After) when its forecast wait passes queueTimeout; "

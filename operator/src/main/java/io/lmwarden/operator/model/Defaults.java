@@ -17,6 +17,9 @@ public final class Defaults {
     public static final String KV_OFFLOAD_BACKEND = "native";
     /** vLLM's own default, accepted by every vLLM version that has the flag. */
     public static final String PREFIX_CACHING_HASH_ALGO = "sha256";
+    /** vLLM's own defaults of max_loras and max_lora_rank (LoRAConfig in vllm/config/lora.py). */
+    public static final String LORA_MAX_LORAS = "1";
+    public static final String LORA_MAX_LORA_RANK = "16";
     public static final String MAX_UNAVAILABLE = "1";
     public static final String DRAIN_TIMEOUT = "5m";
     /** The vLLM startup probe's own budget (10 s × 180): a new replica not Ready by then will not become Ready. */

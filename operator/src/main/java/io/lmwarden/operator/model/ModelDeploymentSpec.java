@@ -35,7 +35,8 @@ public class ModelDeploymentSpec {
 
     @Default(Defaults.VLLM_IMAGE)
     @Pattern("^[^:@\\s]+(:[A-Za-z0-9._-]+|@sha256:[a-f0-9]{64})$")
-    @JsonPropertyDescription("vLLM container image with a pinned tag or digest.")
+    @JsonPropertyDescription("vLLM container image with a pinned tag or digest. An official vllm/vllm-openai image older than a "
+            + "feature the spec uses is refused (operator/README.md, \"Engine compatibility\").")
     private String image;
 
     @Default("1")
@@ -80,10 +81,10 @@ public class ModelDeploymentSpec {
     @JsonPropertyDescription("Resources of the vLLM container; the nvidia.com/gpu limit is always set to the pod's GPUs: tensorParallelSize (times dataParallelSize for a dataParallelServer).")
     private ResourceRequirements resources;
 
-    @JsonPropertyDescription("Node selector of replica pods; left out: nvidia.com/gpu.present=true (none in simulator mode).")
+    @JsonPropertyDescription("Node selector of replica pods; left out: nvidia.com/gpu.present=true (none in simulator mode); {} removes it.")
     private Map<String, String> nodeSelector;
 
-    @JsonPropertyDescription("Tolerations of replica pods; left out: the nvidia.com/gpu NoSchedule taint (none in simulator mode).")
+    @JsonPropertyDescription("Tolerations of replica pods; left out: the nvidia.com/gpu NoSchedule taint (none in simulator mode); [] removes it.")
     private List<Toleration> tolerations;
 
     @JsonPropertyDescription("Where downloaded weights live: an existing PersistentVolumeClaim or an emptyDir (default).")
@@ -104,6 +105,10 @@ public class ModelDeploymentSpec {
     @JsonPropertyDescription("Host-memory KV tier of every replica (vLLM --kv-offloading-size / --kv-offloading-backend); "
             + "the pod's memory request and limit grow by its size. Simulated replicas get --kv-offload-gib.")
     private KvOffloadSpec kvOffload;
+
+    @JsonPropertyDescription("LoRA adapters every replica serves on top of the model (vLLM --enable-lora, --lora-modules, --max-loras, "
+            + "--max-lora-rank, --max-cpu-loras); each adapter is a model name of its own. Simulated replicas get the same flags.")
+    private LoraSpec lora;
 
     @Default(Defaults.SCHEDULING_POLICY)
     @Pattern("^(fcfs|priority)$")
@@ -173,6 +178,8 @@ public class ModelDeploymentSpec {
     public String getSchedulingPolicy() { return schedulingPolicy; }
     public void setSchedulingPolicy(String schedulingPolicy) { this.schedulingPolicy = schedulingPolicy; }
     public void setKvOffload(KvOffloadSpec kvOffload) { this.kvOffload = kvOffload; }
+    public LoraSpec getLora() { return lora; }
+    public void setLora(LoraSpec lora) { this.lora = lora; }
     public Integer getMaxUnavailable() { return maxUnavailable; }
     public void setMaxUnavailable(Integer maxUnavailable) { this.maxUnavailable = maxUnavailable; }
     public String getDrainTimeout() { return drainTimeout; }

@@ -18,7 +18,8 @@ public class RouterSpec {
     @JsonPropertyDescription("Router pods. More than one form a cluster that shares session pins and load (a headless peer Service, a PodDisruptionBudget and pod anti-affinity come with it).")
     private Integer replicas;
 
-    @JsonPropertyDescription("Router image; defaults to the image the operator was installed with.")
+    @JsonPropertyDescription("Router image; defaults to the operator's router image (chart value router.image, LMW_ROUTER_IMAGE). An image other "
+            + "than that one is checked against the operator's image allow-list.")
     private String image;
 
     @Default(Defaults.ROUTER_POLICY)
@@ -46,16 +47,20 @@ public class RouterSpec {
             + "letting them evict each other. Fields left out take the router's defaults.")
     private AdmissionSpec admission;
 
-    @JsonPropertyDescription("Resources of the router container.")
+    @JsonPropertyDescription("Resources of the router container; left out: 250m CPU and 256Mi memory requested, a 1Gi memory limit.")
     private ResourceRequirements resources;
 
     @JsonPropertyDescription("Secret key holding the router's admin token (env LMW_ADMIN_TOKEN): every /api/* endpoint "
-            + "and raw session keys then need 'Authorization: Bearer <token>'. Read when a router pod starts.")
+            + "and raw session keys then need 'Authorization: Bearer <token>'. Read when a router pod starts (after rotating the "
+            + "Secret, kubectl rollout restart deployment/<name>-router); a missing Secret keeps the router pod from starting "
+            + "(CreateContainerConfigError) rather than starting it unguarded.")
     private SecretKeySpec adminTokenSecret;
 
     @JsonPropertyDescription("Secret key holding the secret every tenant's cache_salt is derived from (env LMW_TENANT_SECRET), "
             + "so salts, and with them the replicas' cached prefixes, survive restarts of every router pod. Without it the "
-            + "clustered routers agree on a random one that a restart of all of them replaces.")
+            + "clustered routers agree on a random one that a restart of all of them replaces. Read when a router pod starts "
+            + "(changing the Secret changes every salt after kubectl rollout restart deployment/<name>-router); a missing "
+            + "Secret keeps the router pod from starting (CreateContainerConfigError).")
     private SecretKeySpec tenantSecret;
 
     @JsonPropertyDescription("vLLM KV cache events: replicas publish which blocks they store and evict, the router subscribes.")

@@ -267,7 +267,7 @@ class DependentDesiredStateTest {
                 .as("only keys the router accepts (it rejects unknown ones)")
                 .isSubsetOf("port", "k8sService", "namespace", "policy", "spillThreshold", "affinity", "sessionIdleTimeout", "shutdownGrace", "maxNumSeqs",
                         "admission", "kvBudget", "residencyIdle", "residencySlice", "queueMax", "queueTimeout", "queueKeepAlive",
-                        "queueFailFast", "admissionEngage");
+                        "queueFailFast", "admissionEngage", "maxLoras");
         assertThat(yaml).contains("admission: false", "queueTimeout: \"2m\"", "kvBudget: 0.8", "admissionEngage: \"always\"");
         assertThat(yaml).as("unset admission settings are the router's defaults").doesNotContain("residencySlice", "queueMax");
         // Every key the operator writes is one the router accepts, with a value it parses.

@@ -35,6 +35,7 @@ class EngineArgsOfDefaultImageTest {
         assertThat(flags).as("a fully featured ModelDeployment renders every option").contains("--served-model-name", "--tensor-parallel-size",
                 "--data-parallel-size", "--max-num-seqs", "--max-model-len", "--gpu-memory-utilization", "--kv-offloading-size",
                 "--kv-offloading-backend", "--kv-events-config", "--prefix-caching-hash-algo", "--scheduling-policy",
+                "--enable-lora", "--lora-modules", "--max-loras", "--max-lora-rank", "--max-cpu-loras",
                 "--enable-prompt-tokens-details", "--enable-prefix-caching", "--host", "--port");
         assertThat(flags).as("flags vLLM's parser (" + Defaults.VLLM_IMAGE + ") does not have").allSatisfy(f -> assertThat(known).contains(f));
     }

@@ -4,6 +4,8 @@ import io.lmwarden.operator.SampleModelDeployments;
 import io.lmwarden.operator.model.Defaults;
 import io.lmwarden.operator.model.KvEventsSpec;
 import io.lmwarden.operator.model.KvOffloadSpec;
+import io.lmwarden.operator.model.LoraAdapterSpec;
+import io.lmwarden.operator.model.LoraSpec;
 import io.lmwarden.operator.model.ModelDeployment;
 import org.junit.jupiter.api.Test;
 
@@ -11,6 +13,7 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Arrays;
+import java.util.List;
 import java.util.function.Consumer;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -34,6 +37,7 @@ class EngineFeatureTest {
                 md -> md.getSpec().getRouter().setKvEvents(new KvEventsSpec(true, null)));
         assertRefusedBefore(EngineFeature.SCHEDULING_POLICY_PRIORITY, "spec.schedulingPolicy: priority",
                 md -> md.getSpec().setSchedulingPolicy("priority"));
+        assertRefusedBefore(EngineFeature.LORA_ADAPTERS, "spec.lora", md -> md.getSpec().setLora(oneAdapter()));
     }
 
     @Test
@@ -109,6 +113,12 @@ class EngineFeatureTest {
         md.getSpec().setKvOffload(new KvOffloadSpec(40.0, "native"));
         md.getSpec().getRouter().setKvEvents(new KvEventsSpec(true, "sha256_cbor"));
         md.getSpec().setSchedulingPolicy("priority");
+        md.getSpec().setLora(new LoraSpec(List.of(LoraAdapterSpec.fromHuggingFace("sql", "org/sql-lora"),
+                LoraAdapterSpec.fromVolume("team", "lora-adapters", "team")), 2, 64, 4, true));
         return md;
+    }
+
+    private static LoraSpec oneAdapter() {
+        return new LoraSpec(List.of(LoraAdapterSpec.fromHuggingFace("sql", "org/sql-lora")), null, null, null, null);
     }
 }

@@ -6,6 +6,7 @@ import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinition
 import io.fabric8.kubernetes.api.model.apiextensions.v1.JSONSchemaProps;
 import io.fabric8.kubernetes.api.model.apiextensions.v1.JSONSchemaPropsBuilder;
 import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
+import io.lmwarden.operator.model.LoraSpec;
 
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -15,8 +16,9 @@ import java.util.List;
  * What fabric8's CRD generator cannot express with annotations, applied to its output before the CRD
  * is checked in: the printer columns in the order {@code kubectl get md} shows them (the generator
  * sorts them by JSON path), conditions shaped like Kubernetes' {@code metav1.Condition} (a list-map
- * keyed by type, required fields, an enum status, a date-time), and {@code spec.env[].name} required
- * as in a Pod's env.
+ * keyed by type, required fields, an enum status, a date-time), {@code spec.env[].name} required
+ * as in a Pod's env, and LoRA adapters as vLLM takes them: a list-map keyed by name (the API server refuses a repeated
+ * name), exactly one source each, and {@code maxLoraRank} one of vLLM's ranks.
  */
 final class CrdConventions {
 
@@ -38,6 +40,7 @@ final class CrdConventions {
             JSONSchemaProps envItem = root.getProperties().get("spec").getProperties().get("env").getItems().getSchema();
             envItem.setRequired(List.of("name"));
             envItem.getProperties().get("name").setMinLength(1L);
+            lora(root.getProperties().get("spec").getProperties().get("lora"));
         }
         String header = generatedYaml.lines().takeWhile(l -> l.startsWith("#")).map(l -> l + "\n").reduce("", String::concat);
         return header + "# Then the conventions of operator/src/test/.../packaging/CrdConventions.java are applied.\n"
@@ -47,6 +50,17 @@ final class CrdConventions {
     private static int rank(CustomResourceColumnDefinition c) {
         int i = COLUMN_ORDER.indexOf(c.getName());
         return i >= 0 && (c.getPriority() == null || c.getPriority() == 0) ? i : COLUMN_ORDER.size() + (c.getPriority() == null ? 0 : c.getPriority());
+    }
+
+    private static void lora(JSONSchemaProps lora) {
+        lora.getProperties().get("maxLoraRank").setEnum(LoraSpec.MAX_LORA_RANKS.stream()
+                .map(r -> (com.fasterxml.jackson.databind.JsonNode) com.fasterxml.jackson.databind.node.IntNode.valueOf(r)).toList());
+        JSONSchemaProps adapters = lora.getProperties().get("adapters");
+        adapters.setXKubernetesListType("map");
+        adapters.setXKubernetesListMapKeys(List.of("name"));
+        // A structural schema may hold oneOf with nothing but required in it.
+        adapters.getItems().getSchema().setOneOf(List.of(new JSONSchemaPropsBuilder().withRequired("huggingFace").build(),
+                new JSONSchemaPropsBuilder().withRequired("volume").build()));
     }
 
     /** As apimachinery's metav1.Condition declares them. */

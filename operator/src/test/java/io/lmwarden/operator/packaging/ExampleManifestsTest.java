@@ -80,6 +80,24 @@ class ExampleManifestsTest {
                 "kubectl get networkpolicy " + md.getMetadata().getName() + "-replicas " + md.getMetadata().getName() + "-router");
     }
 
+    @Test
+    void loraExampleServesThreeAdaptersFromAClaimAndHuggingFaceAsItsCommentSays() {
+        ModelDeployment md = load("qwen3-4b-lora.yaml");
+        EffectiveSpec spec = EffectiveSpec.of(md.getSpec(), OperatorDefaults.builtIn());
+        io.lmwarden.operator.dependent.LoraServing lora = spec.lora().orElseThrow();
+        assertThat(lora.adapters()).extracting(io.lmwarden.operator.dependent.LoraServing.Adapter::name)
+                .containsExactly("team-coder", "py-coder", "sql-coder");
+        assertThat(lora.claims()).containsExactly("lora-adapters");
+        assertThat(lora.runtimeUpdating()).isFalse();
+        var names = io.lmwarden.operator.dependent.ResourceNames.of(md);
+        String rendered = String.join(" ", new io.lmwarden.operator.dependent.ReplicaPodTemplate(spec, OperatorDefaults.builtIn(), names)
+                .vllmArgs());
+        String comment = RepositoryFiles.read(RepositoryFiles.root().resolve("deploy/examples/qwen3-4b-lora.yaml")).lines()
+                .takeWhile(l -> l.startsWith("#")).map(l -> l.substring(1).strip()).collect(java.util.stream.Collectors.joining(" "));
+        String said = comment.substring(comment.indexOf("--enable-lora"), comment.indexOf("` (operator/README.md"));
+        assertThat(rendered).as("the flags the example's comment shows").contains(said);
+    }
+
     /** The router metrics the operator's autoscaling examples may query (the contract between the router and the
      *  operator): what an autoscaler needs to add replicas before agents wait. */
     static final java.util.Set<String> AUTOSCALING_METRICS = java.util.Set.of("lmw_queue_length", "lmw_queue_oldest_wait_seconds",

@@ -118,7 +118,8 @@ class KubernetesSchemaTest {
         KubernetesSerialization k8s = new KubernetesSerialization();
         for (ModelDeployment md : List.of(SampleModelDeployments.qwenDp4("llm"), SampleModelDeployments.simulated("llm", 2),
                 SampleModelDeployments.tensorParallel("llm"), SampleModelDeployments.isolated("llm"),
-                SampleModelDeployments.hostTierAndEvents("llm"), SampleModelDeployments.dataParallelServerWithEvents("llm"))) {
+                SampleModelDeployments.hostTierAndEvents("llm"), SampleModelDeployments.dataParallelServerWithEvents("llm"),
+                SampleModelDeployments.withLora("llm"))) {
             String name = "operator's objects for " + md.getMetadata().getName();
             for (HasMetadata o : List.of(new VllmStatefulSetDependent(DEFAULTS).desired(md), new ReplicaServiceDependent(DEFAULTS).desired(md),
                     new RouterConfigMapDependent(DEFAULTS).desired(md), new RouterDeploymentDependent(DEFAULTS).desired(md),
@@ -345,6 +346,57 @@ class KubernetesSchemaTest {
         assertThat(results.get(3).path("error").asText()).contains("scaleTargetRef", "name", "threshold", "type");
         assertThat(results.get(4).path("error").asText()).contains("minReplicas");
         assertThat(results.get(5).path("error").asText()).contains("maxReplicas", "averageValue");
+    }
+
+    @Test
+    void loraAdaptersOutsideWhatVllmTakesAreRejected() throws Exception {
+        Map<String, JsonNode> objects = new LinkedHashMap<>();
+        addYaml(objects, "LoRA adapters with two sources, with none, a name with '=' and a path leaving the claim", """
+                apiVersion: lmwarden.io/v1alpha1
+                kind: ModelDeployment
+                metadata:
+                  name: broken-lora
+                spec:
+                  model: Qwen/Qwen3-4B-Instruct-2507
+                  lora:
+                    adapters:
+                      - name: both
+                        huggingFace: org/both-lora
+                        volume: {claimName: lora-adapters, path: both}
+                      - name: none
+                      - name: a=b
+                        volume: {claimName: lora-adapters, path: ../etc}
+                """);
+        addYaml(objects, "LoRA limits vLLM refuses: rank 48, no slot, a volume without a claim", """
+                apiVersion: lmwarden.io/v1alpha1
+                kind: ModelDeployment
+                metadata:
+                  name: broken-lora-limits
+                spec:
+                  model: Qwen/Qwen3-4B-Instruct-2507
+                  lora:
+                    maxLoras: 0
+                    maxLoraRank: 48
+                    maxCpuLoras: 0
+                    adapters:
+                      - name: team
+                        volume: {path: team}
+                """);
+        List<JsonNode> results = validate(objects);
+        assertThat(results).hasSize(2).allSatisfy(r -> assertThat(r.path("ok").asBoolean()).as(r.toString()).isFalse());
+        assertThat(results.get(0).path("error").asText()).contains("adapters/0 must match exactly one schema in oneOf",
+                "adapters/1 must match exactly one schema in oneOf", "adapters/2/name must match pattern", "adapters/2/volume/path must match pattern");
+        assertThat(results.get(1).path("error").asText()).contains("lora/maxLoras must be >= 1", "lora/maxLoraRank must be equal to one of the allowed values",
+                "lora/maxCpuLoras must be >= 1", "volume must have required property 'claimName'");
+        JsonNode lora = YAML.readTree(RepositoryFiles.crd()).at("/spec/versions/0/schema/openAPIV3Schema/properties/spec/properties/lora");
+        assertThat(lora.path("properties").path("adapters").path("x-kubernetes-list-type").asText())
+                .as("a repeated adapter name is refused by the API server (a list-map; the validator here does not check it)").isEqualTo("map");
+        assertThat(lora.path("x-kubernetes-validations").path(0).path("rule").asText()).as("CEL, which the validator here does not run")
+                .contains("self.maxCpuLoras >= ");
+
+        Map<String, JsonNode> good = new LinkedHashMap<>();
+        addYaml(good, "deploy/examples/qwen3-4b-lora.yaml", RepositoryFiles.read(RepositoryFiles.root().resolve("deploy/examples/qwen3-4b-lora.yaml")));
+        assertThat(validate(good)).singleElement().satisfies(r -> assertThat(r.path("ok").asBoolean()).as(r.toString()).isTrue());
     }
 
     private static void addYaml(Map<String, JsonNode> objects, String source, String yaml) throws IOException {

@@ -264,6 +264,33 @@ class ModelDeploymentReconciliationTest {
                 .withName("qwen3-4b-replicas").get().getSpec().getIngress().get(0).getPorts().size() == 1);
     }
 
+    @Test
+    void loraAdaptersReachThePodTemplateAndAnAdapterNamedLikeTheModelIsRefusedUntilRenamed() {
+        ModelDeployment md = client.resource(SampleModelDeployments.withLora(NS)).create();
+        awaitObjects(md, 9);
+        Eventually.await("LoRA flags in the pod template", TIMEOUT, () -> vllmContainer().getArgs().contains("--enable-lora"));
+        assertThat(vllmContainer().getArgs()).containsSubsequence("--lora-modules", "team-coder=/lora-adapters/lora-adapters/adapters/team-coder",
+                "py-coder=/lora-adapters/lora-adapters/adapters/py-coder", "sql-coder=example-org/qwen3-4b-sql-lora", "--max-loras", "2");
+        assertThat(vllmContainer().getEnv()).anySatisfy(e -> assertThat(e.getName()).isEqualTo("VLLM_ALLOW_RUNTIME_LORA_UPDATING"));
+        assertThat(client.apps().statefulSets().inNamespace(NS).withName("qwen3-4b-vllm").get().getSpec().getTemplate().getSpec().getVolumes())
+                .anySatisfy(v -> assertThat(v.getPersistentVolumeClaim()).isNotNull()
+                        .satisfies(c -> assertThat(c.getClaimName()).isEqualTo("lora-adapters")));
+
+        cluster.jsonPatch("qwen3-4b", "[{\"op\":\"replace\",\"path\":\"/spec/lora/adapters/2/name\",\"value\":\"Qwen/Qwen3-4B-Instruct-2507\"}]");
+        Eventually.await("Degraded InvalidSpec", TIMEOUT, () -> cluster.condition("qwen3-4b", "Degraded")
+                .filter(c -> "InvalidSpec".equals(c.getReason())).isPresent());
+        assertThat(cluster.condition("qwen3-4b", "Degraded").orElseThrow().getMessage())
+                .contains("spec.lora.adapters[2].name 'Qwen/Qwen3-4B-Instruct-2507' is the base model's served name");
+        assertThat(vllmContainer().getArgs()).as("the objects stay as they were").contains("sql-coder=example-org/qwen3-4b-sql-lora");
+
+        cluster.jsonPatch("qwen3-4b", "[{\"op\":\"replace\",\"path\":\"/spec/lora/adapters/2/name\",\"value\":\"sql\"},"
+                + "{\"op\":\"replace\",\"path\":\"/spec/lora/runtimeUpdating\",\"value\":false}]");
+        Eventually.await("the renamed adapter applied, runtime updating off", TIMEOUT, () -> vllmContainer().getArgs()
+                .contains("sql=example-org/qwen3-4b-sql-lora")
+                && vllmContainer().getEnv().stream().noneMatch(e -> e.getName().equals("VLLM_ALLOW_RUNTIME_LORA_UPDATING")));
+        Eventually.await("Degraded=False", TIMEOUT, () -> "False".equals(condition(get("qwen3-4b"), "Degraded")));
+    }
+
     private io.fabric8.kubernetes.api.model.Container vllmContainer() {
         return client.apps().statefulSets().inNamespace(NS).withName("qwen3-4b-vllm").get().getSpec().getTemplate().getSpec()
                 .getContainers().get(0);
