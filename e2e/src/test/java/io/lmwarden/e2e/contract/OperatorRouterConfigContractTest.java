@@ -145,4 +145,161 @@ class OperatorRouterConfigContractTest {
             }
         }
     }
+
+    /**
+     * Every leaf of the CRD's {@code router} is either a router setting the operator renders (here, with the setting it
+     * becomes) or says why it is none: a field added to one side without the other fails here.
+     */
+    private static final Map<String, Setting<?>> ROUTER_SETTING_OF_FIELD = Map.ofEntries(
+            Map.entry("policy", io.lmwarden.router.config.PlacementSettings.POLICY),
+            Map.entry("spillThreshold", io.lmwarden.router.config.PlacementSettings.SPILL_THRESHOLD),
+            Map.entry("affinity", io.lmwarden.router.config.PlacementSettings.AFFINITY),
+            Map.entry("sessionIdleTimeout", io.lmwarden.router.config.PlacementSettings.SESSION_IDLE_TIMEOUT),
+            Map.entry("shutdownGrace", io.lmwarden.router.config.ServerSettings.SHUTDOWN_GRACE),
+            Map.entry("admission.enabled", io.lmwarden.router.config.AdmissionSettings.ADMISSION),
+            Map.entry("admission.engage", io.lmwarden.router.config.AdmissionSettings.ENGAGE),
+            Map.entry("admission.kvBudget", io.lmwarden.router.config.AdmissionSettings.KV_BUDGET),
+            Map.entry("admission.residencyIdle", io.lmwarden.router.config.AdmissionSettings.RESIDENCY_IDLE),
+            Map.entry("admission.residencySlice", io.lmwarden.router.config.AdmissionSettings.RESIDENCY_SLICE),
+            Map.entry("admission.queueMax", io.lmwarden.router.config.AdmissionSettings.QUEUE_MAX),
+            Map.entry("admission.queueTimeout", io.lmwarden.router.config.AdmissionSettings.QUEUE_TIMEOUT),
+            Map.entry("admission.queueKeepAlive", io.lmwarden.router.config.AdmissionSettings.QUEUE_KEEP_ALIVE),
+            Map.entry("admission.queueFailFast", io.lmwarden.router.config.AdmissionSettings.QUEUE_FAIL_FAST));
+
+    /** Router fields that are not router settings: the pod (image, replicas, resources), Secrets, and the engines' side. */
+    private static final Set<String> NOT_ROUTER_SETTINGS = Set.of(
+            "image", "replicas", "resources.claims", "resources.limits", "resources.requests",
+            // Read from a Secret into the router's environment, not written into its config.
+            "adminTokenSecret.name", "adminTokenSecret.key", "tenantSecret.name", "tenantSecret.key",
+            // The engines publish KV events (vLLM's --kv-events-config, its hash algorithm); the router finds the
+            // publishers in the replica Service's EndpointSlices and follows them with its own kvEvents setting on.
+            "kvEvents.enabled", "kvEvents.hashAlgorithm");
+
+    private static void leaves(JsonNode properties, String prefix, Map<String, JsonNode> out) {
+        properties.fields().forEachRemaining(e -> {
+            JsonNode p = e.getValue();
+            if (p.path("type").asText().equals("object") && p.has("properties")) {
+                leaves(p.get("properties"), prefix + e.getKey() + ".", out);
+            } else {
+                out.put(prefix + e.getKey(), p);
+            }
+        });
+    }
+
+    private static Map<String, JsonNode> routerFields() throws Exception {
+        Map<String, JsonNode> fields = new java.util.TreeMap<>();
+        leaves(routerSchema(), "", fields);
+        return fields;
+    }
+
+    private static boolean routerAccepts(Setting<?> setting, String value) {
+        try {
+            setting.check(cast(setting.parse(value)));
+            return true;
+        } catch (IllegalArgumentException e) {
+            return false;
+        }
+    }
+
+    @SuppressWarnings("unchecked")
+    private static <T> T cast(Object o) {
+        return (T) o;
+    }
+
+    @Test
+    void everyRouterFieldOfTheCrdIsARouterSettingOrSaysWhyNot() throws Exception {
+        Set<String> unexplained = new TreeSet<>(routerFields().keySet());
+        unexplained.removeAll(ROUTER_SETTING_OF_FIELD.keySet());
+        unexplained.removeAll(NOT_ROUTER_SETTINGS);
+        assertThat(unexplained).as("CRD router fields neither mapped to a router setting nor explained").isEmpty();
+        assertThat(routerFields().keySet()).as("mapped fields the CRD lacks").containsAll(ROUTER_SETTING_OF_FIELD.keySet());
+    }
+
+    /** A default written in the CRD is the router's own, so that leaving a field out and writing its default agree. */
+    @Test
+    void theCrdsDefaultsOfRouterFieldsAreTheRoutersDefaults() throws Exception {
+        Map<String, JsonNode> fields = routerFields();
+        ROUTER_SETTING_OF_FIELD.forEach((field, setting) -> {
+            JsonNode d = fields.get(field).get("default");
+            if (d != null) {
+                assertThat(setting.parse(d.asText())).as("default of router.%s vs the router's %s", field, setting.key())
+                        .isEqualTo(setting.defaultValue());
+            }
+        });
+    }
+
+    /**
+     * What the CRD's schema accepts of a router field, the router accepts, and the other way round at the edges: a
+     * minimum or maximum is the router's range, a duration pattern accepts no duration the router refuses.
+     */
+    @Test
+    void theCrdsRangesOfRouterFieldsAreTheRoutersRanges() throws Exception {
+        Map<String, JsonNode> fields = routerFields();
+        List<String> disagreements = new java.util.ArrayList<>();
+        ROUTER_SETTING_OF_FIELD.forEach((field, setting) -> {
+            JsonNode f = fields.get(field);
+            boolean integer = f.path("type").asText().equals("integer");
+            double step = integer ? 1 : 0.001;
+            if (f.has("minimum")) {
+                double min = f.get("minimum").asDouble();
+                boolean exclusive = f.path("exclusiveMinimum").asBoolean(false);
+                String atEdge = number(exclusive ? min + step : min, integer);
+                String beyond = number(exclusive ? min : min - step, integer);
+                if (!routerAccepts(setting, atEdge)) {
+                    disagreements.add(field + ": the CRD accepts " + atEdge + ", the router refuses it");
+                }
+                if (routerAccepts(setting, beyond)) {
+                    disagreements.add(field + ": the router accepts " + beyond + ", the CRD refuses it");
+                }
+            }
+            if (f.has("maximum")) {
+                double max = f.get("maximum").asDouble();
+                if (!routerAccepts(setting, number(max, integer))) {
+                    disagreements.add(field + ": the CRD accepts " + number(max, integer) + ", the router refuses it");
+                }
+                if (routerAccepts(setting, number(max + step, integer))) {
+                    disagreements.add(field + ": the router accepts " + number(max + step, integer) + ", the CRD refuses it");
+                }
+            }
+            if (f.path("pattern").asText().contains("(ms|s|m|h)")) {
+                for (String d : List.of("0s", "0ms", "1ms", "15s", "10m", "2h")) {
+                    if (d.matches(f.get("pattern").asText()) && !routerAccepts(setting, d)) {
+                        disagreements.add(field + ": the CRD accepts " + d + ", the router refuses it");
+                    }
+                }
+            }
+        });
+        assertThat(disagreements).isEmpty();
+    }
+
+    private static String number(double v, boolean integer) {
+        return integer ? Long.toString(Math.round(v)) : Double.toString(v);
+    }
+
+    /** Every admission field set in the spec reaches the router as the setting it maps to. */
+    @Test
+    void everyAdmissionFieldReachesTheRouter(@TempDir Path dir) throws Exception {
+        ModelDeployment md = deployment("affinity", "auto", "2h", true);
+        io.lmwarden.operator.model.AdmissionSpec a = new io.lmwarden.operator.model.AdmissionSpec();
+        a.setEnabled(true);
+        a.setKvBudget(0.75);
+        a.setResidencyIdle("20s");
+        a.setResidencySlice("7m");
+        a.setQueueMax(77);
+        a.setQueueTimeout("90s");
+        a.setQueueKeepAlive("4s");
+        a.setQueueFailFast(false);
+        a.setEngage("always");
+        md.getSpec().getRouter().setAdmission(a);
+        RouterConfig c = resolve(md, dir);
+        assertThat(c.admission().enabled()).isTrue();
+        assertThat(c.admission().kvBudget()).isEqualTo(0.75);
+        assertThat(c.admission().residencyIdle()).isEqualTo(Duration.ofSeconds(20));
+        assertThat(c.admission().residencySlice()).isEqualTo(Duration.ofMinutes(7));
+        assertThat(c.admission().queueMax()).isEqualTo(77);
+        assertThat(c.admission().queueTimeout()).isEqualTo(Duration.ofSeconds(90));
+        assertThat(c.admission().queueKeepAlive()).isEqualTo(Duration.ofSeconds(4));
+        assertThat(c.admission().queueFailFast()).isFalse();
+        assertThat(c.admission().engage()).isEqualTo("always");
+    }
 }

@@ -13,6 +13,9 @@ import io.fabric8.generator.annotation.Pattern;
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public class AdmissionSpec {
 
+    /** A duration above zero: the router refuses 0 for every duration here (they are periods and timeouts, not switches). */
+    static final String POSITIVE_DURATION = "^0*[1-9][0-9]*(ms|s|m|h)$";
+
     @JsonPropertyDescription("Admission on (true) or off (false); unset: the router's default. Under saturation it queues "
             + "sessions that do not fit a replica's KV budget instead of letting them evict each other.")
     private Boolean enabled;
@@ -23,7 +26,7 @@ public class AdmissionSpec {
             + "router's kvBudget range); unset: the router's default (0.9).")
     private Double kvBudget;
 
-    @Pattern("^[0-9]+(ms|s|m|h)$")
+    @Pattern(POSITIVE_DURATION)
     @JsonPropertyDescription("The pause between a session's steps the return-time estimate assumes before the session has "
             + "shown any (the prior's median), e.g. 10s; set it to the agents' typical tool pause. Residency lapses by cost "
             + "under KV pressure, not by this timer. Unset: the router's default (10s).")
@@ -36,7 +39,7 @@ public class AdmissionSpec {
             + "the policy; 'always' on every step.")
     private String engage;
 
-    @Pattern("^[0-9]+(ms|s|m|h)$")
+    @Pattern(POSITIVE_DURATION)
     @JsonPropertyDescription("A session resident this long yields its residency at its next pause while others wait, e.g. 10m; unset: the "
             + "router's default (10m).")
     private String residencySlice;
@@ -46,12 +49,12 @@ public class AdmissionSpec {
             + "default (1024).")
     private Integer queueMax;
 
-    @Pattern("^[0-9]+(ms|s|m|h)$")
+    @Pattern(POSITIVE_DURATION)
     @JsonPropertyDescription("Longest a request waits in the router's queue, e.g. 5m; then 429 / 529 with Retry-After. Unset: the router's "
             + "default (5m).")
     private String queueTimeout;
 
-    @Pattern("^[0-9]+(ms|s|m|h)$")
+    @Pattern(POSITIVE_DURATION)
     @JsonPropertyDescription("How often a queued streaming request gets a keep-alive event, e.g. 10s; unset: the router's default (10s).")
     private String queueKeepAlive;
 

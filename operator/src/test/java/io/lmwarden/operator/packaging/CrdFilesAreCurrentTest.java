@@ -118,7 +118,7 @@ class CrdFilesAreCurrentTest {
         assertThat(admission.getProperties().get("engage").getPattern()).isEqualTo("^(evidence|always)$");
         assertThat(admission.getProperties().get("enabled").getDefault()).as("unset follows the router's default").isNull();
         assertThat(admission.getProperties().get("queueMax").getMinimum()).isEqualTo(0.0);
-        assertThat(admission.getProperties().get("queueTimeout").getPattern()).isEqualTo("^[0-9]+(ms|s|m|h)$");
+        assertThat(admission.getProperties().get("queueTimeout").getPattern()).isEqualTo("^0*[1-9][0-9]*(ms|s|m|h)$");
         JSONSchemaProps spill = router.getProperties().get("spillThreshold");
         assertThat(spill.getXKubernetesIntOrString()).isTrue();
         assertThat(spill.getDefault().asText()).isEqualTo("auto");
