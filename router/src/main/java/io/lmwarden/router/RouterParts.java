@@ -1,5 +1,8 @@
 package io.lmwarden.router;
 
+import io.lmwarden.router.cacheview.CacheViewMeters;
+import io.lmwarden.router.cacheview.KvEventFollower;
+
 import io.lmwarden.common.build.BuildVersion;
 import io.lmwarden.router.advisor.StepTrace;
 import io.lmwarden.router.advisor.TierAdvisor;
@@ -136,7 +139,7 @@ final class RouterParts {
 
     private static CacheViews cacheViews(CacheViewSettings s, ReplicaPool pool, PrefixIndexes prefixIndexes) {
         EngineCacheViews views = s.enabled()
-                ? EngineCacheViews.start(KvEventsSettings.defaults().withStaleAfter(s.staleAfter()).withReplayTimeout(s.replayTimeout()))
+                ? EngineCacheViews.start(KvEventsSettings.of(s))
                 : EngineCacheViews.off();
         TokenKeyDictionary tokenKeys = new TokenKeyDictionary(TOKEN_KEYS_KEPT);
         return new CacheViews(views, new KvEventFollower(views, pool, prefixIndexes, s.topic()), tokenKeys,

@@ -1,5 +1,7 @@
 package io.lmwarden.router;
 
+import io.lmwarden.router.cacheview.KvEventFollower;
+
 import io.lmwarden.router.advisor.TierAdvisor;
 import io.lmwarden.router.cluster.MemberLoad;
 import io.lmwarden.router.config.RouterConfig;

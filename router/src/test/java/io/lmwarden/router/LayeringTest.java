@@ -66,6 +66,8 @@ class LayeringTest {
             Map.entry("placement.admission", Set.of("placement", "placement.filter", "placement.pins", "placement.prefix", "pool",
                     "session", "config", "common")),
             Map.entry("pool", Set.of("config", "common")),
+            // Following the publishers discovery names and metering their views: the engines' view, the pool, the prefix index.
+            Map.entry("cacheview", Set.of("kvevents", "placement.prefix", "pool", "config", "common")),
             // The engines' own cache view from their KV events: self-contained so far.
             Map.entry("kvevents", Set.of("config", "common")),
             Map.entry("session", Set.of("config", "common")),

@@ -1,5 +1,8 @@
 package io.lmwarden.router.kvevents;
 
+import io.lmwarden.router.config.CacheViewSettings;
+import io.lmwarden.router.config.RouterConfig;
+
 import java.time.Duration;
 
 /**
@@ -13,9 +16,15 @@ import java.time.Duration;
 public record KvEventsSettings(Duration staleAfter, Duration replayTimeout, Duration heartbeat,
                                int maxBufferedDuringReplay, int evictionLogCapacity, Duration pollInterval) {
 
+    /** The config area's {@code kvEventsStaleAfter} and {@code kvEventsReplayTimeout}; the rest are the stream's own constants. */
+    public static KvEventsSettings of(CacheViewSettings config) {
+        return new KvEventsSettings(config.staleAfter(), config.replayTimeout(), Duration.ofSeconds(2), 10_000, 65_536,
+                Duration.ofMillis(50));
+    }
+
+    /** With the config area's defaults. */
     public static KvEventsSettings defaults() {
-        return new KvEventsSettings(Duration.ofSeconds(10), Duration.ofSeconds(3), Duration.ofSeconds(2), 10_000,
-                65_536, Duration.ofMillis(50));
+        return of(RouterConfig.defaults().kvEvents());
     }
 
     public KvEventsSettings withStaleAfter(Duration d) {

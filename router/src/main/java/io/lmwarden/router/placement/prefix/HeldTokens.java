@@ -31,6 +31,11 @@ public final class HeldTokens {
      * @param firstMissEvictedAtMillis with events: when the first block not held left that replica's GPU, -1 unknown
      */
     public record Held(int tokens, int hostTokens, Source source, long firstMissEvictedAtMillis) {
+
+        /** Of {@code tokens}, those in the GPU's own prefix cache. */
+        public int gpuTokens() {
+            return tokens - hostTokens;
+        }
     }
 
     private final PrefixIndexes prefixIndexes;
@@ -63,8 +68,7 @@ public final class HeldTokens {
                         p.firstMissEvictedAtMillis());
             }
         }
-        TierHold hold = prefixIndexes.hold(replica, shape);
-        return new Held(hold.totalTokens(), hold.hostTokens(), Source.ESTIMATED, -1);
+        return prefixIndexes.hold(replica, shape);
     }
 
     private TokenKeyDictionary.Match match(PromptShape shape) {

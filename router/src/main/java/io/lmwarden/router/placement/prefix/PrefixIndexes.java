@@ -66,11 +66,11 @@ public final class PrefixIndexes {
      * Tokens of the prompt the replica probably holds on the GPU, and beyond them the tokens its host tier probably
      * holds (what the engine would load rather than compute).
      */
-    public TierHold hold(ReplicaView replica, PromptShape shape) {
+    public HeldTokens.Held hold(ReplicaView replica, PromptShape shape) {
         int gpu = of(replica).heldBlocks(shape);
         PrefixIndex host = hostTierOf(replica);
         int both = host == null ? gpu : Math.max(gpu, host.heldBlocks(shape));
-        return new TierHold(gpu * TOKENS_PER_BLOCK, (both - gpu) * TOKENS_PER_BLOCK);
+        return new HeldTokens.Held(both * TOKENS_PER_BLOCK, (both - gpu) * TOKENS_PER_BLOCK, HeldTokens.Source.ESTIMATED, -1);
     }
 
     /**
@@ -78,7 +78,7 @@ public final class PrefixIndexes {
      * cached ({@code cached_tokens} counts local and loaded tokens alike).
      */
     public int heldTokens(ReplicaView replica, PromptShape shape) {
-        return hold(replica, shape).totalTokens();
+        return hold(replica, shape).tokens();
     }
 
     /** A replica left the pool or restarted: its cache is gone. */

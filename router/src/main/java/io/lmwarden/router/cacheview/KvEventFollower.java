@@ -1,4 +1,4 @@
-package io.lmwarden.router;
+package io.lmwarden.router.cacheview;
 
 import io.lmwarden.common.logging.LogFields;
 import io.lmwarden.router.kvevents.EngineCacheViews;
@@ -23,11 +23,11 @@ import java.util.logging.Logger;
  * that an engine's cache went empty (a reset, a restart) to the router's own prefix index, which would otherwise
  * believe the replica warm until its LRU aged the blocks out.
  */
-final class KvEventFollower {
+public final class KvEventFollower {
 
     private static final Logger LOG = Logger.getLogger(KvEventFollower.class.getName());
     /** How often the subscriptions are matched to the pool and cold caches are looked for: a cleared cache is known within it. */
-    static final long SYNC_MILLIS = 250;
+    public static final long SYNC_MILLIS = 250;
 
     private final EngineCacheViews views;
     private final ReplicaPool pool;
@@ -38,11 +38,11 @@ final class KvEventFollower {
     private CacheViewMeters meters;
 
     /** Meters for each view followed from now on. */
-    void meter(CacheViewMeters m) {
+    public void meter(CacheViewMeters m) {
         this.meters = m;
     }
 
-    KvEventFollower(EngineCacheViews views, ReplicaPool pool, PrefixIndexes prefixIndexes, String topic) {
+    public KvEventFollower(EngineCacheViews views, ReplicaPool pool, PrefixIndexes prefixIndexes, String topic) {
         this.views = views;
         this.pool = pool;
         this.prefixIndexes = prefixIndexes;
@@ -50,14 +50,14 @@ final class KvEventFollower {
     }
 
     /** Discovery's whole current set: which endpoints publish, and where. */
-    void discovered(List<DiscoveredReplica> endpoints) {
+    public void discovered(List<DiscoveredReplica> endpoints) {
         Map<String, DiscoveredReplica> next = new HashMap<>();
         endpoints.stream().filter(DiscoveredReplica::publishesKvEvents).forEach(d -> next.put(d.id(), d));
         publishers = next;
         sync();
     }
 
-    synchronized void sync() {
+    public synchronized void sync() {
         if (!views.enabled()) {
             return;
         }

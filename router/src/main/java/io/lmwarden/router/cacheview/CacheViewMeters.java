@@ -1,4 +1,4 @@
-package io.lmwarden.router;
+package io.lmwarden.router.cacheview;
 
 import io.lmwarden.router.kvevents.EngineCacheViews;
 import io.lmwarden.router.kvevents.Medium;
@@ -19,19 +19,19 @@ import java.util.function.ToDoubleFunction;
  * there) and {@code lmw_kv_view_blocks{medium}} (distinct blocks the view holds per tier). Read from the view at scrape
  * time; a view started over (a new address) counts from 0 again, which Prometheus takes for a counter reset.
  */
-final class CacheViewMeters {
+public final class CacheViewMeters {
 
     private final MeterRegistry registry;
     private final EngineCacheViews views;
     private final Set<String> registered = new HashSet<>();
 
-    CacheViewMeters(MeterRegistry registry, EngineCacheViews views) {
+    public CacheViewMeters(MeterRegistry registry, EngineCacheViews views) {
         this.registry = registry;
         this.views = views;
     }
 
     /** Registers the meters of a replica's view the first time it is followed. */
-    synchronized void viewFollowed(String replicaId) {
+    public synchronized void viewFollowed(String replicaId) {
         if (!registered.add(replicaId)) {
             return;
         }
