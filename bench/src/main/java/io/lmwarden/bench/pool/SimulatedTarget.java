@@ -306,7 +306,7 @@ public final class SimulatedTarget implements BenchTarget {
             entries.add(ids.get(i) + "=" + urls.get(i) + (fragment.isEmpty() ? "" : "#" + String.join("&", fragment)));
         }
         // Defaults (plus --router-set), then what the variant asks for: "default" changes nothing.
-        RouterConfig base = io.lmwarden.router.config.ConfigResolver.resolve(Map.of(), Map.of(), pool.routerSettings())
+        RouterConfig base = io.lmwarden.router.config.ConfigResolver.resolve(Map.of(), Map.of(), routerSettings())
                 .withPort(0).withReplicas(entries);
         RouterConfig config = VariantSpec.parse(variant.policy()).apply(base).withTimeScale(timeScale)
                 .withScrapeInterval(wallScrapeInterval()).withPrefillMsPerToken(profile.prefillMsPerToken());
@@ -315,6 +315,18 @@ public final class SimulatedTarget implements BenchTarget {
         }
         // A cluster name of this variant's own: no other bench or test on the machine can join it.
         return LoopbackRouters.start(config, variant.routers(), "lmw-bench-" + ProcessHandle.current().pid() + "-" + System.nanoTime());
+    }
+
+    /**
+     * {@code --router-set}, and with adapters the engines' {@code max_loras} as the router's {@code maxLoras}, as the
+     * operator sets it from {@code spec.lora.maxLoras} (a replica whose engine has not stepped yet counts that many slots).
+     */
+    private Map<String, String> routerSettings() {
+        Map<String, String> settings = new java.util.HashMap<>(pool.routerSettings());
+        if (adapters.present()) {
+            settings.putIfAbsent(io.lmwarden.router.config.PlacementSettings.MAX_LORAS.key(), String.valueOf(pool.maxLoras()));
+        }
+        return settings;
     }
 
     /** A run of free loopback ports (probed; a publisher binds them right after). */
