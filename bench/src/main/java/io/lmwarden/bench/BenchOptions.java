@@ -186,6 +186,16 @@ public final class BenchOptions {
                     + " engine's queue and preemptions by the priority the router sends (default ${DEFAULT-VALUE}).")
     String engineScheduling;
 
+    @Option(names = "--max-loras", paramLabel = "N", defaultValue = "4",
+            description = "With --simulate and a workload on LoRA adapters: every simulated engine's max_loras, the adapters one"
+                    + " batch may hold (default ${DEFAULT-VALUE}).")
+    int maxLoras;
+
+    @Option(names = "--max-cpu-loras", paramLabel = "M",
+            description = "With --simulate and a workload on LoRA adapters: adapters each simulated engine keeps in CPU memory,"
+                    + " >= --max-loras (default: --max-loras, as vLLM's).")
+    Integer maxCpuLoras;
+
     @Option(names = "--router-set", paramLabel = "KEY=VALUE,...",
             description = "With --simulate: router settings (YAML keys, e.g. residencyIdle=5s,kvBudget=0.9) for every variant's router.")
     String routerSet;
@@ -259,7 +269,12 @@ public final class BenchOptions {
                 stepsPerRouter, simProcesses, replicaAdmin == null ? List.of()
                 : Arrays.stream(replicaAdmin.split(",")).map(String::trim).filter(u -> !u.isEmpty()).toList(),
                 routerSettings(routerSet), Durations.parse(scrapeInterval), spillThreshold, blankToNull(adminToken), model,
-                contextWindow, io.lmwarden.sim.SimOptions.priorityScheduling("--engine-scheduling", engineScheduling));
+                contextWindow, io.lmwarden.sim.SimOptions.priorityScheduling("--engine-scheduling", engineScheduling), maxLoras,
+                maxCpuLoras != null ? maxCpuLoras : maxLoras);
+        if (plan.adapters().present() && simProcesses) {
+            throw new IllegalArgumentException("a workload on LoRA adapters runs on in-process simulated replicas: --sim-processes"
+                    + " is not supported with it (slot waits and adapter loads are read from the engines in-process)");
+        }
         List<String> variants = new ArrayList<>(policies);
         if (ceiling && !variants.contains(VariantSpec.CEILING)) {
             variants.add(VariantSpec.CEILING);

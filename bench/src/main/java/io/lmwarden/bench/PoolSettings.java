@@ -32,6 +32,9 @@ import java.util.Map;
  *                         from the target's {@code /v1/models}
  * @param priorityScheduling {@code --engine-scheduling priority}: the simulated engines run vLLM's
  *                         {@code --scheduling-policy priority} (in-process replicas only)
+ * @param maxLoras         with a workload on LoRA adapters: each simulated engine's {@code max_loras} (adapters one batch
+ *                         may hold)
+ * @param maxCpuLoras      and its {@code max_cpu_loras} (adapters kept in CPU memory), >= maxLoras
  */
 public record PoolSettings(
         int simulate,
@@ -50,7 +53,9 @@ public record PoolSettings(
         String adminToken,
         String model,
         int contextWindow,
-        boolean priorityScheduling) {
+        boolean priorityScheduling,
+        int maxLoras,
+        int maxCpuLoras) {
 
     public PoolSettings {
         replicaAdmin = List.copyOf(replicaAdmin);
@@ -91,6 +96,10 @@ public record PoolSettings(
         if (scrapeInterval.isNegative() || scrapeInterval.isZero()) {
             throw new IllegalArgumentException("--scrape-interval must be > 0");
         }
+        if (maxLoras < 1 || maxCpuLoras < maxLoras) {
+            throw new IllegalArgumentException("--max-loras must be >= 1 and --max-cpu-loras >= --max-loras, got " + maxLoras + " and "
+                    + maxCpuLoras);
+        }
         if (priorityScheduling && (target != null || simProcesses)) {
             throw new IllegalArgumentException("--engine-scheduling priority sets the bench's own in-process engines: it needs --simulate N"
                     + " without --sim-processes (a running pool's engines take vLLM's --scheduling-policy themselves)");
@@ -100,7 +109,8 @@ public record PoolSettings(
     /** The same pool, asked for {@code name}. */
     public PoolSettings withModel(String name) {
         return new PoolSettings(simulate, target, profile, profileOverrides, engines, dpBalancer, routers, stepsPerRouter, simProcesses,
-                replicaAdmin, routerSettings, scrapeInterval, spillThreshold, adminToken, name, contextWindow, priorityScheduling);
+                replicaAdmin, routerSettings, scrapeInterval, spillThreshold, adminToken, name, contextWindow, priorityScheduling,
+                maxLoras, maxCpuLoras);
     }
 
     /** The --target routers (one, or the members of a cluster), empty with --simulate. */

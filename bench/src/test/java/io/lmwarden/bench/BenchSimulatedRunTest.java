@@ -72,6 +72,10 @@ class BenchSimulatedRunTest {
 
         String report = Files.readString(out.resolve("report.md"));
         assertThat(report).contains("least-loaded → affinity").contains("| 4 |").contains("--simulate 2");
+        // No adapters in the workload: LoRA stays off and the report has no adapter figures.
+        assertThat(json.path("results").get(0).has("adapters")).isFalse();
+        assertThat(json.path("settings").has("adapters")).isFalse();
+        assertThat(report).doesNotContain("LoRA");
     }
 
     @Test

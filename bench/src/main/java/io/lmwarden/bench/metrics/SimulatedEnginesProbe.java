@@ -29,7 +29,7 @@ public final class SimulatedEnginesProbe implements ReplicaProbe {
                 // One reading per engine: behind a data-parallel server each engine is a "replica" of the table.
                 String id = engines.size() == 1 ? r.id() : r.id() + "/rank-" + k;
                 readings.add(new ReplicaReading(id, s.running(), s.waiting(), s.prefixQueries(), s.prefixHits(),
-                        s.generationTokens()));
+                        s.generationTokens(), s.loraSlotWaits(), s.loraDiskLoads()));
             }
         }
         return Future.succeededFuture(readings);

@@ -2,6 +2,7 @@ package io.lmwarden.bench.pool;
 
 import io.lmwarden.bench.PoolSettings;
 import io.lmwarden.bench.RunPlan;
+import io.lmwarden.bench.workload.AdapterMix;
 import io.lmwarden.bench.workload.Workload;
 import io.lmwarden.bench.metrics.ReplicaMetricsProbe;
 import io.lmwarden.bench.metrics.ReplicaProbe;
@@ -14,6 +15,8 @@ import io.lmwarden.sim.SimCluster;
 import io.lmwarden.sim.SimOptions;
 import io.lmwarden.sim.SimProfile;
 import io.lmwarden.sim.dp.BalancerEra;
+import io.lmwarden.sim.lora.LoraModule;
+import io.lmwarden.sim.lora.LoraOptions;
 
 import java.time.Duration;
 import java.util.List;
@@ -34,6 +37,8 @@ public final class SimulatedTarget implements BenchTarget {
     private final boolean separateProcesses;
     /** Replicas whose process starts only when a scheduled {@code add replica I} fires (a scale-up). */
     private final java.util.Set<Integer> addedLater;
+    /** The workload's LoRA adapters: every replica serves them ({@link AdapterMix#NONE}: LoRA off, as before). */
+    private final AdapterMix adapters;
 
     /**
      * @param pool            replicas, engines, profile, routers and router settings ({@code --simulate} and friends); its
@@ -45,7 +50,7 @@ public final class SimulatedTarget implements BenchTarget {
      */
     public SimulatedTarget(PoolSettings pool, Workload plan, RunPlan run, long ceilingKvTokens) {
         this(pool, plan.replicaOverrides(), run.timeScale(), plan.classes().get(0).shape().seed(), ceilingKvTokens, false,
-                addedLater(plan.faults()));
+                addedLater(plan.faults()), plan.adapters());
     }
 
     /** The profile every replica runs, before per-replica overrides and the ceiling. */
@@ -60,7 +65,7 @@ public final class SimulatedTarget implements BenchTarget {
     }
 
     private SimulatedTarget(PoolSettings pool, Map<Integer, String> replicaOverrides, double timeScale, long seed,
-                            long ceilingKvTokens, boolean separateProcesses, java.util.Set<Integer> addedLater) {
+                            long ceilingKvTokens, boolean separateProcesses, java.util.Set<Integer> addedLater, AdapterMix adapters) {
         this.pool = pool;
         this.profile = profileOf(pool);
         this.replicaOverrides = Map.copyOf(replicaOverrides);
@@ -75,6 +80,7 @@ public final class SimulatedTarget implements BenchTarget {
         this.ceilingKvTokens = ceilingKvTokens;
         this.separateProcesses = separateProcesses;
         this.addedLater = java.util.Set.copyOf(addedLater);
+        this.adapters = adapters;
         addedLater.forEach(i -> {
             if (i < 0 || i >= pool.simulate()) {
                 throw new IllegalArgumentException("'add replica " + i + "': the pool has replicas 0.." + (pool.simulate() - 1)
@@ -108,7 +114,16 @@ public final class SimulatedTarget implements BenchTarget {
      * real SIGKILL of that process, and engine counters come from each replica's {@code /metrics}.
      */
     public SimulatedTarget inSeparateProcesses() {
-        return new SimulatedTarget(pool, replicaOverrides, timeScale, seed, ceilingKvTokens, true, addedLater);
+        return new SimulatedTarget(pool, replicaOverrides, timeScale, seed, ceilingKvTokens, true, addedLater, adapters);
+    }
+
+    /**
+     * LoRA as vLLM's {@code --enable-lora --lora-modules … --max-loras N --max-cpu-loras M} would serve the workload's
+     * adapters (rank 16, vLLM's default; the paths are names only, the simulator reads nothing from them).
+     */
+    private LoraOptions lora() {
+        List<LoraModule> modules = adapters.names().stream().map(n -> new LoraModule(n, "/adapters/" + n, null)).toList();
+        return LoraOptions.of(modules, pool.maxLoras(), pool.maxCpuLoras(), 16, false);
     }
 
     /** The router's scrape interval on the wall clock: workload interval / K, at least 5 ms. */
@@ -126,6 +141,9 @@ public final class SimulatedTarget implements BenchTarget {
         SimOptions options = SimOptions.defaults().withReplicas(pool.simulate()).withProfile(forVariant(profile, variant))
                 .withTimeScale(timeScale).withSeed(seed).withEngines(pool.engines()).withDpBalancer(variant.era())
                 .withPriorityScheduling(pool.priorityScheduling());
+        if (adapters.present()) {
+            options = options.withLora(lora());
+        }
         boolean kvEvents = "true".equals(pool.routerSettings().get("kvEvents"));
         // One engine per replica: each publisher binds ephemeral ports and the router is told what was bound. Several
         // engines: the router derives rank r's ports as base + r (vLLM's rule), so they need a run of ports.
@@ -288,7 +306,7 @@ public final class SimulatedTarget implements BenchTarget {
             entries.add(ids.get(i) + "=" + urls.get(i) + (fragment.isEmpty() ? "" : "#" + String.join("&", fragment)));
         }
         // Defaults (plus --router-set), then what the variant asks for: "default" changes nothing.
-        RouterConfig base = io.lmwarden.router.config.ConfigResolver.resolve(Map.of(), Map.of(), pool.routerSettings())
+        RouterConfig base = io.lmwarden.router.config.ConfigResolver.resolve(Map.of(), Map.of(), routerSettings())
                 .withPort(0).withReplicas(entries);
         RouterConfig config = VariantSpec.parse(variant.policy()).apply(base).withTimeScale(timeScale)
                 .withScrapeInterval(wallScrapeInterval()).withPrefillMsPerToken(profile.prefillMsPerToken());
@@ -297,6 +315,18 @@ public final class SimulatedTarget implements BenchTarget {
         }
         // A cluster name of this variant's own: no other bench or test on the machine can join it.
         return LoopbackRouters.start(config, variant.routers(), "lmw-bench-" + ProcessHandle.current().pid() + "-" + System.nanoTime());
+    }
+
+    /**
+     * {@code --router-set}, and with adapters the engines' {@code max_loras} as the router's {@code maxLoras}, as the
+     * operator sets it from {@code spec.lora.maxLoras} (a replica whose engine has not stepped yet counts that many slots).
+     */
+    private Map<String, String> routerSettings() {
+        Map<String, String> settings = new java.util.HashMap<>(pool.routerSettings());
+        if (adapters.present()) {
+            settings.putIfAbsent(io.lmwarden.router.config.PlacementSettings.MAX_LORAS.key(), String.valueOf(pool.maxLoras()));
+        }
+        return settings;
     }
 
     /** A run of free loopback ports (probed; a publisher binds them right after). */
@@ -340,6 +370,8 @@ public final class SimulatedTarget implements BenchTarget {
                 : replicas + " simulated data-parallel server" + (replicas == 1 ? "" : "s") + " of " + pool.engines()
                 + " engines each (internal balancer " + BalancerEra.named(pool.dpBalancer()).flag() + " unless the variant names one)";
         return servers + (separateProcesses ? ", each in a JVM of its own (lmw-sim; kills are SIGKILL)" : "")
+                + (adapters.present() ? ", LoRA on (" + adapters.count() + " adapters, max_loras " + pool.maxLoras()
+                + ", max_cpu_loras " + pool.maxCpuLoras() + ")" : "")
                 + " (profile " + ProfileOverrides.describe(profile) + overrides
                 + "; fresh for every variant) behind " + (pool.routers() == 1 ? "an in-process router"
                 : pool.routers() + " in-process routers clustered over loopback (steps sent to them in turn)")

@@ -66,6 +66,14 @@ public final class JsonReport {
         settings.putPOJO("routerSettings", s.pool().routerSettings());
         settings.put("stepsPerRouter", s.pool().stepsPerRouter());
         settings.put("sessionStart", s.plan().start().name().toLowerCase(java.util.Locale.ROOT));
+        if (s.plan().adapters().present()) {
+            ObjectNode adapters = settings.putObject("adapters");
+            adapters.put("count", s.plan().adapters().count());
+            adapters.put("zipf", s.plan().adapters().zipf());
+            adapters.put("share", s.plan().adapters().share());
+            adapters.put("maxLoras", s.pool().maxLoras());
+            adapters.put("maxCpuLoras", s.pool().maxCpuLoras());
+        }
         if (s.trace() != null) {
             ObjectNode trace = settings.putObject("trace");
             trace.put("file", s.trace().file().toString());
@@ -154,6 +162,9 @@ public final class JsonReport {
             if (r.timeline().present()) {
                 timeline(o.putObject("timeline"), r.timeline());
             }
+            if (r.adapters().present()) {
+                adapters(o.putObject("adapters"), r.adapters());
+            }
             if (!r.replicas().isEmpty()) {
                 ArrayNode replicas = o.putArray("replicas");
                 for (ReplicaFigures f : r.replicas()) {
@@ -180,6 +191,21 @@ public final class JsonReport {
                 }
             }
         }
+    }
+
+    /** LoRA figures of a stage whose sessions ran on adapters. */
+    private static void adapters(ObjectNode o, AdapterFigures a) {
+        o.put("steps", a.steps());
+        o.put("adapter_steps", a.adapterSteps());
+        put(o, "slot_waits", a.slotWaits());
+        put(o, "slot_wait_pct_of_steps", a.slotWaitPct());
+        put(o, "slot_wait_pct_of_adapter_steps", a.slotWaitPctOfAdapterSteps());
+        put(o, "disk_loads", a.diskLoads());
+        put(o, "adapter_client_cached_pct", a.adapterCachedPct());
+        put(o, "base_client_cached_pct", a.baseCachedPct());
+        put(o, "hit_gap_points", a.hitGapPoints());
+        put(o, "adapter_oracle_hit_pct", a.adapterOraclePct());
+        put(o, "base_oracle_hit_pct", a.baseOraclePct());
     }
 
     /** The stage over time around the pool's operations (issue 26's figures), workload seconds from the variant's start. */

@@ -105,6 +105,7 @@ public final class MarkdownReport {
             md.append(RouterSpreadTable.render(rows, s.pool().stepsPerRouter()));
         }
         appendClassTable(md, rows, policies);
+        md.append(AdapterTable.render(rows));
         md.append(TimelineTable.render(results.perRepeat()));
 
         md.append("\n## Command and settings\n\n```\n").append(s.commandLine()).append("\n```\n\n");
@@ -132,6 +133,10 @@ public final class MarkdownReport {
             md.append("- Workload file: `").append(s.workloadFile()).append("`, seed ").append(s.workload().seed()).append('\n');
             s.plan().classes().forEach(c -> md.append("  - ").append(c.describe()).append('\n'));
             s.plan().replicaOverrides().forEach((i, o) -> md.append("  - replica ").append(i).append(": ").append(o).append('\n'));
+            if (s.plan().adapters().present()) {
+                md.append("  - ").append(s.plan().adapters().describe()).append("; max_loras ").append(s.pool().maxLoras())
+                        .append(", max_cpu_loras ").append(s.pool().maxCpuLoras()).append('\n');
+            }
         } else {
             md.append("- Workload: system prompt ").append(s.workload().systemTokens()).append(" tokens (shared), first message ")
                     .append(s.workload().firstTokens()).append(s.plan().classes().get(0).sharedFirstMessage() ? " tokens (the same for every session), " : " tokens (unique), ").append(s.workload().followUpSteps())

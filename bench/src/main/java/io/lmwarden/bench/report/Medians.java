@@ -54,7 +54,7 @@ public final class Medians {
                     median(g, StageResult::benchCpuCores),
                     List.of(),
                     classMedians(g),
-                    RouterSpread.sum(g.stream().map(StageResult::routerSpread).toList())));
+                    RouterSpread.sum(g.stream().map(StageResult::routerSpread).toList())).withAdapters(adapterMedians(g)));
         }
         return out;
     }
@@ -88,6 +88,19 @@ public final class Medians {
                 medianOf(cs, ClassFigures::ttfbP50), medianOf(cs, ClassFigures::ttfbP95),
                 medianOf(cs, ClassFigures::cachedPct), medianOf(cs, ClassFigures::stayedPct))));
         return out;
+    }
+
+    /** Each LoRA figure's median over the repeats that had adapter sessions; none when no repeat had them. */
+    private static AdapterFigures adapterMedians(List<StageResult> group) {
+        List<AdapterFigures> as = group.stream().map(StageResult::adapters).filter(AdapterFigures::present).toList();
+        if (as.isEmpty()) {
+            return AdapterFigures.NONE;
+        }
+        return new AdapterFigures((int) Math.round(medianOf(as, AdapterFigures::steps)),
+                (int) Math.round(medianOf(as, AdapterFigures::adapterSteps)), medianOf(as, AdapterFigures::slotWaits),
+                medianOf(as, AdapterFigures::diskLoads), medianOf(as, AdapterFigures::adapterCachedPct),
+                medianOf(as, AdapterFigures::baseCachedPct), medianOf(as, AdapterFigures::adapterOraclePct),
+                medianOf(as, AdapterFigures::baseOraclePct));
     }
 
     private static java.util.Map<String, Integer> summedCauses(List<StageResult> group) {

@@ -18,6 +18,8 @@ import java.util.Objects;
  * @param routerSpread  steps per router and sessions that left their replica; totals over repeats in medians
  * @param timeline      the stage over time around the pool's operations (runs with scheduled faults), else
  *                      {@link Timeline#NONE}; in medians only when there is one repeat
+ * @param adapters      LoRA figures when sessions ran on adapters, else {@link AdapterFigures#NONE}; in medians each
+ *                      figure's median over repeats
  */
 public record StageResult(
         String policy,
@@ -35,19 +37,26 @@ public record StageResult(
         List<ReplicaFigures> replicas,
         List<ClassFigures> classes,
         RouterSpread routerSpread,
-        Timeline timeline) {
+        Timeline timeline,
+        AdapterFigures adapters) {
 
     public StageResult(String policy, int sessions, int repeat, double stageSeconds, Throughput throughput, Latency latency,
                        SessionTimes sessionTimes, CacheFigures cache, QueueFigures queue, ErrorFigures errors, double replicasBusy,
                        double benchCpuCores, List<ReplicaFigures> replicas, List<ClassFigures> classes, RouterSpread routerSpread) {
         this(policy, sessions, repeat, stageSeconds, throughput, latency, sessionTimes, cache, queue, errors, replicasBusy,
-                benchCpuCores, replicas, classes, routerSpread, Timeline.NONE);
+                benchCpuCores, replicas, classes, routerSpread, Timeline.NONE, AdapterFigures.NONE);
     }
 
     /** The same figures with the stage's timeline. */
     public StageResult withTimeline(Timeline t) {
         return new StageResult(policy, sessions, repeat, stageSeconds, throughput, latency, sessionTimes, cache, queue, errors,
-                replicasBusy, benchCpuCores, replicas, classes, routerSpread, t);
+                replicasBusy, benchCpuCores, replicas, classes, routerSpread, t, adapters);
+    }
+
+    /** The same figures with the stage's LoRA figures. */
+    public StageResult withAdapters(AdapterFigures a) {
+        return new StageResult(policy, sessions, repeat, stageSeconds, throughput, latency, sessionTimes, cache, queue, errors,
+                replicasBusy, benchCpuCores, replicas, classes, routerSpread, timeline, a);
     }
 
     public StageResult {
@@ -61,6 +70,7 @@ public record StageResult(
         classes = List.copyOf(classes);
         Objects.requireNonNull(routerSpread, "routerSpread");
         Objects.requireNonNull(timeline, "timeline");
+        Objects.requireNonNull(adapters, "adapters");
     }
 
     /**

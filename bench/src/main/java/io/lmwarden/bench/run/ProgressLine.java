@@ -26,6 +26,10 @@ public final class ProgressLine {
                 + (r.errors().causes().isEmpty() ? "" : "; errors by cause " + r.errors().causes())
                 + (r.routerSpread().routers() < 1 ? "" : String.format(Locale.ROOT,
                 "; steps per router %s, sessions on 2+ replicas %d of %d, unannounced moves %d", r.routerSpread().describeSteps(),
-                r.routerSpread().onSeveralReplicas(), r.routerSpread().sessions(), r.routerSpread().unannouncedMoves()));
+                r.routerSpread().onSeveralReplicas(), r.routerSpread().sessions(), r.routerSpread().unannouncedMoves()))
+                + (!r.adapters().present() ? "" : String.format(Locale.ROOT,
+                "; adapters: %d steps, slot waits %.0f (%.2f%% of steps), disk loads %.0f, hits adapter %.1f%% vs base %.1f%%",
+                r.adapters().adapterSteps(), r.adapters().slotWaits(), r.adapters().slotWaitPct(), r.adapters().diskLoads(),
+                r.adapters().adapterCachedPct(), r.adapters().baseCachedPct()));
     }
 }

@@ -42,7 +42,11 @@ public final class SessionDriver {
     private final ClassSchedule steadySchedule;
     private final TimeScale clock;
     private final long runNonce;
-    private final List<String> systemPrompts = new ArrayList<>();
+    /**
+     * System prompts by label ({@link SessionClass#systemLabel(String)}), size (classes that share a prompt may send more
+     * or less of it) and seed: each class's, and its adapters' once a session uses them.
+     */
+    private final java.util.Map<String, String> systemPrompts = new java.util.HashMap<>();
     private final StepLog log;
     private final Set<SessionState> live = new LinkedHashSet<>();
 
@@ -64,7 +68,7 @@ public final class SessionDriver {
         this.steadySchedule = new ClassSchedule(workload.classes());
         this.clock = clock;
         this.runNonce = runNonce;
-        workload.classes().forEach(c -> systemPrompts.add(SharedPrompt.of(c)));
+        workload.classes().forEach(c -> systemPrompt(c, null));
         this.log = log;
     }
 
@@ -117,7 +121,7 @@ public final class SessionDriver {
         if (workload.start() == SessionStart.STEADY) {
             int c = steadySchedule.next();
             active++;
-            SessionState s = newSession(SessionScript.steady(workload.classes().get(c), nextSteady++, runNonce), c);
+            SessionState s = newSession(SessionScript.steady(workload.classes().get(c), nextSteady++, runNonce));
             s.context.buildHistory();
             s.step = s.script.joinStep() - 1;
             Duration delay = s.script.joinDelay();
@@ -134,13 +138,21 @@ public final class SessionDriver {
     private void startFresh() {
         active++;
         int c = freshSchedule.next();
-        sendStep(newSession(new SessionScript(workload.classes().get(c), nextSession++, runNonce), c));
+        sendStep(newSession(new SessionScript(workload.classes().get(c), nextSession++, runNonce)));
     }
 
-    private SessionState newSession(SessionScript script, int classIndex) {
-        SessionState s = new SessionState(script, new SessionContext(script, systemPrompts.get(classIndex), target.contextWindow()));
+    private SessionState newSession(SessionScript script) {
+        String adapter = script.adapter(workload.adapters());
+        SessionClass cls = script.sessionClass();
+        SessionState s = new SessionState(script, new SessionContext(script, systemPrompt(cls, adapter), target.contextWindow()),
+                adapter);
         live.add(s);
         return s;
+    }
+
+    private String systemPrompt(SessionClass cls, String adapter) {
+        return systemPrompts.computeIfAbsent(cls.systemLabel(adapter) + "/" + cls.shape().systemTokens() + "/" + cls.shape().seed(),
+                k -> SharedPrompt.of(cls, adapter));
     }
 
     private void sendStep(SessionState s) {
@@ -155,10 +167,11 @@ public final class SessionDriver {
         SessionContext.Call call = s.context.next(s.step);
         SessionClass cls = s.script.sessionClass();
         SessionKeying keying = cls.keying();
-        byte[] body = AgentApis.requestBody(cls.api(), target.model(), call.maxTokens(), s.context.conversation(),
+        byte[] body = AgentApis.requestBody(cls.api(), s.adapter != null ? s.adapter : target.model(), call.maxTokens(),
+                s.context.conversation(),
                 keying == SessionKeying.METADATA_USER_ID ? s.script.sessionId() : null);
         int promptEstimate = (int) (s.context.conversation().promptChars() / WorkloadSpec.CHARS_PER_TOKEN);
-        int cacheableStart = call.restart() ? cacheableStart(s, cls) : -1;
+        int cacheableStart = call.restart() ? cacheableStart(s, cls, cls.systemLabel(s.adapter)) : -1;
         Duration idle = Duration.ofNanos(clock.wallNanos(REQUEST_IDLE_TIMEOUT));
         int router = target.routerFor(s.script.index(), s.step);
         client.send(target.routerUrls().get(router), cls.api(), keying.header(), s.script.sessionId(), body,
@@ -168,17 +181,18 @@ public final class SessionDriver {
 
     /**
      * What of a restarting prompt an earlier session may have left in some cache: the system prompt, and the first
-     * message too when the class starts from a template (and the session is at its first step).
+     * message too when the class starts from a template (and the session is at its first step). {@code systemLabel} is
+     * the session's own (an adapter's cache is its own: vLLM keys blocks by adapter).
      */
-    private int cacheableStart(SessionState s, SessionClass cls) {
+    private int cacheableStart(SessionState s, SessionClass cls, String systemLabel) {
         int seenTokens = 0;
-        String templateKey = cls.systemLabel() + "+" + cls.name() + "-first-template";
+        String templateKey = systemLabel + "+" + cls.name() + "-first-template";
         if (s.step == 1 && cls.sharedFirstMessage() && startsSent.contains(templateKey)) {
             seenTokens = cls.shape().systemTokens() + s.script.userTokens(1);
-        } else if (startsSent.contains(cls.systemLabel())) {
+        } else if (startsSent.contains(systemLabel)) {
             seenTokens = cls.shape().systemTokens();
         }
-        startsSent.add(cls.systemLabel());
+        startsSent.add(systemLabel);
         if (s.step == 1 && cls.sharedFirstMessage()) {
             startsSent.add(templateKey);
         }
@@ -211,7 +225,7 @@ public final class SessionDriver {
         log.add(new StepRecord(s.script.index(), s.step, outcome.sentNanos(), outcome.firstTokenNanos(), outcome.endNanos(),
                 outcome.replica(), outcome.decision(), outcome.outputTokens(), prompt, outcome.cachedTokens(), oracle,
                 stayed, last, outcome.error(), s.startedNanos, outcome.queueWaitNanos(), outcome.rejected(), router,
-                s.script.sessionClass().name(), s.script.joinStep()));
+                s.script.sessionClass().name(), s.script.joinStep(), s.adapter));
         if (!outcome.ok()) {
             endSession(s, ERROR_BACKOFF);
             return;
@@ -264,15 +278,18 @@ public final class SessionDriver {
     private static final class SessionState {
         final SessionScript script;
         final SessionContext context;
+        /** The LoRA adapter the session runs on, or null for the base model. */
+        final String adapter;
         int step;
         int previousPrompt;
         int previousOutput;
         String previousReplica;
         long startedNanos;
 
-        SessionState(SessionScript script, SessionContext context) {
+        SessionState(SessionScript script, SessionContext context, String adapter) {
             this.script = script;
             this.context = context;
+            this.adapter = adapter;
         }
     }
 }

@@ -100,7 +100,8 @@ public final class StageMeter {
                 w.benchCpuCores(),
                 perReplica(clock, w.steps(), w.before(), w.after(), w.busyShare()),
                 perClass(w.policy(), clock, w.steps()),
-                RouterSpreadMeter.measure(w.steps(), w.routers()));
+                RouterSpreadMeter.measure(w.steps(), w.routers()))
+                .withAdapters(AdapterMeter.measure(w.steps(), w.before(), w.after()));
     }
 
     /**

@@ -16,6 +16,7 @@ package io.lmwarden.bench.run;
  * @param sessionClass    name of the session's class in the workload ("" for the flag shorthand)
  * @param firstStep       the session's first step in the run: 1, or the step a steady-start session joined at (the
  *                        router first hears of the session there; a step after it is one of a session in progress)
+ * @param adapter         the LoRA adapter the session runs on (what it sent as {@code model}), or null for the base model
  */
 public record StepRecord(
         int session,
@@ -37,7 +38,18 @@ public record StepRecord(
         boolean rejected,
         int router,
         String sessionClass,
-        int firstStep) {
+        int firstStep,
+        String adapter) {
+
+    /** A step of a session on the base model. */
+    public StepRecord(int session, int step, long sentNanos, long firstTokenNanos, long endNanos, String replica, String decision,
+                      int outputTokens, int promptTokens, int cachedTokens, int oracleTokens, Boolean stayed, boolean lastOfSession,
+                      String error, long sessionStartNanos, long queueWaitNanos, boolean rejected, int router, String sessionClass,
+                      int firstStep) {
+        this(session, step, sentNanos, firstTokenNanos, endNanos, replica, decision, outputTokens, promptTokens, cachedTokens,
+                oracleTokens, stayed, lastOfSession, error, sessionStartNanos, queueWaitNanos, rejected, router, sessionClass, firstStep,
+                null);
+    }
 
     public boolean ok() {
         return error == null;

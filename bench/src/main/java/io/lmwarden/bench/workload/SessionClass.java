@@ -79,4 +79,12 @@ public record SessionClass(String name, double share, SessionShape shape, System
     public String systemLabel() {
         return systemScope == SystemScope.SHARED ? "system" : "system-" + name;
     }
+
+    /**
+     * Label of the system prompt of the class's sessions on LoRA adapter {@code adapter} (null: the base model): an
+     * adapter is a team's fine-tune, with a preamble of its own that its sessions share.
+     */
+    public String systemLabel(String adapter) {
+        return adapter == null ? systemLabel() : systemLabel() + "@" + adapter;
+    }
 }

@@ -62,6 +62,14 @@ public final class SessionScript {
         }
     }
 
+    /**
+     * The model this session runs on: one of {@code adapters} (its name), or null for the base model. A draw of its own
+     * stream, so the same session is on the same adapter in every variant and its prompts do not change with the mix.
+     */
+    public String adapter(AdapterMix adapters) {
+        return adapters.present() ? adapters.pick(random("adapter-" + tag)) : null;
+    }
+
     /** A draw of calls per session weighted by the calls themselves, by rejection against a high quantile. */
     private int lengthBiasedCalls() {
         double bound = Math.max(1, shape.calls().quantile(0.999));

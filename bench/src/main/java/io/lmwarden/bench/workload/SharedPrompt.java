@@ -11,6 +11,11 @@ public final class SharedPrompt {
     }
 
     public static String of(SessionClass cls) {
-        return PseudoText.of(cls.shape().seed(), cls.systemLabel(), cls.shape().systemTokens());
+        return of(cls, null);
+    }
+
+    /** The system prompt of the class's sessions on LoRA adapter {@code adapter} (null: the base model's). */
+    public static String of(SessionClass cls, String adapter) {
+        return PseudoText.of(cls.shape().seed(), cls.systemLabel(adapter), cls.shape().systemTokens());
     }
 }

@@ -29,7 +29,7 @@ public final class WorkloadFile {
     /** Built-in workloads (and classes a file's class can take as its {@code base}), shipped in the jar. */
     public static final List<String> BUILT_IN = List.of("claude-code-tools");
 
-    private static final Set<String> TOP = Set.of("seed", "classes", "pool", "faults", "start");
+    private static final Set<String> TOP = Set.of("seed", "classes", "pool", "faults", "start", "adapters");
     private static final Set<String> CLASS = Set.of("name", "base", "share", "system", "firstMessage", "steps", "calls",
             "stepTokens", "maxTokens", "thinkTime", "thinkJitter", "compaction", "api", "key");
     private static final ObjectMapper YAML = new ObjectMapper(new YAMLFactory());
@@ -94,10 +94,22 @@ public final class WorkloadFile {
         }
         try {
             SessionStart start = root.has("start") ? SessionStart.parse(root.get("start").asText()) : SessionStart.FRESH;
-            return new Workload(out, overrides, faults, start);
+            return new Workload(out, overrides, faults, start, adapters(root.path("adapters"), where + ": adapters"));
         } catch (IllegalArgumentException e) {
             throw new IllegalArgumentException(where + ": " + e.getMessage(), e);
         }
+    }
+
+    /** {@code adapters: {count: 16, zipf: 1.0, share: 0.5}}: count is required, zipf defaults to 1, share to 0.5. */
+    private static AdapterMix adapters(JsonNode node, String where) {
+        if (node.isMissingNode() || node.isNull()) {
+            return AdapterMix.NONE;
+        }
+        known(node, Set.of("count", "zipf", "share"), where);
+        if (!node.path("count").canConvertToInt() || node.path("count").asInt() < 1) {
+            throw new IllegalArgumentException(where + ".count: how many adapters, a whole number >= 1");
+        }
+        return new AdapterMix(node.get("count").asInt(), node.path("zipf").asDouble(1.0), node.path("share").asDouble(0.5));
     }
 
     private static JsonNode tree(String yaml, String where) {

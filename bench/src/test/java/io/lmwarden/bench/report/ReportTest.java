@@ -27,7 +27,7 @@ class ReportTest {
     static io.lmwarden.bench.BenchSettings settings(List<String> policies, int repeat, List<Integer> sessions) {
         return new io.lmwarden.bench.BenchSettings(
                 new io.lmwarden.bench.PoolSettings(4, null, "a4000-qwen3-4b", null, 1, "current", 1, 1, false, List.of(), java.util.Map.of(),
-                        Duration.ofMillis(100), null, null, null, 0, false),
+                        Duration.ofMillis(100), null, null, null, 0, false, 4, 4),
                 new io.lmwarden.bench.RunPlan(policies, repeat, sessions, Duration.ofMinutes(3), Duration.ZERO, 10, Duration.ofSeconds(1),
                         Duration.ofSeconds(5), false),
                 io.lmwarden.bench.workload.Workload.single(io.lmwarden.bench.workload.WorkloadSpec.reference(),
