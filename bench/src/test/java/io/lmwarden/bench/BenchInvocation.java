@@ -1,5 +1,7 @@
 package io.lmwarden.bench;
 
+import io.lmwarden.bench.cli.BenchMain;
+
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;

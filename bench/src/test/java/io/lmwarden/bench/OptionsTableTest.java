@@ -1,5 +1,7 @@
 package io.lmwarden.bench;
 
+import io.lmwarden.bench.cli.BenchMain;
+
 import org.junit.jupiter.api.Test;
 import picocli.CommandLine;
 import picocli.CommandLine.Model.OptionSpec;

@@ -9,7 +9,6 @@ import io.lmwarden.bench.workload.SessionKeying;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.util.Locale;
 
 /**
  * How the load generator's agents speak each API ({@link ApiDialect}) it supports: Anthropic Messages (Claude Code),
@@ -23,31 +22,12 @@ public final class AgentApis {
     private AgentApis() {
     }
 
-    /** As {@code --api} and a workload file's {@code api} name them: anthropic, openai or responses. */
-    public static ApiDialect parse(String text) {
-        return switch (text.trim().toLowerCase(Locale.ROOT)) {
-            case "anthropic" -> ApiDialect.ANTHROPIC_MESSAGES;
-            case "openai" -> ApiDialect.OPENAI_CHAT;
-            case "responses" -> ApiDialect.OPENAI_RESPONSES;
-            default -> throw new IllegalArgumentException("--api must be 'anthropic', 'openai' or 'responses', got '" + text + "'");
-        };
-    }
-
     /** The header that carries the session id, the way the API's agents send it. */
     public static String sessionHeader(ApiDialect api) {
         return switch (supported(api)) {
             case ANTHROPIC_MESSAGES -> "X-Claude-Code-Session-Id";
             case OPENAI_CHAT -> "X-Session-Id";
             default -> "session-id";
-        };
-    }
-
-    /** How the API's agents key their sessions by default. */
-    public static SessionKeying defaultKeying(ApiDialect api) {
-        return switch (supported(api)) {
-            case ANTHROPIC_MESSAGES -> SessionKeying.CLAUDE_CODE_HEADER;
-            case OPENAI_CHAT -> SessionKeying.SESSION_ID_HEADER;
-            default -> SessionKeying.CODEX_SESSION_ID;
         };
     }
 

@@ -1,5 +1,6 @@
 package io.lmwarden.bench.client;
 
+import io.lmwarden.bench.client.AgentApis;
 import io.lmwarden.common.api.ApiDialect;
 import io.lmwarden.bench.workload.WorkloadSpec;
 import io.vertx.core.Future;

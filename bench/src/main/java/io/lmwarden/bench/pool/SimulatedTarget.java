@@ -1,7 +1,7 @@
 package io.lmwarden.bench.pool;
 
-import io.lmwarden.bench.PoolSettings;
-import io.lmwarden.bench.RunPlan;
+import io.lmwarden.bench.settings.PoolSettings;
+import io.lmwarden.bench.settings.RunPlan;
 import io.lmwarden.bench.workload.AdapterMix;
 import io.lmwarden.bench.workload.Workload;
 import io.lmwarden.bench.metrics.ReplicaMetricsProbe;

@@ -1,5 +1,6 @@
 package io.lmwarden.bench.pool;
 
+import io.lmwarden.bench.settings.RunPlan;
 import io.lmwarden.router.config.PlacementSettings;
 import io.lmwarden.router.config.AdmissionSettings;
 import io.lmwarden.router.config.RouterConfig;
@@ -14,7 +15,7 @@ public record VariantSpec(String label, String policy, Boolean admission) {
 
     public static final String DEFAULT = "default";
     /** The upper bound: the same workload on KV caches large enough that nothing is evicted. */
-    public static final String CEILING = "ceiling";
+    public static final String CEILING = RunPlan.CEILING;
     private static final String ADMISSION_SUFFIX = "+admission";
 
     public static VariantSpec parse(String label) {

@@ -19,7 +19,7 @@ import java.util.List;
  * prefix-cache hit by the engine's own usage), then to another replica (a miss). Replicas are pinned with the
  * router's {@code X-LMW-Replica}; the figures are the engine's {@code cache_read_input_tokens}.
  */
-final class CacheCheck {
+public final class CacheCheck {
     private static final ObjectMapper JSON = new ObjectMapper();
     private final HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
             .connectTimeout(Duration.ofSeconds(10)).build();
@@ -27,22 +27,22 @@ final class CacheCheck {
     private final String adminToken;
 
     /** One pinned request: where it went and what the engine said. */
-    record Shot(String replica, int promptTokens, int cachedTokens) {
+    public record Shot(String replica, int promptTokens, int cachedTokens) {
     }
 
     /** The three shots and whether they came out as expected. */
-    record Outcome(Shot cold, Shot same, Shot other, boolean hit, boolean miss) {
-        boolean passed() {
+    public record Outcome(Shot cold, Shot same, Shot other, boolean hit, boolean miss) {
+        public boolean passed() {
             return hit && (other == null || miss);
         }
     }
 
-    CacheCheck(String router, String adminToken) {
+    public CacheCheck(String router, String adminToken) {
         this.router = router;
         this.adminToken = adminToken;
     }
 
-    Outcome run(String model, int promptTokens, long nonce) throws IOException, InterruptedException {
+    public Outcome run(String model, int promptTokens, long nonce) throws IOException, InterruptedException {
         List<String> replicas = readyReplicas();
         if (replicas.isEmpty()) {
             throw new IllegalStateException(router + "/api/replicas lists no ready replica");
@@ -56,7 +56,7 @@ final class CacheCheck {
         return new Outcome(cold, same, other, hit, miss);
     }
 
-    String firstModel() throws IOException, InterruptedException {
+    public String firstModel() throws IOException, InterruptedException {
         JsonNode data = get("/v1/models").path("data");
         if (data.isEmpty()) {
             throw new IllegalStateException(router + "/v1/models lists no model; pass --model");

@@ -1,6 +1,6 @@
 package io.lmwarden.bench.report;
 
-import io.lmwarden.bench.BenchSettings;
+import io.lmwarden.bench.settings.BenchSettings;
 
 import java.time.Instant;
 import java.util.List;

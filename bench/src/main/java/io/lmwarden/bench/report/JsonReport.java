@@ -4,7 +4,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import io.lmwarden.bench.BenchSettings;
+import io.lmwarden.bench.settings.BenchSettings;
 
 import java.util.List;
 

@@ -1,6 +1,6 @@
 package io.lmwarden.bench.report;
 
-import io.lmwarden.bench.BenchSettings;
+import io.lmwarden.bench.settings.BenchSettings;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -265,7 +265,7 @@ public final class MarkdownReport {
     }
 
     /** How the sessions were keyed: one class's header, or per class when a workload file mixes them. */
-    private static String sessionKeying(io.lmwarden.bench.BenchSettings s) {
+    private static String sessionKeying(io.lmwarden.bench.settings.BenchSettings s) {
         java.util.Set<String> keys = new java.util.LinkedHashSet<>();
         s.plan().classes().forEach(c -> keys.add(c.keying() == io.lmwarden.bench.workload.SessionKeying.NONE ? "no session key"
                 : c.keying().header() == null ? "metadata.user_id" : "session header " + c.keying().header()));

@@ -1,7 +1,7 @@
 package io.lmwarden.bench.run;
 
-import io.lmwarden.bench.BenchSettings;
-import io.lmwarden.bench.RunPlan;
+import io.lmwarden.bench.settings.BenchSettings;
+import io.lmwarden.bench.settings.RunPlan;
 import io.lmwarden.bench.client.StreamingClient;
 import io.lmwarden.bench.pool.Await;
 import io.lmwarden.bench.pool.ServedModel;

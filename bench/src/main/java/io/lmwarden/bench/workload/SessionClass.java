@@ -1,6 +1,5 @@
 package io.lmwarden.bench.workload;
 
-import io.lmwarden.bench.client.AgentApis;
 import io.lmwarden.common.api.ApiDialect;
 
 import java.util.Locale;
@@ -33,7 +32,7 @@ public record SessionClass(String name, double share, SessionShape shape, System
 
     /** The flag shorthand: one class, the flavour's usual keying. */
     public static SessionClass single(WorkloadSpec shape, ApiDialect api) {
-        return new SessionClass("", 1, SessionShape.of(shape), SystemScope.SHARED, false, api, AgentApis.defaultKeying(api));
+        return new SessionClass("", 1, SessionShape.of(shape), SystemScope.SHARED, false, api, AgentApiNames.defaultKeying(api));
     }
 
     /** Prefix of this class's prompt labels: none for the shorthand, so its prompts stay the reference ones. */

@@ -1,6 +1,5 @@
 package io.lmwarden.bench.workload;
 
-import io.lmwarden.bench.client.AgentApis;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
@@ -154,7 +153,7 @@ public final class WorkloadFile {
         known(system, Set.of("tokens", "scope"), where + ".system");
         JsonNode first = c.path("firstMessage");
         known(first, Set.of("tokens", "shared"), where + ".firstMessage");
-        ApiDialect api = AgentApis.parse(c.path("api").asText("anthropic"));
+        ApiDialect api = AgentApiNames.parse(c.path("api").asText("anthropic"));
         try {
             SessionShape shape = new SessionShape(system.path("tokens").asInt(ref.systemTokens()),
                     sizes(first.path("tokens"), ref.firstTokens(), where + ".firstMessage.tokens"),
@@ -170,7 +169,7 @@ public final class WorkloadFile {
                 default -> throw new IllegalArgumentException("system.scope must be 'shared' or 'class'");
             };
             return new SessionClass(name, c.path("share").asDouble(1), shape, scope, first.path("shared").asBoolean(false), api,
-                    c.has("key") ? SessionKeying.parse(c.get("key").asText()) : AgentApis.defaultKeying(api));
+                    c.has("key") ? SessionKeying.parse(c.get("key").asText()) : AgentApiNames.defaultKeying(api));
         } catch (IllegalArgumentException e) {
             throw new IllegalArgumentException(e.getMessage().startsWith(where) ? e.getMessage() : where + ": " + e.getMessage(), e);
         }

@@ -24,11 +24,11 @@ class ReportTest {
     }
 
     /** A simulated run's settings for report rendering: --simulate 4, the reference workload. */
-    static io.lmwarden.bench.BenchSettings settings(List<String> policies, int repeat, List<Integer> sessions) {
-        return new io.lmwarden.bench.BenchSettings(
-                new io.lmwarden.bench.PoolSettings(4, null, "a4000-qwen3-4b", null, 1, "current", 1, 1, false, List.of(), java.util.Map.of(),
+    static io.lmwarden.bench.settings.BenchSettings settings(List<String> policies, int repeat, List<Integer> sessions) {
+        return new io.lmwarden.bench.settings.BenchSettings(
+                new io.lmwarden.bench.settings.PoolSettings(4, null, "a4000-qwen3-4b", null, 1, "current", 1, 1, false, List.of(), java.util.Map.of(),
                         Duration.ofMillis(100), null, null, null, 0, false, 4, 4),
-                new io.lmwarden.bench.RunPlan(policies, repeat, sessions, Duration.ofMinutes(3), Duration.ZERO, 10, Duration.ofSeconds(1),
+                new io.lmwarden.bench.settings.RunPlan(policies, repeat, sessions, Duration.ofMinutes(3), Duration.ZERO, 10, Duration.ofSeconds(1),
                         Duration.ofSeconds(5), false),
                 io.lmwarden.bench.workload.Workload.single(io.lmwarden.bench.workload.WorkloadSpec.reference(),
                         io.lmwarden.common.api.ApiDialect.ANTHROPIC_MESSAGES), null, null, null, "java -jar lmw-bench.jar --simulate 4");
@@ -57,7 +57,7 @@ class ReportTest {
 
     @Test
     void markdownPairsTheFirstTwoPoliciesAndAddsAColumnGroupPerExtraPolicy() {
-        io.lmwarden.bench.BenchSettings settings = settings(List.of("least-loaded", "affinity", "round-robin"), 1, List.of(4));
+        io.lmwarden.bench.settings.BenchSettings settings = settings(List.of("least-loaded", "affinity", "round-robin"), 1, List.of(4));
         List<StageResult> rows = List.of(row("least-loaded", 4, 1, 2.05, 0), row("affinity", 4, 1, 0.38, 0),
                 row("round-robin", 4, 1, 1.5, 1));
         String md = MarkdownReport.render(new BenchResults(settings, "sim", "in-process", "m", java.time.Instant.EPOCH,
@@ -89,7 +89,7 @@ class ReportTest {
         assertThat(median.classes().get(0).errors()).isEqualTo(3);
         assertThat(median.classes().get(0).steps()).isEqualTo(10);
 
-        io.lmwarden.bench.BenchSettings settings = settings(List.of("affinity"), 3, List.of(8));
+        io.lmwarden.bench.settings.BenchSettings settings = settings(List.of("affinity"), 3, List.of(8));
         BenchResults results = new BenchResults(settings, "sim", "in-process", "m", java.time.Instant.EPOCH,
                 java.time.Instant.EPOCH, "2 cores", perRepeat, Medians.of(perRepeat));
         assertThat(MarkdownReport.render(results)).contains("## Per session class")

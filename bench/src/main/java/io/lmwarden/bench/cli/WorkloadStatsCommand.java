@@ -1,4 +1,4 @@
-package io.lmwarden.bench;
+package io.lmwarden.bench.cli;
 
 import io.lmwarden.bench.workload.SessionClass;
 import io.lmwarden.bench.workload.Workload;

@@ -1,7 +1,10 @@
-package io.lmwarden.bench;
+package io.lmwarden.bench.cli;
 
+import io.lmwarden.bench.settings.RunPlan;
+import io.lmwarden.bench.settings.PoolSettings;
+import io.lmwarden.bench.settings.BenchSettings;
+import io.lmwarden.bench.workload.AgentApiNames;
 import io.lmwarden.bench.run.StageHold;
-import io.lmwarden.bench.client.AgentApis;
 import io.lmwarden.common.api.ApiDialect;
 import io.lmwarden.bench.pool.SimulatedVariant;
 import io.lmwarden.bench.pool.VariantSpec;
@@ -289,7 +292,7 @@ public final class BenchOptions {
     private Workload workload() {
         Workload plan = workloadFile != null ? WorkloadFile.read(workloadFile)
                 : Workload.single(new WorkloadSpec(systemTokens, firstTokens, steps, stepTokens, maxTokens, Durations.parse(thinkTime),
-                        thinkJitter, seed), AgentApis.parse(api)).withIdentity(sharedFirstMessage, keyless);
+                        thinkJitter, seed), AgentApiNames.parse(api)).withIdentity(sharedFirstMessage, keyless);
         if (start != null) {
             plan = plan.withStart(SessionStart.parse(start));
         }

@@ -1,4 +1,4 @@
-package io.lmwarden.bench;
+package io.lmwarden.bench.settings;
 
 import io.lmwarden.common.api.ApiDialect;
 import io.lmwarden.bench.trace.TraceReplay;
@@ -30,7 +30,7 @@ public record BenchSettings(PoolSettings pool, RunPlan run, Workload plan, Path 
             throw new IllegalArgumentException("--routers and policy*K start routers with --simulate; with --target list the"
                     + " running routers: --target URL1,URL2,URL3");
         }
-        if (pool.target() != null && run.policies().contains(io.lmwarden.bench.pool.VariantSpec.CEILING)) {
+        if (pool.target() != null && run.policies().contains(RunPlan.CEILING)) {
             throw new IllegalArgumentException("the ceiling variant enlarges simulated KV caches: it needs --simulate N");
         }
         if (!plan.replicaOverrides().isEmpty() && !pool.simulated()) {

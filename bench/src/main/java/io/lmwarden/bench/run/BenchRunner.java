@@ -1,12 +1,12 @@
-package io.lmwarden.bench;
+package io.lmwarden.bench.run;
 
+import io.lmwarden.bench.settings.RunPlan;
+import io.lmwarden.bench.settings.PoolSettings;
+import io.lmwarden.bench.settings.BenchSettings;
 import io.lmwarden.bench.client.StreamingClient;
 import io.lmwarden.bench.report.BenchResults;
 import io.lmwarden.bench.report.Medians;
 import io.lmwarden.bench.report.StageResult;
-import io.lmwarden.bench.run.LoadRun;
-import io.lmwarden.bench.run.ReplayRunner;
-import io.lmwarden.bench.run.VariantRunner;
 import io.lmwarden.bench.trace.Trace;
 import io.lmwarden.bench.pool.BenchTarget;
 import io.lmwarden.bench.pool.ModelDiscovery;
@@ -31,6 +31,18 @@ import java.util.List;
 
 /** Runs every variant (policy × repeat) of one invocation and collects the results. */
 public final class BenchRunner {
+
+    /** Runs every variant of {@code settings} and writes the report files when it names an output directory. */
+    public static BenchResults measure(BenchSettings settings, PrintStream progress) throws Exception {
+        BenchResults results = new BenchRunner(settings, progress).run();
+        if (settings.out() != null) {
+            for (Path written : io.lmwarden.bench.report.ReportFiles.write(results, settings.out())) {
+                progress.println("wrote " + written);
+            }
+        }
+        return results;
+    }
+
 
     private final BenchSettings settings;
     private final PrintStream progress;

@@ -1,5 +1,7 @@
-package io.lmwarden.bench;
+package io.lmwarden.bench.cli;
 
+import io.lmwarden.bench.run.BenchRunner;
+import io.lmwarden.bench.settings.BenchSettings;
 import io.lmwarden.common.build.BuildVersion;
 import io.lmwarden.bench.report.BenchResults;
 import io.lmwarden.bench.report.ReportFiles;
@@ -12,7 +14,7 @@ import java.util.concurrent.Callable;
 
 /** {@code java -jar lmw-bench.jar}: agent-style sessions against a pool, one table per routing policy. */
 @Command(name = "lmw-bench", mixinStandardHelpOptions = true, sortOptions = false, versionProvider = BenchMain.Version.class,
-        subcommands = {io.lmwarden.bench.probe.ProbeCommand.class, ReplayCommand.class, WorkloadStatsCommand.class,
+        subcommands = {io.lmwarden.bench.cli.ProbeCommand.class, ReplayCommand.class, WorkloadStatsCommand.class,
                 SummarizeCommand.class},
         description = {
             "Runs closed-loop, Claude-Code-style sessions against a pool of vLLM replicas behind the LM Warden router,",
@@ -69,19 +71,8 @@ public final class BenchMain implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
-        measure(settings(), progress);
+        BenchRunner.measure(settings(), progress);
         return 0;
-    }
-
-    /** Runs every variant of {@code settings} and writes the report files when it names an output directory. */
-    public static BenchResults measure(BenchSettings settings, PrintStream progress) throws Exception {
-        BenchResults results = new BenchRunner(settings, progress).run();
-        if (settings.out() != null) {
-            for (Path written : ReportFiles.write(results, settings.out())) {
-                progress.println("wrote " + written);
-            }
-        }
-        return results;
     }
 
     BenchSettings settings() {

@@ -1,13 +1,16 @@
-package io.lmwarden.bench.probe;
+package io.lmwarden.bench.cli;
+
+import io.lmwarden.bench.run.BenchRunner;
+import io.lmwarden.bench.probe.CacheCheck;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import io.lmwarden.bench.BenchMain;
-import io.lmwarden.bench.BenchOptions;
-import io.lmwarden.bench.BenchSettings;
+import io.lmwarden.bench.cli.BenchMain;
+import io.lmwarden.bench.cli.BenchOptions;
+import io.lmwarden.bench.settings.BenchSettings;
 import io.lmwarden.bench.report.JsonReport;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -118,7 +121,7 @@ public final class ProbeCommand implements Callable<Integer> {
                     run.put("seed", runSeed);
                     JsonNode results;
                     try {
-                        results = JSON.readTree(JsonReport.render(BenchMain.measure(one, progress)));
+                        results = JSON.readTree(JsonReport.render(BenchRunner.measure(one, progress)));
                         run.put("exit", 0);
                     } catch (IllegalArgumentException e) {
                         throw e;

@@ -1,4 +1,4 @@
-package io.lmwarden.bench;
+package io.lmwarden.bench.cli;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;

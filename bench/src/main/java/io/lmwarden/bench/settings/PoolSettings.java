@@ -1,4 +1,4 @@
-package io.lmwarden.bench;
+package io.lmwarden.bench.settings;
 
 import java.time.Duration;
 import java.util.List;

@@ -1,4 +1,4 @@
-package io.lmwarden.bench;
+package io.lmwarden.bench.settings;
 
 import java.time.Duration;
 import java.util.List;
@@ -30,6 +30,10 @@ public record RunPlan(
         Duration warmUp,
         boolean stepLog,
         int minSteps) {
+
+    /** The upper bound variant's name: the same workload on KV caches large enough that nothing is evicted ({@code pool.VariantSpec}). */
+    public static final String CEILING = "ceiling";
+
 
     public RunPlan {
         policies = List.copyOf(policies);

@@ -1,5 +1,7 @@
-package io.lmwarden.bench;
+package io.lmwarden.bench.cli;
 
+import io.lmwarden.bench.run.BenchRunner;
+import io.lmwarden.bench.settings.BenchSettings;
 import io.lmwarden.bench.trace.TraceReplay;
 import io.lmwarden.common.Durations;
 import picocli.CommandLine;
@@ -46,7 +48,7 @@ public final class ReplayCommand implements Callable<Integer> {
     public Integer call() throws Exception {
         BenchSettings settings = options.settings(parent.commandLine())
                 .withTrace(new TraceReplay(trace, blockSize, speed, duration == null ? null : Durations.parse(duration)));
-        BenchMain.measure(settings, parent.progress());
+        BenchRunner.measure(settings, parent.progress());
         return 0;
     }
 }
