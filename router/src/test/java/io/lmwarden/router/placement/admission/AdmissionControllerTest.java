@@ -96,6 +96,12 @@ class AdmissionControllerTest {
                 }, clock::get);
     }
 
+    /** A controller on the same pool, policy and clock with other rules and meters. */
+    private AdmissionController controllerWith(AdmissionRules rules, AdmissionObserver observer) {
+        return new AdmissionController(rules, placer, now -> new PoolSnapshot(replicas, now), () -> policy, homes,
+                HeldTokens.estimatesOnly(indexes), PREFILL, 1600, observer, clock::get);
+    }
+
     private static ReplicaView replica(String id) {
         return new ReplicaView(id, "http://" + id, true, 0, 0, 0, 0, 0, 0, null, false);
     }
@@ -582,8 +588,7 @@ class AdmissionControllerTest {
 
     @Test
     void aStepOfASessionInProgressWaitsNoLongerThanTheBoundThenGoesOverTheBudget() throws Exception {
-        controller = new AdmissionController(settings.withWaitBound(5 * SECOND), placer, now -> new PoolSnapshot(replicas, now), () -> policy,
-                homes, HeldTokens.estimatesOnly(indexes), PREFILL, 1600, AdmissionObserver.NONE, clock::get);
+        controller = controllerWith(settings.withWaitBound(5 * SECOND), AdmissionObserver.NONE);
         List<AdmissionController.Admission> running = fillAfterShortPauses();
         running.get(0).ticket().close();
         Recorder e = new Recorder("e");
@@ -613,8 +618,7 @@ class AdmissionControllerTest {
 
     @Test
     void aNewcomerThatWaitedTheBoundIsBudgetedForTheRepliesThePoolGivesNotItsMaxTokens() throws Exception {
-        controller = new AdmissionController(settings.withWaitBound(5 * SECOND), placer, now -> new PoolSnapshot(replicas, now), () -> policy,
-                homes, HeldTokens.estimatesOnly(indexes), PREFILL, 1600, AdmissionObserver.NONE, clock::get);
+        controller = controllerWith(settings.withWaitBound(5 * SECOND), AdmissionObserver.NONE);
         List<AdmissionController.Admission> running = fill();
         // The pool's replies are 16 tokens (one block); 82 of each replica's 100 blocks are held by steps running.
         for (int i = 0; i < ReplyLengths.MIN_SEEN; i++) {
@@ -640,21 +644,20 @@ class AdmissionControllerTest {
     @SuppressWarnings("unchecked")
     void whatAQueuedStepWaitedBehindIsSplitByCauseAndTold() throws Exception {
         List<String> told = new ArrayList<>();
-        controller = new AdmissionController(settings, placer, now -> new PoolSnapshot(replicas, now), () -> policy,
-                homes, HeldTokens.estimatesOnly(indexes), PREFILL, 1600, new AdmissionObserver() {
-                    @Override
-                    public void admittedAfterWait(long waitedNanos) {
-                    }
+        controller = controllerWith(settings, new AdmissionObserver() {
+            @Override
+            public void admittedAfterWait(long waitedNanos) {
+            }
 
-                    @Override
-                    public void rejected(String reason) {
-                    }
+            @Override
+            public void rejected(String reason) {
+            }
 
-                    @Override
-                    public void waitedBehind(String cause, boolean inProgress, long nanos) {
-                        told.add(cause + (inProgress ? " in progress " : " newcomer ") + nanos / SECOND);
-                    }
-                }, clock::get);
+            @Override
+            public void waitedBehind(String cause, boolean inProgress, long nanos) {
+                told.add(cause + (inProgress ? " in progress " : " newcomer ") + nanos / SECOND);
+            }
+        });
         List<AdmissionController.Admission> running = fillAfterShortPauses();
         Recorder e = new Recorder("e");
         Recorder f = new Recorder("f");
