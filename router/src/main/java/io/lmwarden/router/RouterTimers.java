@@ -82,9 +82,9 @@ final class RouterTimers implements AutoCloseable {
         return Math.max(5, Math.round(LOAD_REPORT_ENGINE_MS / timeScale));
     }
 
-    /** Often enough that pressure relief and queue timeouts are late by at most a twentieth of the pauses and timeouts. */
+    /** Often enough that pressure relief and queue timeouts are late by at most a twentieth of the pauses, timeouts and the wait bound. */
     static long pumpPeriodMillis(AdmissionRules s) {
-        long shortest = Math.min(s.pausePriorNanos(), Math.min(s.queueTimeoutNanos(), s.keepAliveNanos()));
+        long shortest = Math.min(s.pausePriorNanos(), Math.min(Math.min(s.queueTimeoutNanos(), s.waitBoundNanos()), s.keepAliveNanos()));
         return Math.max(5, Math.min(250, shortest / 20 / 1_000_000));
     }
 

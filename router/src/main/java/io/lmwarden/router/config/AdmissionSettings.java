@@ -14,6 +14,7 @@ public record AdmissionSettings(
         Duration residencySlice,
         int queueMax,
         Duration queueTimeout,
+        Duration queueWaitBound,
         Duration queueKeepAlive,
         boolean queueFailFast,
         @Key("admissionEngage") String engage) {
@@ -38,6 +39,11 @@ public record AdmissionSettings(
     public static final Setting<Duration> QUEUE_KEEP_ALIVE = Setting.duration("queueKeepAlive", "10s",
             "a queued streaming request gets a keep-alive this often (Anthropic `event: ping`, OpenAI SSE comment; workload time)").positive();
 
+    public static final Setting<Duration> QUEUE_WAIT_BOUND = Setting.duration("queueWaitBound", "60s",
+            "longest a step of a session in progress waits in the admission queue (workload time): then it is admitted over the KV "
+                    + "budget; a newcomer that has waited this long is admitted with its reply budgeted at the pool's recent replies "
+                    + "instead of its `max_tokens` where that fits (docs/admission.md, \"Bounded waits\")").positive();
+
     public static final Setting<Boolean> QUEUE_FAIL_FAST = Setting.bool("queueFailFast", true,
             "refuse a newcomer at once (429 / 529 with `Retry-After`) when its forecast wait passes queueTimeout: newcomers ahead + 1 "
                     + "over the rate newcomers leave the queue admitted, times the forecast's recent error (realised / predicted, "
@@ -57,6 +63,6 @@ public record AdmissionSettings(
     }
 
     public AdmissionSettings withEnabled(boolean on) {
-        return new AdmissionSettings(on, kvBudget, residencyIdle, residencySlice, queueMax, queueTimeout, queueKeepAlive, queueFailFast, engage);
+        return new AdmissionSettings(on, kvBudget, residencyIdle, residencySlice, queueMax, queueTimeout, queueWaitBound, queueKeepAlive, queueFailFast, engage);
     }
 }

@@ -4,6 +4,7 @@ import io.lmwarden.router.placement.Decision;
 import io.lmwarden.router.placement.pins.SessionPins;
 import io.lmwarden.router.placement.admission.AdmissionController;
 import io.lmwarden.router.placement.admission.AdmissionObserver;
+import io.lmwarden.router.placement.admission.WaitCause;
 import io.lmwarden.router.pool.ReplicaPool;
 import io.lmwarden.router.pool.ReplicaState;
 import io.lmwarden.router.pool.ReplicaView;
@@ -235,6 +236,11 @@ public final class RouterMetrics implements AutoCloseable {
         for (String reason : new String[] {"queue_full", "queue_timeout", "client_gone"}) {
             admissionRejected(reason, 0);
         }
+        for (WaitCause cause : WaitCause.values()) {
+            for (boolean inProgress : new boolean[] {true, false}) {
+                waitCause(cause.label(), inProgress, 0);
+            }
+        }
         Map<String, Timer> predicted = new TreeMap<>();
         Map<String, Timer> realised = new TreeMap<>();
         Map<String, DistributionSummary> ratio = new TreeMap<>();
@@ -261,6 +267,11 @@ public final class RouterMetrics implements AutoCloseable {
             }
 
             @Override
+            public void waitedBehind(String cause, boolean inProgress, long nanos) {
+                waitCause(cause, inProgress, nanos / 1e9);
+            }
+
+            @Override
             public void forecastSettled(long predictedNanos, long realisedNanos, boolean timedOut) {
                 String outcome = FORECAST_OUTCOMES[timedOut ? 1 : 0];
                 predicted.get(outcome).record(predictedNanos, TimeUnit.NANOSECONDS);
@@ -268,6 +279,12 @@ public final class RouterMetrics implements AutoCloseable {
                 ratio.get(outcome).record((double) realisedNanos / predictedNanos);
             }
         };
+    }
+
+    private void waitCause(String cause, boolean inProgress, double seconds) {
+        counter("lmw_queue_wait_cause_seconds_total", "Seconds queued steps waited in the admission queue, by what they waited "
+                + "behind (docs/admission.md, \"Where the tail comes from\") and lane (in_progress, newcomer)",
+                "cause", cause, "lane", inProgress ? "in_progress" : "newcomer").increment(seconds);
     }
 
     private void admissionRejected(String reason, double amount) {

@@ -13,7 +13,6 @@ import io.lmwarden.router.pool.ReplicaView;
 import io.lmwarden.router.session.RequestFacts;
 
 import java.util.ArrayList;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -32,10 +31,12 @@ import java.util.function.Supplier;
  * replica's budget — paused residents there giving up their residency by cost if need be ({@link Victims}) — else on
  * the least loaded replica where it fits (unless its home still holds its prefix), else — when a replica's compute
  * would otherwise idle — where paused residents give way; otherwise it waits: sessions in progress first, the least
- * served first, then newcomers in arrival order. A request that waits holds the replica it waits for; those behind it
- * may be admitted elsewhere meanwhile (backfill), never into that room. A newcomer whose forecast wait, corrected by the
+ * served first with aging (a step that waited gains), then newcomers in arrival order; a step of a session in progress
+ * waits at most the wait bound, a newcomer that waited it is budgeted for a reply like the pool's recent ones. A
+ * request that waits holds the replica it waits for; those behind it may be admitted elsewhere meanwhile (backfill),
+ * never into that room. A newcomer whose forecast wait, corrected by the
  * forecast's own recent error ({@link WaitForecast}), exceeds the queue timeout is told at once (unless fail-fast is
- * off); a step of a session in progress is never turned away (past the timeout, or with the queue full, it is admitted
+ * off); a step of a session in progress is never turned away (past the wait bound, or with the queue full, it is admitted
  * over the budget). Residency lapses by cost, never by a timer: under pressure (hysteresis, {@link Pressure})
  * paused residents unlikely to return within the break-even — the time in which holding a session's KV costs what
  * recomputing it would ({@link EngagementGate}) — give up their residency. The budget arithmetic is the
@@ -108,6 +109,7 @@ public final class AdmissionController {
     private final ResidencyTable residencies;
     private final ReturnTimes returnTimes;
     private final AttainedService service;
+    private final ReplyLengths replies = new ReplyLengths();
     private final EngagementGate gate;
     private final Revocations revocations;
     private final RoomFinder rooms;
@@ -161,7 +163,7 @@ public final class AdmissionController {
         this.revocations = new Revocations(residencies, new Victims(returnTimes, service), gate, totals);
         this.rooms = new RoomFinder(placer, policy, homes, held, residencies, returnTimes, revocations);
         this.tickets = new Tickets(this, clock, this::stepEnded, this::pump);
-        this.scheduler = new QueueScheduler(this::rules, placer, snapshot, rooms, gate, tickets, residencies, peers, totals, observer);
+        this.scheduler = new QueueScheduler(this::rules, placer, snapshot, rooms, gate, tickets, residencies, peers, totals, observer, replies);
         this.report = new AdmissionReport(residencies, totals, gate, scheduler);
     }
 
@@ -204,14 +206,18 @@ public final class AdmissionController {
             }
             boolean engaged = gate.appliesAt(now);
             FirstChoice first = new FirstChoice();
+            HeldRooms held = new HeldRooms();
+            // What it waits behind if it must: whoever waits ahead in its lane, or why a look found no room.
+            WaitCause cause = !scheduler.hasReturning() ? WaitCause.NEWCOMERS_AHEAD : WaitCause.SESSIONS_AHEAD;
             if (again) {
                 // Its step is under way already: it moves within the budget, or waits for room ahead of newcomers.
-                Optional<Placement> p = engaged ? rooms.placeWithinBudget(facts, session, ws, alreadyTried, true, snap, now, first, new HashSet<>())
+                Optional<Placement> p = engaged ? rooms.placeWithinBudget(facts, session, ws, alreadyTried, true, snap, now, first, held, true)
                         : Optional.of(rooms.placeAsPolicy(facts, session, ws, alreadyTried, true, snap, now));
                 if (p.isPresent()) {
                     totals.admittedAtOnce.incrementAndGet();
                     return Optional.of(new Admission(p.get(), tickets.of(facts), 0));
                 }
+                cause = held.lastMiss();
             } else if (residencies.isResident(session) || peers.holds(session) || !engaged) {
                 // A resident goes home at once; so does everyone while the pool does not thrash (the ledger is kept).
                 Placement p = rooms.placeAsPolicy(facts, session, ws, alreadyTried, false, snap, now);
@@ -221,11 +227,12 @@ public final class AdmissionController {
             // A session in progress queues before newcomers; so does a retry.
             boolean inProgress = again || returnTimes.knows(session);
             if (!again && (inProgress ? !scheduler.hasReturning() : scheduler.isEmpty())) {
-                Optional<Placement> p = rooms.placeWithinBudget(facts, session, ws, Set.of(), false, snap, now, first, new HashSet<>());
+                Optional<Placement> p = rooms.placeWithinBudget(facts, session, ws, Set.of(), false, snap, now, first, held, inProgress);
                 if (p.isPresent()) {
                     totals.admittedAtOnce.incrementAndGet();
                     return Optional.of(new Admission(p.get(), tickets.open(facts, session), 0));
                 }
+                cause = held.lastMiss();
             }
             gate.noRoom(now);
             WaitPrediction forecast = inProgress ? WaitPrediction.UNKNOWN : scheduler.forecastNewcomer(now);
@@ -238,7 +245,7 @@ public final class AdmissionController {
                         + "retry after the Retry-After delay", seconds);
             } else {
                 PendingAttempt attempt = new PendingAttempt(facts, session, ws, waiter, Set.copyOf(alreadyTried), again, inProgress, first, forecast);
-                if (scheduler.offer(attempt, now, service.orderKey(session))) {
+                if (scheduler.offer(attempt, now, service.orderKey(session, now), cause)) {
                     totals.queued.incrementAndGet();
                     return Optional.empty();
                 }
@@ -263,9 +270,11 @@ public final class AdmissionController {
     /** The waiter's client went away: it leaves the queue at once. */
     public void cancel(Waiter waiter) {
         boolean removed;
+        List<Runnable> tell = new ArrayList<>();
         synchronized (this) {
-            removed = scheduler.cancel(waiter, clock.getAsLong());
+            removed = scheduler.cancel(waiter, clock.getAsLong(), tell);
         }
+        tell.forEach(Runnable::run);
         if (removed) {
             observer.rejected("client_gone");
             pump();
@@ -274,7 +283,7 @@ public final class AdmissionController {
 
     /**
      * Reads the engines' evidence, relieves replicas under pressure, times out newcomers, admits sessions in progress
-     * that waited the queue timeout over the budget, and admits in queue order whoever fits ({@link QueueScheduler}).
+     * that waited the wait bound over the budget, and admits in queue order whoever fits ({@link QueueScheduler}).
      * Called on a timer and whenever a request ends.
      */
     public void pump() {
@@ -378,6 +387,7 @@ public final class AdmissionController {
         long now = clock.getAsLong();
         String session = sessionOf(facts);
         service.add(session, Math.max(0, promptTokens - Math.max(0, cachedTokens)) + Math.max(0, outputTokens), now);
+        replies.served(outputTokens);
         gate.served(session, replica, promptTokens, cachedTokens, outputTokens, now);
     }
 

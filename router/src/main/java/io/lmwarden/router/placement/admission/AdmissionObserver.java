@@ -17,6 +17,14 @@ public interface AdmissionObserver {
     default void forecastSettled(long predictedNanos, long realisedNanos, boolean timedOut) {
     }
 
+    /**
+     * A step that left the queue (admitted, turned away, or its client left) waited {@code nanos} of its wait behind
+     * {@code cause} ({@link WaitCause#label}); {@code inProgress}: a step of a session in progress, else a newcomer.
+     * Wall clock; told once per cause it waited behind.
+     */
+    default void waitedBehind(String cause, boolean inProgress, long nanos) {
+    }
+
     AdmissionObserver NONE = new AdmissionObserver() {
         @Override
         public void admittedAfterWait(long waitedNanos) {

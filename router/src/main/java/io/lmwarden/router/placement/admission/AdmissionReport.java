@@ -26,12 +26,13 @@ final class AdmissionReport {
 
     /**
      * Totals since start, under {@code thrash} whether the budget applies and the evidence, under {@code forecast} the
-     * newcomers' wait forecast and its error.
+     * newcomers' wait forecast and its error, under {@code waitedBehind} what the queue's waits waited behind.
      */
     Map<String, Object> totals(long now) {
         Map<String, Object> m = totals.asMap(residencies.size());
         m.put("thrash", gate.state(now));
         m.put("forecast", scheduler.forecastReport(now));
+        m.put("waitedBehind", scheduler.waitCausesReport());
         return m;
     }
 

@@ -15,6 +15,10 @@ final class AdmissionTotals {
     final AtomicLong yieldedSlice = new AtomicLong();
     final AtomicLong admittedOverBudget = new AtomicLong();
     final AtomicLong rejectedAtOnce = new AtomicLong();
+    /** Steps of sessions in progress admitted over the budget because they waited the bound (queueWaitBound). */
+    final AtomicLong admittedAtWaitBound = new AtomicLong();
+    /** Newcomers admitted within the budget once their reply was budgeted at the pool's recent replies. */
+    final AtomicLong admittedWithSmallerReply = new AtomicLong();
 
     Map<String, Object> asMap(int residentSessions) {
         Map<String, Object> m = new LinkedHashMap<>();
@@ -26,6 +30,8 @@ final class AdmissionTotals {
         m.put("yieldedSlice", yieldedSlice.get());
         m.put("admittedOverBudget", admittedOverBudget.get());
         m.put("rejectedAtOnce", rejectedAtOnce.get());
+        m.put("admittedAtWaitBound", admittedAtWaitBound.get());
+        m.put("admittedWithSmallerReply", admittedWithSmallerReply.get());
         m.put("residentSessions", residentSessions);
         return m;
     }

@@ -58,13 +58,15 @@ public final class AttainedService {
 
     /**
      * A key that orders sessions by their decayed service at any one moment, and keeps that order as time passes
-     * (every session decays by the same factor): log2 of the service at its last update plus that moment in half-lives.
-     * Lower is served first. A session never served gets the lowest key.
+     * (every session decays by the same factor): log2 of the service at its last update plus that moment in half-lives,
+     * in doublings of service. Lower is served first. Service under one token counts as one token at {@code nowNanos}
+     * (a session never served, or served long ago), so that a key is always finite and waiting can age it
+     * ({@link AdmissionQueue}).
      */
-    public double orderKey(String session) {
+    public double orderKey(String session, long nowNanos) {
         Served s = sessions.get(session);
-        if (s == null || s.tokens < 1) {
-            return Double.NEGATIVE_INFINITY;
+        if (s == null || at(session, nowNanos) < 1) {
+            return (double) nowNanos / halfLifeNanos;
         }
         return Math.log(s.tokens) / Math.log(2) + (double) s.atNanos / halfLifeNanos;
     }

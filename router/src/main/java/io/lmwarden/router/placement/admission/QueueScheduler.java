@@ -11,19 +11,19 @@ import io.lmwarden.router.pool.PoolSnapshot;
 import io.lmwarden.router.pool.ReplicaView;
 
 import java.util.HashMap;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.Set;
 import java.util.function.LongFunction;
 import java.util.function.Supplier;
 
 /**
  * The requests waiting for admission and the order they leave in: newcomers past the queue timeout are turned away,
- * sessions in progress that waited that long are admitted over the budget, and the rest are admitted in queue order
- * wherever they fit, a waiting request keeping the replica it waits for from those behind it (backfill). It also
- * forecasts a newcomer's wait and settles each queued newcomer's forecast when it leaves ({@link WaitForecast}). Not
+ * steps of sessions in progress that waited the bound are admitted over the budget, and the rest are admitted in queue
+ * order wherever they fit, a waiting request keeping the replica it waits for from those behind it (backfill); a
+ * newcomer that waited the bound is budgeted for a reply as long as the pool's recent ones ({@link ReplyLengths})
+ * rather than its {@code max_tokens}. It also forecasts a newcomer's wait and settles each queued newcomer's forecast
+ * when it leaves ({@link WaitForecast}), and splits every wait by what it waited behind ({@link WaitCauses}). Not
  * thread-safe: the controller's lock guards it; waiters are told through the {@code tell} list, outside the lock.
  */
 final class QueueScheduler {
@@ -43,9 +43,11 @@ final class QueueScheduler {
     private final AdmissionQueue<PendingAttempt> queue;
     private final Map<Waiter, AdmissionQueue.Entry<PendingAttempt>> waiting = new HashMap<>();
     private final WaitForecast forecast = new WaitForecast();
+    private final WaitCauses causes = new WaitCauses();
+    private final ReplyLengths replies;
 
     QueueScheduler(Supplier<AdmissionRules> rules, Placer placer, LongFunction<PoolSnapshot> snapshot, RoomFinder rooms, EngagementGate gate, Tickets tickets,
-                   ResidencyTable residencies, PeerResidents peers, AdmissionTotals totals, AdmissionObserver observer) {
+                   ResidencyTable residencies, PeerResidents peers, AdmissionTotals totals, AdmissionObserver observer, ReplyLengths replies) {
         this.rules = rules;
         this.placer = placer;
         this.snapshot = snapshot;
@@ -56,14 +58,19 @@ final class QueueScheduler {
         this.peers = peers;
         this.totals = totals;
         this.observer = observer;
-        this.queue = new AdmissionQueue<>(rules.get().queueMax(), rules.get().queueTimeoutNanos());
+        this.replies = replies;
+        this.queue = new AdmissionQueue<>(rules.get().queueMax(), rules.get().queueTimeoutNanos(), rules.get().waitBoundNanos());
     }
 
-    /** Queues the attempt in its lane ({@code orderKey}: its session's place among sessions in progress); false when full. */
-    boolean offer(PendingAttempt attempt, long now, double orderKey) {
-        Optional<AdmissionQueue.Entry<PendingAttempt>> entry = queue.offer(attempt, now, attempt.inProgress(), orderKey);
+    /**
+     * Queues the attempt in its lane ({@code serviceKey}: its session's place among sessions in progress, before aging),
+     * waiting behind {@code cause}; false when full.
+     */
+    boolean offer(PendingAttempt attempt, long now, double serviceKey, WaitCause cause) {
+        Optional<AdmissionQueue.Entry<PendingAttempt>> entry = queue.offer(attempt, now, attempt.inProgress(), serviceKey);
         entry.ifPresent(e -> {
             waiting.put(attempt.waiter(), e);
+            causes.queued(e.seq(), cause, now);
             if (!attempt.inProgress()) {
                 forecast.queued(attempt.forecast(), rules.get().queueTimeoutNanos());
                 forecast.waiting(queue.newcomers(), now);
@@ -72,14 +79,33 @@ final class QueueScheduler {
         return entry.isPresent();
     }
 
-    /** The waiter's client went away: returns whether it was waiting (it leaves the queue). */
-    boolean cancel(Waiter waiter, long now) {
+    /** The waiter's client went away: returns whether it was waiting (it leaves the queue; the meters are told through {@code tell}). */
+    boolean cancel(Waiter waiter, long now, List<Runnable> tell) {
         AdmissionQueue.Entry<PendingAttempt> e = waiting.remove(waiter);
         if (e == null || !queue.remove(e)) {
             return false;
         }
         withdrawn(e.waiter(), now);
+        left(e, now, tell);
         return true;
+    }
+
+    /** The entry left the queue, however: its wait goes to its causes, and the meters are told. */
+    private void left(AdmissionQueue.Entry<PendingAttempt> e, long now, List<Runnable> tell) {
+        boolean inProgress = e.waiter().inProgress();
+        long[] split = causes.left(e.seq(), inProgress, now - e.enqueuedAtNanos(), now);
+        tell.add(() -> {
+            for (int i = 0; i < split.length; i++) {
+                if (split[i] > 0) {
+                    observer.waitedBehind(WaitCauses.cause(i).label(), inProgress, split[i]);
+                }
+            }
+        });
+    }
+
+    /** What {@code /api/replicas} shows of what the queue's waits waited behind. */
+    Map<String, Object> waitCausesReport() {
+        return causes.report();
     }
 
     /** A queued request left without an outcome: a newcomer's forecast is withdrawn. */
@@ -127,13 +153,14 @@ final class QueueScheduler {
     }
 
     /**
-     * Times out newcomers, admits sessions in progress that waited the queue timeout over the budget, and admits in
+     * Times out newcomers, admits steps of sessions in progress that waited the bound over the budget, and admits in
      * queue order whoever fits ({@code applies}: the budget applies), a waiting request keeping the replica it waits
      * for from those behind it.
      */
     void admitWaiting(PoolSnapshot snap, boolean applies, long now, List<Runnable> tell) {
         for (AdmissionQueue.Entry<PendingAttempt> e : queue.removeExpired(now)) {
             waiting.remove(e.waiter().waiter());
+            left(e, now, tell);
             totals.rejected.incrementAndGet();
             long waited = now - e.enqueuedAtNanos();
             Optional<ForecastError.Outcome> settled = forecast.timedOut(e.waiter().forecast(), waited, rules.get().queueTimeoutNanos());
@@ -149,21 +176,31 @@ final class QueueScheduler {
             });
         }
         for (AdmissionQueue.Entry<PendingAttempt> e : queue.overdue(now)) {
-            admit(e, false, now, tell, new HashSet<>());
+            if (admit(e, false, now, tell, new HeldRooms()) && gate.appliesAt(now)) {
+                totals.admittedAtWaitBound.incrementAndGet();
+            }
         }
         // In queue order; one that must wait holds the replica it waits for, and those behind it may take room
         // only elsewhere (backfill): a session waiting for its warm home does not keep a newcomer from a replica
         // with room, and no one behind takes the room it waits for. Newcomers stay first come, first served: the
         // first that must wait ends the scan.
-        Set<String> heldFor = new HashSet<>();
+        HeldRooms heldFor = new HeldRooms();
         long ready = snap.replicas().stream().filter(ReplicaView::ready).count();
+        WaitCause scanEnded = null;
         for (AdmissionQueue.Entry<PendingAttempt> e : queue.inOrder()) {
-            if (heldFor.size() >= ready) {
-                break;
+            if (scanEnded == null && heldFor.size() >= ready) {
+                scanEnded = heldFor.holdersOfAll();
+            }
+            if (scanEnded != null) {
+                causes.looked(e.seq(), scanEnded, now);
+                continue;
             }
             boolean newcomer = !e.waiter().inProgress();
-            if (!admit(e, applies, now, tell, heldFor) && newcomer) {
-                break;
+            if (!admit(e, applies, now, tell, heldFor)) {
+                causes.looked(e.seq(), heldFor.lastMiss(), now);
+                if (newcomer) {
+                    scanEnded = WaitCause.NEWCOMERS_AHEAD;
+                }
             }
         }
     }
@@ -172,16 +209,24 @@ final class QueueScheduler {
      * Admits the queued request if it may go now ({@code withinBudget}: only where its working set fits; else where the
      * policy sends it); returns whether it left the queue.
      */
-    private boolean admit(AdmissionQueue.Entry<PendingAttempt> e, boolean withinBudget, long now, List<Runnable> tell, Set<String> heldFor) {
+    private boolean admit(AdmissionQueue.Entry<PendingAttempt> e, boolean withinBudget, long now, List<Runnable> tell, HeldRooms heldFor) {
         PendingAttempt pending = e.waiter();
         AdmissionRules s = rules.get();
+        long waited = now - e.enqueuedAtNanos();
+        // A newcomer that waited the bound is budgeted for the replies the pool gives, not the max_tokens it asks.
+        WorkingSet ws = pending.workingSet();
+        int reply = replies.p90();
+        if (!pending.inProgress() && waited >= s.waitBoundNanos() && reply > 0) {
+            ws = ws.withReplyAtMost(reply);
+        }
         Optional<Placement> placed;
         try {
-            placed = place(pending, s.enabled(), withinBudget, now, heldFor);
+            placed = place(pending, ws, s.enabled(), withinBudget, now, heldFor);
         } catch (NoReplicaAvailableException ex) {
             queue.remove(e);
             waiting.remove(pending.waiter());
             withdrawn(pending, now);
+            left(e, now, tell);
             Rejection r = new Rejection(Rejection.Reason.NO_REPLICA, ex.getMessage(), 1);
             tell.add(() -> pending.waiter().rejected(r));
             return true;
@@ -191,18 +236,23 @@ final class QueueScheduler {
         }
         queue.remove(e);
         waiting.remove(pending.waiter());
+        left(e, now, tell);
         totals.admittedFromQueue.incrementAndGet();
         if (!withinBudget && gate.appliesAt(now)) {
             totals.admittedOverBudget.incrementAndGet();
         }
-        long waited = now - e.enqueuedAtNanos();
+        String smaller = "";
+        if (ws != pending.workingSet() && withinBudget) {
+            totals.admittedWithSmallerReply.incrementAndGet();
+            smaller = "; reply budgeted at " + reply + " tokens (the pool's recent replies), not max_tokens " + pending.facts().maxTokens();
+        }
         if (!pending.inProgress()) {
             forecast.admitted(pending.forecast(), waited, now)
                     .ifPresent(o -> tell.add(() -> observer.forecastSettled(o.usedNanos(), o.realisedNanos(), false)));
             forecast.waiting(queue.newcomers(), now);
         }
         Placement p = pending.firstChoice().announce(placed.get());
-        Placement withWait = p.withDecision(p.decision(), String.format("queued %.1f s; %s", waited / 1e9, p.reason()));
+        Placement withWait = p.withDecision(p.decision(), String.format("queued %.1f s; %s%s", waited / 1e9, p.reason(), smaller));
         Ticket t = pending.again() ? tickets.of(pending.facts())
                 : s.enabled() ? tickets.open(pending.facts(), pending.session()) : Ticket.NONE;
         Admission a = new Admission(withWait, t, waited);
@@ -214,18 +264,18 @@ final class QueueScheduler {
     }
 
     /** Where the queued request may go now, if anywhere. */
-    private Optional<Placement> place(PendingAttempt pending, boolean enabled, boolean withinBudget, long now, Set<String> heldFor)
+    private Optional<Placement> place(PendingAttempt pending, WorkingSet ws, boolean enabled, boolean withinBudget, long now, HeldRooms heldFor)
             throws NoReplicaAvailableException {
         PoolSnapshot snap = snapshot.apply(now);
         if (!enabled) {
             return Optional.of(placer.place(pending.facts(), snap, pending.tried(), now));
         }
         if (!withinBudget || (!pending.again() && (residencies.isResident(pending.session()) || peers.holds(pending.session())))) {
-            Placement p = rooms.placeAsPolicy(pending.facts(), pending.session(), pending.workingSet(), pending.tried(), pending.again(), snap, now);
+            Placement p = rooms.placeAsPolicy(pending.facts(), pending.session(), ws, pending.tried(), pending.again(), snap, now);
             pending.firstChoice().offer(p);
             return Optional.of(p);
         }
-        return rooms.placeWithinBudget(pending.facts(), pending.session(), pending.workingSet(), pending.tried(), pending.again(), snap, now,
-                pending.firstChoice(), heldFor);
+        return rooms.placeWithinBudget(pending.facts(), pending.session(), ws, pending.tried(), pending.again(), snap, now,
+                pending.firstChoice(), heldFor, pending.inProgress());
     }
 }

@@ -63,15 +63,16 @@ final class RoomFinder {
      * @param sameStep    the step is already counted (a retry): its residency moves rather than a new step starting
      * @param firstChoice told the policy's choice, which may have re-pinned the session even when the step must wait
      * @param heldFor     replicas requests ahead in the queue wait for: their room is not taken here; when this step
-     *                    must wait too, the replica it waits for (the policy's choice) is added
+     *                    must wait too, the replica it waits for (the policy's choice) is added, held as
+     *                    {@code inProgress}'s lane, and why it waits is told ({@link HeldRooms#missed})
      */
     Optional<Placement> placeWithinBudget(RequestFacts facts, String session, WorkingSet ws, Set<String> tried, boolean sameStep,
-                                          PoolSnapshot snap, long now, FirstChoice firstChoice, Set<String> heldFor)
+                                          PoolSnapshot snap, long now, FirstChoice firstChoice, HeldRooms heldFor, boolean inProgress)
             throws NoReplicaAvailableException {
         Placement chosen = placer.place(facts, snap, tried, now);
         firstChoice.offer(chosen);
         ReplicaView first = chosen.replica();
-        boolean firstHeld = heldFor.contains(first.id());
+        boolean firstHeld = heldFor.isHeld(first.id());
         if (!firstHeld && residencies.fits(first, ws)) {
             reside(facts, session, first.id(), ws, sameStep, now);
             return Optional.of(chosen);
@@ -88,7 +89,10 @@ final class RoomFinder {
         boolean homeHoldsIt = chosen.decision() == Decision.STICKY
                 && 2L * held.heldTokens(first, facts.shape()) >= facts.shape().estimatedTokens();
         List<ReplicaView> others = new ArrayList<>(Candidates.eligible(facts, snap, tried));
-        others.removeIf(r -> r.id().equals(first.id()) || heldFor.contains(r.id()) || (homeHoldsIt && !computeIdle(r)));
+        others.removeIf(r -> r.id().equals(first.id()) || heldFor.isHeld(r.id()));
+        // Backfill: requests behind it may take the room a session waiting for its warm home leaves elsewhere.
+        boolean backfilled = homeHoldsIt && others.stream().anyMatch(r -> !computeIdle(r) && residencies.fits(r, ws));
+        others.removeIf(r -> homeHoldsIt && !computeIdle(r));
         others.sort(LoadOrder.FOR_NEW_SESSION);
         for (ReplicaView r : others) {
             if (residencies.fits(r, ws)) {
@@ -123,7 +127,9 @@ final class RoomFinder {
                 }
             }
         }
-        heldFor.add(first.id());
+        heldFor.missed(firstHeld ? heldFor.holderOf(first.id()) : backfilled ? WaitCause.WARM_HOME
+                : residencies.pausedOn(first.id()).isEmpty() ? WaitCause.RUNNING : WaitCause.PAUSED_RESIDENTS);
+        heldFor.hold(first.id(), inProgress);
         return Optional.empty();
     }
 

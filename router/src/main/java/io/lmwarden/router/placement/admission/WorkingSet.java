@@ -21,6 +21,12 @@ public record WorkingSet(long[] blockHashes, int privateBlocks) {
         return new WorkingSet(facts.shape().blockHashes(), (reply + PrefixIndexes.TOKENS_PER_BLOCK - 1) / PrefixIndexes.TOKENS_PER_BLOCK);
     }
 
+    /** The same prompt with its reply budgeted at no more than {@code replyTokens} (this one when that is no smaller). */
+    WorkingSet withReplyAtMost(int replyTokens) {
+        int blocks = (Math.max(1, replyTokens) + PrefixIndexes.TOKENS_PER_BLOCK - 1) / PrefixIndexes.TOKENS_PER_BLOCK;
+        return blocks < privateBlocks ? new WorkingSet(blockHashes, blocks) : this;
+    }
+
     public int blocks() {
         return blockHashes.length + privateBlocks;
     }

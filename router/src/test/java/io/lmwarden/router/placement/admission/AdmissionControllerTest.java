@@ -96,15 +96,25 @@ class AdmissionControllerTest {
                 }, clock::get);
     }
 
+    /** A controller on the same pool, policy and clock with other rules and meters. */
+    private AdmissionController controllerWith(AdmissionRules rules, AdmissionObserver observer) {
+        return new AdmissionController(rules, placer, now -> new PoolSnapshot(replicas, now), () -> policy, homes,
+                HeldTokens.estimatesOnly(indexes), PREFILL, 1600, observer, clock::get);
+    }
+
     private static ReplicaView replica(String id) {
         return new ReplicaView(id, "http://" + id, true, 0, 0, 0, 0, 0, 0, null, false);
     }
 
     private static RequestFacts step(String session, int promptBlocks) {
+        return step(session, promptBlocks, 16);
+    }
+
+    private static RequestFacts step(String session, int promptBlocks, int maxTokens) {
         long base = Math.abs(session.hashCode()) * 1_000_000L;
         long[] hashes = LongStream.range(0, promptBlocks).map(i -> base + i).toArray();
         return new RequestFacts(ApiDialect.values()[0], "m", true, new SessionKey(session, SessionKeySource.SESSION_ID_HEADER),
-                new PromptShape(hashes, promptBlocks * 64, promptBlocks * 16, List.of()), 16, Optional.empty(), Optional.empty());
+                new PromptShape(hashes, promptBlocks * 64, promptBlocks * 16, List.of()), maxTokens, Optional.empty(), Optional.empty());
     }
 
     private Optional<AdmissionController.Admission> submit(String session, int blocks, Recorder w) throws NoReplicaAvailableException {
@@ -574,5 +584,100 @@ class AdmissionControllerTest {
         assertThat(retry.get().placement().replica().id()).isNotEqualTo(failed);
         assertThat(controller.residentLoads().get(failed).residentSessions()).isZero();
         assertThat(controller.residents()).singleElement().satisfies(p -> assertThat(p.replica()).isEqualTo(retry.get().placement().replica().id()));
+    }
+
+    @Test
+    void aStepOfASessionInProgressWaitsNoLongerThanTheBoundThenGoesOverTheBudget() throws Exception {
+        controller = controllerWith(settings.withWaitBound(5 * SECOND), AdmissionObserver.NONE);
+        List<AdmissionController.Admission> running = fillAfterShortPauses();
+        running.get(0).ticket().close();
+        Recorder e = new Recorder("e");
+        assertThat(submit("e", 40, e)).isEmpty();
+        clock.addAndGet(2 * SECOND);
+        controller.pump();
+        assertThat(e.admission).isNotNull();   // a's residency lapsed: e runs in its room
+        Recorder a = new Recorder("a");
+        assertThat(submit("a", 40, a)).isEmpty();
+        // Every replica's budget is held by steps running: a waits, but not a nanosecond past the 5 s bound.
+        clock.addAndGet(5 * SECOND - 1);
+        controller.pump();
+        assertThat(a.admission).isNull();
+        clock.addAndGet(1);
+        controller.pump();
+        assertThat(a.admission).isNotNull();
+        assertThat(a.admission.waitedNanos()).isEqualTo(5 * SECOND);
+        assertThat(controller.totals()).containsEntry("admittedAtWaitBound", 1L).containsEntry("admittedOverBudget", 1L);
+        // A newcomer is not bound by it: it waits on (up to the 30 s timeout).
+        Recorder f = new Recorder("f");
+        assertThat(submit("f", 40, f)).isEmpty();
+        clock.addAndGet(6 * SECOND);
+        controller.pump();
+        assertThat(f.admission).isNull();
+        assertThat(f.rejection).isNull();
+    }
+
+    @Test
+    void aNewcomerThatWaitedTheBoundIsBudgetedForTheRepliesThePoolGivesNotItsMaxTokens() throws Exception {
+        controller = controllerWith(settings.withWaitBound(5 * SECOND), AdmissionObserver.NONE);
+        List<AdmissionController.Admission> running = fill();
+        // The pool's replies are 16 tokens (one block); 82 of each replica's 100 blocks are held by steps running.
+        for (int i = 0; i < ReplyLengths.MIN_SEEN; i++) {
+            RequestFacts f = step(List.of("a", "b", "c", "d").get(i % 4), 40);
+            controller.served(f, running.get(i % 4).placement().replica().id(), 640, 640, 16);
+        }
+        // e asks for 1,600 tokens (100 blocks): with its 10-block prompt it fits no replica's budget.
+        Recorder e = new Recorder("e");
+        assertThat(controller.submit(step("e", 10, 1600), Set.of(), e)).isEmpty();
+        clock.addAndGet(5 * SECOND - 1);
+        controller.pump();
+        assertThat(e.admission).isNull();
+        // At the bound it is budgeted for a 16-token reply: 11 blocks fit beside the 82.
+        clock.addAndGet(1);
+        controller.pump();
+        assertThat(e.admission).isNotNull();
+        assertThat(e.admission.placement().reason()).contains("reply budgeted at 16 tokens", "max_tokens 1600");
+        assertThat(controller.totals()).containsEntry("admittedWithSmallerReply", 1L).containsEntry("admittedOverBudget", 0L);
+        assertThat(controller.residentLoads().get(e.admission.placement().replica().id()).usedBlocks()).isEqualTo(82 + 11);
+    }
+
+    @Test
+    @SuppressWarnings("unchecked")
+    void whatAQueuedStepWaitedBehindIsSplitByCauseAndTold() throws Exception {
+        List<String> told = new ArrayList<>();
+        controller = controllerWith(settings, new AdmissionObserver() {
+            @Override
+            public void admittedAfterWait(long waitedNanos) {
+            }
+
+            @Override
+            public void rejected(String reason) {
+            }
+
+            @Override
+            public void waitedBehind(String cause, boolean inProgress, long nanos) {
+                told.add(cause + (inProgress ? " in progress " : " newcomer ") + nanos / SECOND);
+            }
+        });
+        List<AdmissionController.Admission> running = fillAfterShortPauses();
+        Recorder e = new Recorder("e");
+        Recorder f = new Recorder("f");
+        assertThat(submit("e", 40, e)).isEmpty();
+        assertThat(submit("f", 40, f)).isEmpty();
+        // 1 s behind steps running; then all four pause, likely back soon (they always were): 2 s behind paused residents.
+        clock.addAndGet(SECOND);
+        running.forEach(a -> a.ticket().close());
+        clock.addAndGet(2 * SECOND);
+        controller.pump();
+        assertThat(e.admission).isNotNull();
+        assertThat(f.admission).isNotNull();
+        Map<String, Object> newcomers = (Map<String, Object>) ((Map<String, Object>) controller.totals().get("waitedBehind")).get("newcomers");
+        assertThat(newcomers).containsEntry("steps", 2L);
+        Map<String, Object> seconds = (Map<String, Object>) newcomers.get("secondsByCause");
+        // e: 1 s behind steps running, then 2 s behind paused residents kept; f behind e (first come, first served) all 3 s.
+        assertThat(seconds).containsEntry("runningSteps", 1.0).containsEntry("pausedResidentsNotRevoked", 2.0)
+                .containsEntry("newcomersAhead", 3.0).containsEntry("sessionsInProgressAhead", 0.0).containsEntry("warmHomeBackfill", 0.0);
+        assertThat(told).containsExactlyInAnyOrder("runningSteps newcomer 1", "pausedResidentsNotRevoked newcomer 2", "newcomersAhead newcomer 3");
+        Map<String, Object> tail = (Map<String, Object>) newcomers.get("tail");
+        assertThat(tail).containsEntry("p95Seconds", 3.0).containsEntry("maxSeconds", 3.0).containsEntry("stepsAtOrAboveP95", 2);
     }
 }
