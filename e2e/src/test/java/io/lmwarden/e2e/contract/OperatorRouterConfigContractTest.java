@@ -163,6 +163,7 @@ class OperatorRouterConfigContractTest {
             Map.entry("admission.residencySlice", io.lmwarden.router.config.AdmissionSettings.RESIDENCY_SLICE),
             Map.entry("admission.queueMax", io.lmwarden.router.config.AdmissionSettings.QUEUE_MAX),
             Map.entry("admission.queueTimeout", io.lmwarden.router.config.AdmissionSettings.QUEUE_TIMEOUT),
+            Map.entry("admission.queueWaitBound", io.lmwarden.router.config.AdmissionSettings.QUEUE_WAIT_BOUND),
             Map.entry("admission.queueKeepAlive", io.lmwarden.router.config.AdmissionSettings.QUEUE_KEEP_ALIVE),
             Map.entry("admission.queueFailFast", io.lmwarden.router.config.AdmissionSettings.QUEUE_FAIL_FAST));
 
@@ -288,6 +289,7 @@ class OperatorRouterConfigContractTest {
         a.setQueueMax(77);
         a.setQueueTimeout("90s");
         a.setQueueKeepAlive("4s");
+        a.setQueueWaitBound("45s");
         a.setQueueFailFast(false);
         a.setEngage("always");
         md.getSpec().getRouter().setAdmission(a);
@@ -299,6 +301,7 @@ class OperatorRouterConfigContractTest {
         assertThat(c.admission().queueMax()).isEqualTo(77);
         assertThat(c.admission().queueTimeout()).isEqualTo(Duration.ofSeconds(90));
         assertThat(c.admission().queueKeepAlive()).isEqualTo(Duration.ofSeconds(4));
+        assertThat(c.admission().queueWaitBound()).isEqualTo(Duration.ofSeconds(45));
         assertThat(c.admission().queueFailFast()).isFalse();
         assertThat(c.admission().engage()).isEqualTo("always");
     }

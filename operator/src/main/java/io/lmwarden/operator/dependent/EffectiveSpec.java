@@ -124,7 +124,8 @@ public record EffectiveSpec(
     /** Admission settings the ModelDeployment gives; each absent one is the router's own default. */
     public record Admission(Optional<Boolean> enabled, Optional<Double> kvBudget, Optional<String> residencyIdle,
                             Optional<String> residencySlice, Optional<Integer> queueMax, Optional<String> queueTimeout,
-                            Optional<String> queueKeepAlive, Optional<Boolean> queueFailFast, Optional<String> engage) {
+                            Optional<String> queueWaitBound, Optional<String> queueKeepAlive, Optional<Boolean> queueFailFast,
+                            Optional<String> engage) {
     }
 
     /** The spec with defaults applied, a {@code kvOffload.sizeGiB: auto} tier sized without node data (its fallback). */
@@ -380,6 +381,7 @@ public record EffectiveSpec(
                 Optional.ofNullable(a.getResidencyIdle()).filter(s -> !s.isBlank()),
                 Optional.ofNullable(a.getResidencySlice()).filter(s -> !s.isBlank()), Optional.ofNullable(a.getQueueMax()),
                 Optional.ofNullable(a.getQueueTimeout()).filter(s -> !s.isBlank()),
+                Optional.ofNullable(a.getQueueWaitBound()).filter(s -> !s.isBlank()),
                 Optional.ofNullable(a.getQueueKeepAlive()).filter(s -> !s.isBlank()),
                 Optional.ofNullable(a.getQueueFailFast()),
                 Optional.ofNullable(a.getEngage()).filter(s -> !s.isBlank()));

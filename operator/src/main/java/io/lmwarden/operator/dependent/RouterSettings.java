@@ -70,6 +70,7 @@ public final class RouterSettings {
         a.residencySlice().ifPresent(v -> yaml.append("residencySlice: ").append(quoted(v)).append('\n'));
         a.queueMax().ifPresent(v -> yaml.append("queueMax: ").append(v).append('\n'));
         a.queueTimeout().ifPresent(v -> yaml.append("queueTimeout: ").append(quoted(v)).append('\n'));
+        a.queueWaitBound().ifPresent(v -> yaml.append("queueWaitBound: ").append(quoted(v)).append('\n'));
         a.queueKeepAlive().ifPresent(v -> yaml.append("queueKeepAlive: ").append(quoted(v)).append('\n'));
         a.queueFailFast().ifPresent(v -> yaml.append("queueFailFast: ").append(v).append('\n'));
         a.engage().ifPresent(v -> yaml.append("admissionEngage: ").append(quoted(v)).append('\n'));

@@ -55,6 +55,12 @@ public class AdmissionSpec {
     private String queueTimeout;
 
     @Pattern(POSITIVE_DURATION)
+    @JsonPropertyDescription("Longest a step of a session in progress waits in the router's queue, e.g. 60s; then it is admitted "
+            + "over the KV budget (a newcomer that waited this long is admitted with its reply budgeted at the pool's recent replies "
+            + "where that fits). Unset: the router's default (60s).")
+    private String queueWaitBound;
+
+    @Pattern(POSITIVE_DURATION)
     @JsonPropertyDescription("How often a queued streaming request gets a keep-alive event, e.g. 10s; unset: the router's default (10s).")
     private String queueKeepAlive;
 
@@ -78,6 +84,8 @@ public class AdmissionSpec {
     public void setQueueMax(Integer queueMax) { this.queueMax = queueMax; }
     public String getQueueTimeout() { return queueTimeout; }
     public void setQueueTimeout(String queueTimeout) { this.queueTimeout = queueTimeout; }
+    public String getQueueWaitBound() { return queueWaitBound; }
+    public void setQueueWaitBound(String queueWaitBound) { this.queueWaitBound = queueWaitBound; }
     public String getQueueKeepAlive() { return queueKeepAlive; }
     public void setQueueKeepAlive(String queueKeepAlive) { this.queueKeepAlive = queueKeepAlive; }
 }

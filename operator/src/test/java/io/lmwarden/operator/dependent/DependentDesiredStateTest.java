@@ -266,7 +266,7 @@ class DependentDesiredStateTest {
         assertThat(yaml.lines().filter(l -> !l.startsWith("#")).map(l -> l.substring(0, l.indexOf(':'))))
                 .as("only keys the router accepts (it rejects unknown ones)")
                 .isSubsetOf("port", "k8sService", "namespace", "policy", "spillThreshold", "affinity", "sessionIdleTimeout", "shutdownGrace", "maxNumSeqs",
-                        "admission", "kvBudget", "residencyIdle", "residencySlice", "queueMax", "queueTimeout", "queueKeepAlive",
+                        "admission", "kvBudget", "residencyIdle", "residencySlice", "queueMax", "queueTimeout", "queueWaitBound", "queueKeepAlive",
                         "queueFailFast", "admissionEngage", "maxLoras");
         assertThat(yaml).contains("admission: false", "queueTimeout: \"2m\"", "kvBudget: 0.8", "admissionEngage: \"always\"");
         assertThat(yaml).as("unset admission settings are the router's defaults").doesNotContain("residencySlice", "queueMax");

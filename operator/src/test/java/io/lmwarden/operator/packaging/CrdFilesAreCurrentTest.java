@@ -114,7 +114,7 @@ class CrdFilesAreCurrentTest {
                 "sessionIdleTimeout", "admission", "resources");
         JSONSchemaProps admission = router.getProperties().get("admission");
         assertThat(admission.getProperties()).containsOnlyKeys("enabled", "kvBudget", "residencyIdle", "residencySlice",
-                "queueMax", "queueTimeout", "queueKeepAlive", "queueFailFast", "engage");
+                "queueMax", "queueTimeout", "queueWaitBound", "queueKeepAlive", "queueFailFast", "engage");
         assertThat(admission.getProperties().get("engage").getPattern()).isEqualTo("^(evidence|always)$");
         assertThat(admission.getProperties().get("enabled").getDefault()).as("unset follows the router's default").isNull();
         assertThat(admission.getProperties().get("queueMax").getMinimum()).isEqualTo(0.0);

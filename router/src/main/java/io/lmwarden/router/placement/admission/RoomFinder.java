@@ -15,6 +15,8 @@ import io.lmwarden.router.session.RequestFacts;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.HashSet;
+import java.util.Comparator;
 import java.util.Optional;
 import java.util.Set;
 import java.util.function.Supplier;
@@ -93,7 +95,10 @@ final class RoomFinder {
         // Backfill: requests behind it may take the room a session waiting for its warm home leaves elsewhere.
         boolean backfilled = homeHoldsIt && others.stream().anyMatch(r -> !computeIdle(r) && residencies.fits(r, ws));
         others.removeIf(r -> homeHoldsIt && !computeIdle(r));
-        others.sort(LoadOrder.FOR_NEW_SESSION);
+        // Where the session could start afresh comes first (a LoRA adapter's session: where its adapter runs or fits),
+        // then the rest by load: a step that moves to a replica that must swap its adapter in waits for a slot there.
+        Set<ReplicaView> allowed = new HashSet<>(homes.allowedForNew(facts, others, snap, now));
+        others.sort(Comparator.comparing((ReplicaView r) -> !allowed.contains(r)).thenComparing(LoadOrder.FOR_NEW_SESSION));
         for (ReplicaView r : others) {
             if (residencies.fits(r, ws)) {
                 return Optional.of(moveTo(facts, session, ws, sameStep, chosen, r, now, "over its KV budget"));

@@ -3,6 +3,7 @@ package io.lmwarden.router.placement.pins;
 import io.lmwarden.router.placement.Decision;
 import io.lmwarden.router.placement.Placement;
 import io.lmwarden.router.placement.PlacementRequest;
+import io.lmwarden.router.pool.PoolSnapshot;
 import io.lmwarden.router.pool.ReplicaView;
 import io.lmwarden.router.session.RequestFacts;
 
@@ -86,6 +87,16 @@ public final class SessionHomes {
             }
         }
         return new Step(Optional.empty(), h, others);
+    }
+
+    /**
+     * Of {@code candidates}, those a session without a home may go to ({@link NewSessionFilter}: a LoRA adapter's
+     * replicas), for admission's own alternatives when the policy's choice has no room; all of them when the filter
+     * keeps all.
+     */
+    public List<ReplicaView> allowedForNew(RequestFacts facts, List<ReplicaView> candidates, PoolSnapshot pool, long nowNanos) {
+        return candidates.isEmpty() ? candidates
+                : newSessions.choose(new PlacementRequest(facts, candidates, pool, nowNanos)).candidates();
     }
 
     /** The policy moves the session off its home: re-pinned where it went. */

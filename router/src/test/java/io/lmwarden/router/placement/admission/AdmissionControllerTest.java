@@ -680,4 +680,46 @@ class AdmissionControllerTest {
         Map<String, Object> tail = (Map<String, Object>) newcomers.get("tail");
         assertThat(tail).containsEntry("p95Seconds", 3.0).containsEntry("maxSeconds", 3.0).containsEntry("stepsAtOrAboveP95", 2);
     }
+
+    /**
+     * Issue 36 in admission: when the policy's choice for an adapter's new session has no room within the KV budget,
+     * admission's own alternatives put the replicas where the adapter runs or fits first, ahead of a less loaded one
+     * whose only adapter slot another adapter holds (vLLM would make the step wait there for a slot).
+     */
+    @Test
+    void anAdaptersSessionMovedForRoomGoesWhereItsAdapterFitsBeforeALessLoadedReplica() throws Exception {
+        io.lmwarden.router.placement.lora.AdapterActivity activity = new io.lmwarden.router.placement.lora.AdapterActivity(
+                Set.of("alpha", "beta")::contains, Duration.ofMinutes(3).toNanos());
+        SessionHomes loraHomes = new SessionHomes(affinity, new io.lmwarden.router.placement.lora.AdapterPlacement(activity,
+                Set.of("alpha", "beta")::contains, new io.lmwarden.router.placement.lora.LoraSlots(1), true));
+        AffinityPolicy loraPolicy = new AffinityPolicy(loraHomes, SpillThreshold.parse("auto"), 32);
+        // r1 is busier than r0, but r0's one adapter slot is beta's; alpha runs on r2.
+        List<ReplicaView> pool = List.of(replica("r0"), new ReplicaView("r1", "http://r1", true, 1, 0, 0, 0, 0, 0, null, false),
+                replica("r2"));
+        activity.seen("r0", "beta", "beta-session", clock.get());
+        activity.seen("r2", "alpha", "alpha-earlier", clock.get());
+        AdmissionController c = new AdmissionController(settings, new Placer(() -> loraPolicy, indexes), now -> new PoolSnapshot(pool, now),
+                () -> loraPolicy, loraHomes, HeldTokens.estimatesOnly(indexes), PREFILL, 1600, new AdmissionObserver() {
+                    @Override
+                    public void admittedAfterWait(long waitedNanos) {
+                    }
+
+                    @Override
+                    public void rejected(String reason) {
+                    }
+                }, clock::get);
+        for (String s : List.of("alpha-1", "alpha-2")) {
+            assertThat(c.submit(adapterStep(s, "alpha"), Set.of(), new Recorder(s)).orElseThrow().placement().replica().id())
+                    .as("%s goes where alpha runs", s).isEqualTo("r2");
+        }
+        AdmissionController.Admission third = c.submit(adapterStep("alpha-3", "alpha"), Set.of(), new Recorder("alpha-3")).orElseThrow();
+        assertThat(third.placement().replica().id()).as("r2 is full; r1 has a free adapter slot, r0 none").isEqualTo("r1");
+        assertThat(third.placement().reason()).contains("admission: r2 over its KV budget → r1");
+    }
+
+    private static RequestFacts adapterStep(String session, String adapter) {
+        RequestFacts f = step(session, 40);
+        return new RequestFacts(f.dialect(), adapter, f.stream(), f.sessionKey(), f.shape(), f.maxTokens(), Optional.empty(),
+                Optional.empty());
+    }
 }
