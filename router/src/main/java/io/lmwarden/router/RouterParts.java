@@ -34,6 +34,7 @@ import io.lmwarden.router.placement.pins.SessionPins;
 import io.lmwarden.router.placement.prefix.TtftEstimator;
 import io.lmwarden.router.placement.admission.AdmissionController;
 import io.lmwarden.router.placement.admission.AdmissionRules;
+import io.lmwarden.router.placement.admission.ClusterShare;
 import io.lmwarden.router.placement.reservation.AttemptEnd;
 import io.lmwarden.router.placement.reservation.PlacementFeedback;
 import io.lmwarden.router.placement.reservation.Reservation;
@@ -126,7 +127,7 @@ final class RouterParts {
         Reservations reservations = new Reservations(pool, prefixIndexes, prefillRates);
         AdmissionController admission = new AdmissionController(AdmissionRules.of(config.admission(), timeScale), placer, snapshot,
                 policy, homes, cacheViews.held(), prefillRates, PrefixIndexes.DEFAULT_KV_CAPACITY_TOKENS, watching.metrics().admissionObserver(),
-                System::nanoTime, cluster.peerResidents(), cluster.sessionFacts(), cluster.peerEvidence());
+                System::nanoTime, new ClusterShare(cluster.peerResidents(), cluster.sessionFacts(), cluster.peerEvidence()));
         RouterParts parts = new RouterParts(discovery(config.discovery()), pool, cluster, snapshot,
                 new Placing(prefixIndexes, prefillRates, homes, policy, reservations, admission, adapters, loraSlots, adapterLoader), watching, cacheViews,
                 advising(pool, watching.metrics(), timeScale));

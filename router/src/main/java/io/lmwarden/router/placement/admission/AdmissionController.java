@@ -122,31 +122,16 @@ public final class AdmissionController {
     public AdmissionController(AdmissionRules rules, Placer placer, LongFunction<PoolSnapshot> snapshot,
                                Supplier<PlacementPolicy> policy, SessionHomes homes, HeldTokens held, PrefillRates prefillRates,
                                int defaultCapacityTokens, AdmissionObserver observer, LongSupplier clock) {
-        this(rules, placer, snapshot, policy, homes, held, prefillRates, defaultCapacityTokens, observer, clock, PeerResidents.NONE);
+        this(rules, placer, snapshot, policy, homes, held, prefillRates, defaultCapacityTokens, observer, clock, ClusterShare.ALONE);
     }
 
-    /**
-     * {@code peers}: the sessions the other routers of the same cluster hold resident. Their blocks come
-     * out of this router's share of each replica's budget (each session and each shared prefix once), so
-     * that a replica has one budget however many routers admit to it; and a session resident through
-     * another router is resident here too, since its steps reach the routers in any order.
-     */
+    /** @param cluster what the other routers of the cluster hold, know and have seen ({@link ClusterShare}) */
     public AdmissionController(AdmissionRules rules, Placer placer, LongFunction<PoolSnapshot> snapshot,
                                Supplier<PlacementPolicy> policy, SessionHomes homes, HeldTokens held, PrefillRates prefillRates,
-                               int defaultCapacityTokens, AdmissionObserver observer, LongSupplier clock,
-                               PeerResidents peers) {
-        this(rules, placer, snapshot, policy, homes, held, prefillRates, defaultCapacityTokens, observer, clock, peers,
-                SessionFacts.NONE, PeerEvidence.NONE);
-    }
-
-    /**
-     * {@code facts}: the sessions' facts the cluster shares; {@code evidence}: the other routers' engagement evidence.
-     * Both are read from this member's memory and written without waiting.
-     */
-    public AdmissionController(AdmissionRules rules, Placer placer, LongFunction<PoolSnapshot> snapshot,
-                               Supplier<PlacementPolicy> policy, SessionHomes homes, HeldTokens held, PrefillRates prefillRates,
-                               int defaultCapacityTokens, AdmissionObserver observer, LongSupplier clock,
-                               PeerResidents peers, SessionFacts facts, PeerEvidence evidence) {
+                               int defaultCapacityTokens, AdmissionObserver observer, LongSupplier clock, ClusterShare cluster) {
+        PeerResidents peers = cluster.residents();
+        SessionFacts facts = cluster.facts();
+        PeerEvidence evidence = cluster.evidence();
         this.peers = peers;
         this.facts = facts;
         this.epoch = facts == SessionFacts.NONE && evidence == PeerEvidence.NONE ? EpochClock.IDENTITY : EpochClock.of(clock);

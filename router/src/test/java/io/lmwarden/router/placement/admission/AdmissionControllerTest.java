@@ -168,7 +168,7 @@ class AdmissionControllerTest {
                     @Override
                     public void rejected(String reason) {
                     }
-                }, clock::get, fromFirst);
+                }, clock::get, ClusterShare.residents(fromFirst));
     }
 
     @Test
