@@ -9,6 +9,11 @@ final class Eventually {
     }
 
     static void await(String what, Duration timeout, Supplier<Boolean> condition) {
+        await(what, timeout, condition, () -> "");
+    }
+
+    /** As {@link #await(String, Duration, Supplier)}; on a timeout the message says what {@code state} saw last. */
+    static void await(String what, Duration timeout, Supplier<Boolean> condition, Supplier<String> state) {
         long deadline = System.nanoTime() + timeout.toNanos();
         AssertionError last = null;
         while (System.nanoTime() < deadline) {
@@ -27,6 +32,8 @@ final class Eventually {
                 throw new AssertionError("interrupted while waiting for " + what, e);
             }
         }
-        throw new AssertionError("timed out after " + timeout.toMillis() + " ms waiting for " + what, last);
+        String seen = state.get();
+        throw new AssertionError("timed out after " + timeout.toMillis() + " ms waiting for " + what
+                + (seen.isEmpty() ? "" : "; last seen: " + seen), last);
     }
 }

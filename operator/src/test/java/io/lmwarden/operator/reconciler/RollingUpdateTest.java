@@ -110,6 +110,15 @@ class RollingUpdateTest {
             ModelDeployment now = cluster.get(MD);
             return MockCluster.condition(now, "Progressing").map(c -> c.getReason().equals("RolloutComplete")).orElse(false)
                     && MockCluster.condition(now, "Ready").map(c -> c.getStatus().equals("True")).orElse(false);
+        }, () -> {
+            // Once seen failing (a CI run at load ~5, the last reconcile logged ready=4/4 and nothing changed for 60 s):
+            // the status and the pods as the API server has them, to tell a stale operator cache from a wrong status.
+            ModelDeployment now = cluster.get(MD);
+            return "status " + now.getStatus().getConditions().stream().map(c -> c.getType() + "=" + c.getStatus() + "/" + c.getReason()
+                    + " (" + c.getMessage() + ")").toList() + " updatedReplicas=" + now.getStatus().getUpdatedReplicas()
+                    + "; pods " + controller.pods(STS).stream().map(p -> p.getMetadata().getName() + " rev="
+                    + p.getMetadata().getLabels().get(ReplicaPod.REVISION_LABEL) + " uid=" + p.getMetadata().getUid()
+                    + " ready=" + (p.getStatus() == null ? null : p.getStatus().getConditions())).toList();
         });
         ModelDeployment md = cluster.get(MD);
         assertThat(md.getStatus().getUpdatedReplicas()).isEqualTo(4);
