@@ -9,6 +9,8 @@ import io.lmwarden.router.placement.LoadOrder;
 import io.lmwarden.router.pool.ServedModels.LoraCard;
 
 import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.Map;
 import java.util.List;
 import java.util.Optional;
 import java.util.function.Function;
@@ -72,19 +74,24 @@ public final class AdapterPlacement implements NewSessionFilter {
         if (!enabled || !isAdapter.test(adapter)) {
             return new Choice(all, "");
         }
-        List<ReplicaAdapters> busy = new ArrayList<>(all.size());
-        for (ReplicaView r : all) {
-            busy.add(activity.on(r.id(), request.nowNanos()));
-        }
-        // The share is the whole pool's: where only one replica lists the adapter, it is judged against the others too.
+        // What every ready replica is busy with, read once: the candidates' slots, the pool's share, the room to load into.
+        Map<String, ReplicaAdapters> seen = new HashMap<>();
         int sessions = 0;
         int ready = 0;
         for (ReplicaView r : request.pool().replicas()) {
             if (r.ready()) {
-                sessions += activity.on(r.id(), request.nowNanos()).sessions();
+                ReplicaAdapters a = activity.on(r.id(), request.nowNanos());
+                seen.put(r.id(), a);
+                sessions += a.sessions();
                 ready++;
             }
         }
+        List<ReplicaAdapters> busy = new ArrayList<>(all.size());
+        for (ReplicaView r : all) {
+            ReplicaAdapters a = seen.get(r.id());
+            busy.add(a != null ? a : activity.on(r.id(), request.nowNanos()));
+        }
+        // The share is the whole pool's: where only one replica lists the adapter, it is judged against the others too.
         double mean = (double) sessions / Math.max(1, ready);
         double crowded = mean + Math.max(CROWDED_MIN_EXCESS, CROWDED_SHARE_EXCESS * mean);
         List<ReplicaView> running = new ArrayList<>();
@@ -107,7 +114,7 @@ public final class AdapterPlacement implements NewSessionFilter {
         }
         if (freeSlot.isEmpty()) {
             // No replica that lists the adapter has room for it: one that does not list it may take it, loaded now.
-            loadWhereRoom(request, adapter);
+            loadWhereRoom(request, adapter, seen);
         } else {
             return new Choice(freeSlot, running.isEmpty()
                     ? "adapter " + adapter + " runs nowhere; a free adapter slot on " + ids(freeSlot)
@@ -135,7 +142,7 @@ public final class AdapterPlacement implements NewSessionFilter {
      * adapter slot free; sessions that come once its {@code /v1/models} lists it find it there. This session is placed
      * now, among the replicas that list it.
      */
-    private void loadWhereRoom(PlacementRequest request, String adapter) {
+    private void loadWhereRoom(PlacementRequest request, String adapter, Map<String, ReplicaAdapters> seen) {
         Optional<LoraCard> card = cards.apply(adapter);
         if (card.isEmpty()) {
             return;
@@ -144,7 +151,7 @@ public final class AdapterPlacement implements NewSessionFilter {
         for (ReplicaView r : request.pool().replicas()) {
             if (r.ready() && r.servedModels().known() && !r.servedModels().serves(adapter)
                     && r.servedModels().serves(card.get().parent()) && loader.mayLoad(r, adapter, request.nowNanos())
-                    && activity.on(r.id(), request.nowNanos()).adapters() < slots.of(r)) {
+                    && seen.get(r.id()).adapters() < slots.of(r)) {
                 room.add(r);
             }
         }

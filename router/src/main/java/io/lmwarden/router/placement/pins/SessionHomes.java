@@ -78,7 +78,7 @@ public final class SessionHomes {
         // The step would push the home over its threshold: move, but only to somewhere less busy.
         if (h.inFlight() >= threshold && !others.isEmpty()) {
             // Where it may spill is where it could start afresh (a LoRA adapter's session: where its adapter runs or fits).
-            List<ReplicaView> spillable = newSessions.choose(new PlacementRequest(f, others, request.pool(), request.nowNanos())).candidates();
+            List<ReplicaView> spillable = allowedForNew(f, others, request.pool(), request.nowNanos());
             ReplicaView target = choices.overCapTarget(h, spillable);
             if (target.inFlight() < h.inFlight()) {
                 Placement p = new Placement(target, Decision.SPILL, "home " + h.id() + " has " + h.inFlight()
