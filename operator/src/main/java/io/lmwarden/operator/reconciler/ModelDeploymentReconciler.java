@@ -8,6 +8,7 @@ import io.javaoperatorsdk.operator.api.reconciler.Context;
 import io.javaoperatorsdk.operator.api.reconciler.EventSourceContext;
 import io.javaoperatorsdk.operator.api.reconciler.ControllerConfiguration;
 import io.javaoperatorsdk.operator.api.reconciler.ErrorStatusUpdateControl;
+import io.javaoperatorsdk.operator.api.reconciler.PrimaryUpdateAndCacheUtils;
 import io.javaoperatorsdk.operator.api.reconciler.Reconciler;
 import io.javaoperatorsdk.operator.api.reconciler.UpdateControl;
 import io.javaoperatorsdk.operator.api.reconciler.Workflow;
@@ -161,8 +162,24 @@ public class ModelDeploymentReconciler implements Reconciler<ModelDeployment> {
                 + ": ready=" + status.getReady() + " routerReady=" + status.getRouterReady()
                 + " generation=" + status.getObservedGeneration() + invalid.map(p -> " invalid spec: " + p).orElse(""));
         ModelDeploymentEvents.record(context.getClient(), md, ModelDeploymentEvents.transitions(previous, status), now);
-        md.setStatus(status);
-        return reschedule(UpdateControl.patchStatus(md), recheck);
+        writeStatus(md, status, context);
+        return reschedule(UpdateControl.noUpdate(), recheck);
+    }
+
+    /**
+     * Replaces the whole status, with the resourceVersion the status was computed from, and keeps the answer in the
+     * controller's cache. Not {@code UpdateControl.patchStatus}: without server-side apply JOSDK sends a JSON Patch of
+     * the difference between the cached resource and the new one, and the cache can lag behind this operator's own
+     * previous write. The difference is then taken from the wrong base and applied to the right one, and the server
+     * keeps a status nobody computed (seen: "3/4 replicas ready, Degraded" written from a late StatefulSet read and
+     * never corrected, since the next status equalled the stale cache's and no event reconciles a status change).
+     * A conflict (the status changed since it was read) re-reads the resource and writes again.
+     */
+    private static void writeStatus(ModelDeployment md, ModelDeploymentStatus status, Context<ModelDeployment> context) {
+        PrimaryUpdateAndCacheUtils.updateStatusAndCacheResource(md, context, current -> {
+            current.setStatus(status);
+            return current;
+        });
     }
 
     private static UpdateControl<ModelDeployment> reschedule(UpdateControl<ModelDeployment> control, Optional<Duration> after) {
@@ -175,8 +192,9 @@ public class ModelDeploymentReconciler implements Reconciler<ModelDeployment> {
         LOG.warning(() -> "ModelDeployment " + md.getMetadata().getNamespace() + "/" + md.getMetadata().getName()
                 + ": reconciliation failed: " + e);
         ModelDeploymentStatus previous = md.getStatus();
-        md.setStatus(statusCalculator.failed(md, e, clock.instant()));
-        ModelDeploymentEvents.record(context.getClient(), md, ModelDeploymentEvents.transitions(previous, md.getStatus()), clock.instant());
-        return ErrorStatusUpdateControl.patchStatus(md);
+        ModelDeploymentStatus failed = statusCalculator.failed(md, e, clock.instant());
+        ModelDeploymentEvents.record(context.getClient(), md, ModelDeploymentEvents.transitions(previous, failed), clock.instant());
+        writeStatus(md, failed, context);
+        return ErrorStatusUpdateControl.noStatusUpdate();
     }
 }

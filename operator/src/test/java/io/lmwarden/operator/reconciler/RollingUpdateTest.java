@@ -111,8 +111,9 @@ class RollingUpdateTest {
             return MockCluster.condition(now, "Progressing").map(c -> c.getReason().equals("RolloutComplete")).orElse(false)
                     && MockCluster.condition(now, "Ready").map(c -> c.getStatus().equals("True")).orElse(false);
         }, () -> {
-            // Once seen failing (a CI run at load ~5, the last reconcile logged ready=4/4 and nothing changed for 60 s):
-            // the status and the pods as the API server has them, to tell a stale operator cache from a wrong status.
+            // The status and the pods as the API server has them: this is how the stale-base status patch was found
+            // (server at "3/4 ready, Degraded" with every pod Ready, after the operator's last write said 4/4; see
+            // ModelDeploymentReconciler.writeStatus).
             ModelDeployment now = cluster.get(MD);
             return "status " + now.getStatus().getConditions().stream().map(c -> c.getType() + "=" + c.getStatus() + "/" + c.getReason()
                     + " (" + c.getMessage() + ")").toList() + " updatedReplicas=" + now.getStatus().getUpdatedReplicas()
