@@ -255,7 +255,12 @@ final class ProxyExchange {
                 failed.accept(reservation);
             }
         }
+        // Until it is sent (or placed again), the request counts on its replica as if it were: the next new session
+        // placed meanwhile sees it, as it did when the claim settled on the spot.
+        Optional<ReplicaState> headed = ctx.pool().get(at.replica().id());
+        headed.ifPresent(ReplicaState::awaitingPin);
         Future.fromCompletionStage(at.pendingClaim(), context).onComplete(claim -> {
+            headed.ifPresent(ReplicaState::pinSettled);
             if (phase == Phase.DONE) {
                 // The client left meanwhile: end() released the admission already.
                 return;
