@@ -32,7 +32,7 @@ public final class ClusteredPinsFootprint {
             long before = LiveHeap.bytes();
             long t0 = System.nanoTime();
             for (int i = 0; i < n; i++) {
-                pins.claim(model, UUID.randomUUID().toString(), Optional.empty(), replicas[i & 3], System.nanoTime());
+                pins.claim(model, UUID.randomUUID().toString(), Optional.empty(), replicas[i & 3], System.nanoTime()).toCompletableFuture().join();
             }
             long fillNanos = System.nanoTime() - t0;
             long after = LiveHeap.bytes();

@@ -24,6 +24,9 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -39,7 +42,8 @@ import java.util.logging.Logger;
  * <p>A pin race (two routers place the same new session at once) is settled by
  * {@code putIfAbsent}, which the key's primary owner applies one at a time: one write wins, the
  * loser gets the winner's value back and sends its request there. Re-placing a session whose home
- * left uses {@code replace(key, oldHome, newHome)} the same way.
+ * left uses {@code replace(key, oldHome, newHome)} the same way. Both are the asynchronous calls: a
+ * claim never holds the caller's thread (an event loop) while the peers acknowledge.
  *
  * <p>Idle expiry: a shared entry lives {@code idleTimeout} from its last write; each pod rewrites
  * (conditionally, so a move is never undone) the entries it touched since its last sweep, at most
@@ -59,6 +63,8 @@ public final class ClusteredPins implements SessionPins {
     private final AtomicInteger total = new AtomicInteger();
     private final AtomicLong racesLost = new AtomicLong();
     private final AtomicLong writeFailures = new AtomicLong();
+    /** This router's claims under way, by key: each completes with the pin that holds. */
+    private final Map<String, CompletableFuture<String>> claiming = new ConcurrentHashMap<>();
 
     ClusteredPins(AdvancedCache<String, String> shared, int maxEntries, Duration idleTimeout) {
         this.local = new AffinityTable(maxEntries, idleTimeout);
@@ -112,33 +118,70 @@ public final class ClusteredPins implements SessionPins {
         return home;
     }
 
+    /**
+     * Settles the pin without waiting for the peers: the writes are Infinispan's asynchronous ones, and the
+     * returned stage completes (on a cluster thread) once the key's primary owner decided and every member
+     * applied it. A synchronous write would hold the caller, an event loop, for a round trip to every peer,
+     * and up to the remote timeout when one is slow or cut off. A second claim of the same session on this
+     * router while the first is under way joins it rather than race it.
+     */
     @Override
-    public String claim(String model, String sessionKey, Optional<String> previous, String replicaId, long nowNanos) {
+    public CompletionStage<String> claim(String model, String sessionKey, Optional<String> previous, String replicaId, long nowNanos) {
         String k = key(model, sessionKey);
-        String winner;
-        try {
-            if (previous.isPresent() && shared.replace(k, previous.get(), replicaId, lifespanMillis, TimeUnit.MILLISECONDS)) {
-                winner = replicaId;
-            } else {
-                String existing = shared.putIfAbsent(k, replicaId, lifespanMillis, TimeUnit.MILLISECONDS);
-                winner = existing == null || existing.equals(previous.orElse(null)) ? replicaId : existing;
-                if (existing != null && winner.equals(replicaId)) {
-                    // The stale home came back between our read and the replace: take it over.
-                    sharedNoReturn.put(k, replicaId, lifespanMillis, TimeUnit.MILLISECONDS);
+        CompletableFuture<String> settled = new CompletableFuture<>();
+        CompletableFuture<String> under = claiming.putIfAbsent(k, settled);
+        if (under != null) {
+            return under.copy();
+        }
+        write(k, previous, replicaId).handle((written, failure) -> {
+            String winner = written;
+            if (failure != null) {
+                Throwable cause = failure instanceof CompletionException && failure.getCause() != null ? failure.getCause() : failure;
+                if (!(cause instanceof CacheException)) {
+                    throw new CompletionException(cause);
                 }
+                // No quorum or a peer timed out: keep serving with a pin of our own; the merge settles it.
+                writeFailures.incrementAndGet();
+                LOG.warning(() -> "shared pin write failed, pinned on this router only: " + cause.getMessage());
+                winner = replicaId;
             }
-        } catch (CacheException e) {
-            // No quorum or a peer timed out: keep serving with a pin of our own; the merge settles it.
-            writeFailures.incrementAndGet();
-            LOG.warning(() -> "shared pin write failed, pinned on this router only: " + e.getMessage());
-            winner = replicaId;
+            if (!winner.equals(replicaId)) {
+                racesLost.incrementAndGet();
+            }
+            local.pin(model, sessionKey, winner, nowNanos);
+            touched.remove(k);
+            return winner;
+        }).whenComplete((winner, failure) -> {
+            // Out of the table before it completes: whatever runs on its completion sees the claim over.
+            claiming.remove(k, settled);
+            if (failure != null) {
+                settled.completeExceptionally(failure);
+            } else {
+                settled.complete(winner);
+            }
+        });
+        return settled.copy();
+    }
+
+    /** The pin that holds after trying to make it {@code replicaId}: ours, or the one another router wrote first. */
+    private CompletableFuture<String> write(String k, Optional<String> previous, String replicaId) {
+        try {
+            CompletableFuture<Boolean> replaced = previous.isPresent()
+                    ? shared.replaceAsync(k, previous.get(), replicaId, lifespanMillis, TimeUnit.MILLISECONDS)
+                    : CompletableFuture.completedFuture(false);
+            return replaced.thenCompose(won -> won ? CompletableFuture.completedFuture(replicaId)
+                    : shared.putIfAbsentAsync(k, replicaId, lifespanMillis, TimeUnit.MILLISECONDS).thenCompose(existing -> {
+                        String winner = existing == null || existing.equals(previous.orElse(null)) ? replicaId : existing;
+                        if (existing != null && winner.equals(replicaId)) {
+                            // The stale home came back between our read and the replace: take it over.
+                            return sharedNoReturn.putAsync(k, replicaId, lifespanMillis, TimeUnit.MILLISECONDS).thenApply(v -> replicaId);
+                        }
+                        return CompletableFuture.completedFuture(winner);
+                    }));
+        } catch (RuntimeException e) {
+            // A cache that refuses at once (stopping, no members) fails the claim the same way as one that fails later.
+            return CompletableFuture.failedFuture(e);
         }
-        if (!winner.equals(replicaId)) {
-            racesLost.incrementAndGet();
-        }
-        local.pin(model, sessionKey, winner, nowNanos);
-        touched.remove(k);
-        return winner;
     }
 
     @Override
@@ -146,7 +189,20 @@ public final class ClusteredPins implements SessionPins {
         local.pin(model, sessionKey, replicaId, nowNanos);
         String k = key(model, sessionKey);
         touched.remove(k);
-        // A move: the last writer wins, and the caller does not wait for the peers.
+        CompletableFuture<String> under = claiming.get(k);
+        if (under == null) {
+            put(k, replicaId);
+        } else {
+            // A move while this router's claim is under way comes after it, here and in the cluster: never undone by it.
+            under.whenComplete((winner, failure) -> {
+                local.pin(model, sessionKey, replicaId, nowNanos);
+                put(k, replicaId);
+            });
+        }
+    }
+
+    /** A move: the last writer wins, and the caller does not wait for the peers. */
+    private void put(String k, String replicaId) {
         sharedNoReturn.putAsync(k, replicaId, lifespanMillis, TimeUnit.MILLISECONDS).exceptionally(e -> {
             writeFailures.incrementAndGet();
             return null;
@@ -214,6 +270,11 @@ public final class ClusteredPins implements SessionPins {
     /** Sessions this router served recently (its local table). */
     public int localSize() {
         return local.size();
+    }
+
+    /** The shared cache itself, for tests in this package that make a member slow to apply a write. */
+    AdvancedCache<String, String> cache() {
+        return shared;
     }
 
     public long racesLost() {

@@ -26,6 +26,11 @@ public final class ReplicaState {
     private final AtomicInteger inFlight = new AtomicInteger();
     /** Requests sent since the last scrape: the engine has not counted them yet (vLLM's balancer does the same). */
     private final AtomicInteger sentSinceScrape = new AtomicInteger();
+    /**
+     * Requests placed here whose new session's pin the router cluster is still settling (sent once it is): counted as
+     * in flight and sent, as they were when the claim settled on the spot, so that a burst of new sessions spreads.
+     */
+    private final AtomicInteger awaitingPin = new AtomicInteger();
     /** Prompt tokens sent here whose prefill has not produced a first byte yet: work ahead of a new request. */
     private final AtomicLong pendingPrefillTokens = new AtomicLong();
     private final AtomicInteger pendingRequests = new AtomicInteger();
@@ -137,11 +142,20 @@ public final class ReplicaState {
     }
 
     public int inFlight() {
-        return inFlight.get();
+        return inFlight.get() + awaitingPin.get();
     }
 
     public int sentSinceScrape() {
-        return sentSinceScrape.get();
+        return sentSinceScrape.get() + awaitingPin.get();
+    }
+
+    /** A request placed here waits for its session's pin to settle in the cluster; {@link #pinSettled} when it has. */
+    public void awaitingPin() {
+        awaitingPin.incrementAndGet();
+    }
+
+    public void pinSettled() {
+        awaitingPin.decrementAndGet();
     }
 
     /** A request was dispatched here. */

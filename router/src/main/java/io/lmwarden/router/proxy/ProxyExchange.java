@@ -191,6 +191,10 @@ final class ProxyExchange {
                 if (placements > ctx.pool().all().size()) {
                     throw new NoReplicaAvailableException(503, "every replica placement chose left the pool before the request reached it");
                 }
+                if (at.pendingClaim() != null) {
+                    awaitClaim(at, failed);
+                    return;
+                }
                 opened = ctx.reservations().openAt(facts, at, tried, receivedAtNanos);
             }
         } catch (NoReplicaAvailableException e) {
@@ -236,6 +240,39 @@ final class ProxyExchange {
     /** Whether {@code r} is the attempt that speaks for the exchange: not over, not superseded by a retry. */
     private boolean current(Reservation r) {
         return phase != Phase.DONE && reservation == r;
+    }
+
+    /**
+     * A new session's pin is still being settled by the router cluster: the attempt goes on, back on this exchange's
+     * context, once it is, with no thread held meanwhile. Where this placement's pin won, there; where another
+     * router's won, placed again (placement now finds that pin). A retry's failed attempt is closed as retried at once,
+     * as when it waits for room.
+     */
+    private void awaitClaim(Placement at, Consumer<Reservation> failed) {
+        if (failed != null) {
+            idle.stop();
+            if (reservation != null && !reservation.closed()) {
+                failed.accept(reservation);
+            }
+        }
+        // Until it is sent (or placed again), the request counts on its replica as if it were: the next new session
+        // placed meanwhile sees it, as it did when the claim settled on the spot.
+        Optional<ReplicaState> headed = ctx.pool().get(at.replica().id());
+        headed.ifPresent(ReplicaState::awaitingPin);
+        Future.fromCompletionStage(at.pendingClaim(), context).onComplete(claim -> {
+            headed.ifPresent(ReplicaState::pinSettled);
+            if (phase == Phase.DONE) {
+                // The client left meanwhile: end() released the admission already.
+                return;
+            }
+            if (claim.failed()) {
+                noReplica(new NoReplicaAvailableException(503, "the router cluster could not settle this session's home: "
+                        + claim.cause()));
+                return;
+            }
+            admitted = claim.result().equals(at.replica().id()) ? at.claimSettled() : null;
+            attempt(null, null);
+        });
     }
 
     /** A retry waits for room within the KV budget: the failed attempt is over, and a stream is kept alive meanwhile. */

@@ -37,8 +37,8 @@ class ClusteredPinsTest {
             long now = System.nanoTime();
 
             // One after the other: the second router gets the first one's pin back.
-            assertThat(pa.claim(MODEL, "s-seq", Optional.empty(), "sim-0", now)).isEqualTo("sim-0");
-            assertThat(pb.claim(MODEL, "s-seq", Optional.empty(), "sim-1", now)).isEqualTo("sim-0");
+            assertThat(claim(pa, MODEL, "s-seq", Optional.empty(), "sim-0", now)).isEqualTo("sim-0");
+            assertThat(claim(pb, MODEL, "s-seq", Optional.empty(), "sim-1", now)).isEqualTo("sim-0");
             assertThat(pb.lookup(MODEL, "s-seq", now)).contains("sim-0");
 
             // At once, 200 sessions, each router placing every session on a different replica.
@@ -51,11 +51,11 @@ class ClusteredPinsTest {
                 String key = "race-" + i;
                 fromA.add(pool.submit(() -> {
                     go.await();
-                    return pa.claim(MODEL, key, Optional.empty(), "sim-a", System.nanoTime());
+                    return claim(pa, MODEL, key, Optional.empty(), "sim-a", System.nanoTime());
                 }));
                 fromB.add(pool.submit(() -> {
                     go.await();
-                    return pb.claim(MODEL, key, Optional.empty(), "sim-b", System.nanoTime());
+                    return claim(pb, MODEL, key, Optional.empty(), "sim-b", System.nanoTime());
                 }));
             }
             go.countDown();
@@ -81,8 +81,8 @@ class ClusteredPinsTest {
             pb.release("sim-2");
             awaitPin(pa, "s-seq", Optional.empty());
             assertThat(pa.sessionsOn("sim-2")).isZero();
-            assertThat(pa.claim(MODEL, "s-seq", Optional.of("sim-2"), "sim-3", now)).isEqualTo("sim-3");
-            assertThat(pb.claim(MODEL, "s-seq", Optional.of("sim-2"), "sim-4", now)).isEqualTo("sim-3");
+            assertThat(claim(pa, MODEL, "s-seq", Optional.of("sim-2"), "sim-3", now)).isEqualTo("sim-3");
+            assertThat(claim(pb, MODEL, "s-seq", Optional.of("sim-2"), "sim-4", now)).isEqualTo("sim-3");
             assertThat(a.pins().size()).isEqualTo(b.pins().size()).isEqualTo(n + 1);
         }
     }
@@ -92,7 +92,7 @@ class ClusteredPinsTest {
         List<Integer> ports = LoopbackPorts.freePairs(2);
         try (InfinispanCluster a = member(ports, 0)) {
             for (int i = 0; i < 1000; i++) {
-                a.pins().claim(MODEL, "old-" + i, Optional.empty(), "sim-" + (i % 4), System.nanoTime());
+                claim(a.pins(), MODEL, "old-" + i, Optional.empty(), "sim-" + (i % 4), System.nanoTime());
             }
             a.publish(new MemberLoad(java.util.Map.of("sim-1", 5), java.util.Map.of("sim-1", 700L), 1000, 0));
             try (InfinispanCluster b = member(ports, 1)) {
@@ -116,12 +116,17 @@ class ClusteredPinsTest {
         }
     }
 
+    /** The pin that holds once the cluster settled the claim. */
+    static String claim(SessionPins pins, String model, String session, Optional<String> previous, String replica, long now) {
+        return pins.claim(model, session, previous, replica, now).toCompletableFuture().join();
+    }
+
     static InfinispanCluster member(List<Integer> ports, int i) {
         List<String> members = ports.stream().map(p -> "127.0.0.1:" + p).toList();
         return InfinispanCluster.start(ClusterSettings.single().withStatic(members, ports.get(i)), 100_000, Duration.ofHours(1));
     }
 
-    private static void awaitMembers(InfinispanCluster c, int n) {
+    static void awaitMembers(InfinispanCluster c, int n) {
         awaitTrue(() -> c.view().members().size() == n);
     }
 
@@ -129,7 +134,7 @@ class ClusteredPinsTest {
         awaitTrue(() -> p.peek(MODEL, key).equals(expected));
     }
 
-    private static void awaitTrue(java.util.function.BooleanSupplier condition) {
+    static void awaitTrue(java.util.function.BooleanSupplier condition) {
         long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
         while (!condition.getAsBoolean()) {
             if (System.nanoTime() > deadline) {

@@ -6,6 +6,8 @@ import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
@@ -67,11 +69,12 @@ public final class AffinityTable implements SessionPins {
         return Optional.of(e.replicaId);
     }
 
-    /** Alone, nobody can win a race: pins and returns {@code replicaId}. */
+    /** Alone, nobody can win a race: pins {@code replicaId} and returns it, already complete. */
     @Override
-    public synchronized String claim(String model, String sessionKey, Optional<String> previous, String replicaId, long nowNanos) {
+    public synchronized CompletionStage<String> claim(String model, String sessionKey, Optional<String> previous, String replicaId,
+                                                      long nowNanos) {
         pin(model, sessionKey, replicaId, nowNanos);
-        return replicaId;
+        return CompletableFuture.completedFuture(replicaId);
     }
 
     /** Drops the session's entry (another router's table forgot it). */

@@ -10,6 +10,8 @@ import io.lmwarden.router.session.RequestFacts;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 
 /**
  * Where each session lives, and the only writer of the pins ({@link SessionPins}): the home step every
@@ -107,21 +109,35 @@ public final class SessionHomes {
 
     /**
      * Pins a session that had no usable home. Another router may have placed the same session a
-     * moment earlier: then the pin that holds is the other's, and this step follows it there.
+     * moment earlier: then the pin that holds is the other's, and this step follows it there. A pin
+     * settled at once (one router) decides here; one the cluster has still to settle goes with the
+     * placement ({@link Placement#pendingClaim()}): the request waits for it without holding its thread,
+     * and when another router's pin won, it is placed again, where {@link #step} now finds that pin (a winner
+     * this router cannot reach is an unavailable home, re-claimed from it).
      */
     private Placement claim(PlacementRequest request, Optional<String> previous, Placement p) {
         RequestFacts f = request.facts();
-        String winner = table.claim(f.modelKey(), f.sessionKey().value(), previous, p.replica().id(), request.nowNanos());
-        if (winner.equals(p.replica().id())) {
+        CompletableFuture<String> winner = table.claim(f.modelKey(), f.sessionKey().value(), previous, p.replica().id(), request.nowNanos())
+                .toCompletableFuture();
+        if (!winner.isDone()) {
+            return p.claimPending(winner);
+        }
+        String w;
+        try {
+            w = winner.join();
+        } catch (CompletionException e) {
+            throw e.getCause() instanceof RuntimeException r ? r : e;
+        }
+        if (w.equals(p.replica().id())) {
             return p;
         }
-        Optional<ReplicaView> theirs = byId(request.candidates(), winner);
+        Optional<ReplicaView> theirs = byId(request.candidates(), w);
         if (theirs.isEmpty()) {
             // The other router's choice cannot take requests from here: ours stands, and is the pin from now on.
             pin(request, p.replica());
             return p;
         }
-        return new Placement(theirs.get(), Decision.STICKY, "another router pinned this session to " + winner + " first");
+        return new Placement(theirs.get(), Decision.STICKY, "another router pinned this session to " + w + " first");
     }
 
     private static Optional<ReplicaView> byId(List<ReplicaView> replicas, String id) {

@@ -2,6 +2,7 @@ package io.lmwarden.router.placement.pins;
 
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.CompletionStage;
 
 /**
  * Where each session lives: (model key, session key) → replica id. What placement reads and writes; a
@@ -15,10 +16,12 @@ public interface SessionPins {
 
     /**
      * Pins a session that has no usable home ({@code previous}: the home it had, now unavailable, or
-     * empty) to {@code replicaId}, unless another router has pinned it since; returns the pin that
-     * holds, which is the other router's when it won the race.
+     * empty) to {@code replicaId}, unless another router has pinned it since; completes with the pin that
+     * holds, which is the other router's when it won the race. Never waits for a peer: a table of one
+     * router returns it complete, a shared one completes it when the cluster has settled the write
+     * (on one of the cluster's threads).
      */
-    String claim(String model, String sessionKey, Optional<String> previous, String replicaId, long nowNanos);
+    CompletionStage<String> claim(String model, String sessionKey, Optional<String> previous, String replicaId, long nowNanos);
 
     /** Re-pins (moves) a session, whatever it was pinned to. */
     void pin(String model, String sessionKey, String replicaId, long nowNanos);
