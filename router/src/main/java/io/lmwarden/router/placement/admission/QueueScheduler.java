@@ -22,7 +22,8 @@ import java.util.function.Supplier;
  * steps of sessions in progress that waited the bound are admitted over the budget, and the rest are admitted in queue
  * order wherever they fit, a waiting request keeping the replica it waits for from those behind it (backfill); a
  * newcomer that waited the bound is budgeted for a reply as long as the pool's recent ones ({@link ReplyLengths})
- * rather than its {@code max_tokens}. It also forecasts a newcomer's wait and settles each queued newcomer's forecast
+ * rather than its {@code max_tokens}, and competes from then on with the steps of sessions in progress in their aged
+ * order ({@link AdmissionQueue#inOrder}). It also forecasts a newcomer's wait and settles each queued newcomer's forecast
  * when it leaves ({@link WaitForecast}), and splits every wait by what it waited behind ({@link WaitCauses}). Not
  * thread-safe: the controller's lock guards it; waiters are told through the {@code tell} list, outside the lock.
  */
@@ -120,9 +121,12 @@ final class QueueScheduler {
         return queue.isEmpty();
     }
 
-    /** Whether a session in progress waits (a step of one goes behind it, a newcomer behind anyone). */
-    boolean hasReturning() {
-        return queue.hasReturning();
+    /**
+     * Whether a step of a session in progress arriving now would queue behind someone: a step of a session in progress,
+     * or a newcomer that has waited the bound (a newcomer arriving queues behind anyone).
+     */
+    boolean aheadOfInProgress(long now) {
+        return queue.hasAheadOfReturning(now);
     }
 
     int size() {
@@ -154,8 +158,8 @@ final class QueueScheduler {
 
     /**
      * Times out newcomers, admits steps of sessions in progress that waited the bound over the budget, and admits in
-     * queue order whoever fits ({@code applies}: the budget applies), a waiting request keeping the replica it waits
-     * for from those behind it.
+     * queue order whoever fits ({@code applies}: the budget applies; newcomers that waited the bound in the aged order
+     * of the sessions in progress), a waiting request keeping the replica it waits for from those behind it.
      */
     void admitWaiting(PoolSnapshot snap, boolean applies, long now, List<Runnable> tell) {
         for (AdmissionQueue.Entry<PendingAttempt> e : queue.removeExpired(now)) {
@@ -182,12 +186,16 @@ final class QueueScheduler {
         }
         // In queue order; one that must wait holds the replica it waits for, and those behind it may take room
         // only elsewhere (backfill): a session waiting for its warm home does not keep a newcomer from a replica
-        // with room, and no one behind takes the room it waits for. Newcomers stay first come, first served: the
-        // first that must wait ends the scan.
+        // with room, and no one behind takes the room it waits for. Newcomers stay first come, first served among
+        // themselves: the first that must wait keeps every newcomer behind it waiting. A newcomer that has waited the
+        // bound is in the aged order with the sessions in progress (AdmissionQueue.inOrder), so the room it waits for
+        // is held from the steps of sessions in progress behind it; they still go elsewhere, and at the bound over the
+        // budget (above), so neither lane waits past the bound for the other's order.
         HeldRooms heldFor = new HeldRooms();
         long ready = snap.replicas().stream().filter(ReplicaView::ready).count();
         WaitCause scanEnded = null;
-        for (AdmissionQueue.Entry<PendingAttempt> e : queue.inOrder()) {
+        boolean newcomerWaits = false;
+        for (AdmissionQueue.Entry<PendingAttempt> e : queue.inOrder(now)) {
             if (scanEnded == null && heldFor.size() >= ready) {
                 scanEnded = heldFor.holdersOfAll();
             }
@@ -196,11 +204,13 @@ final class QueueScheduler {
                 continue;
             }
             boolean newcomer = !e.waiter().inProgress();
+            if (newcomer && newcomerWaits) {
+                causes.looked(e.seq(), WaitCause.NEWCOMERS_AHEAD, now);
+                continue;
+            }
             if (!admit(e, applies, now, tell, heldFor)) {
                 causes.looked(e.seq(), heldFor.lastMiss(), now);
-                if (newcomer) {
-                    scanEnded = WaitCause.NEWCOMERS_AHEAD;
-                }
+                newcomerWaits |= newcomer;
             }
         }
     }

@@ -333,6 +333,63 @@ class AdmissionControllerTest {
         assertThat(f.admission).isNotNull();
     }
 
+    /**
+     * Newcomer {@code f} queued 5 s ago with a 5 s bound; {@code a}, a session in progress that lost its room to
+     * newcomer {@code e}, comes back now; every replica's budget held by steps running (b, c, d, e).
+     */
+    private List<AdmissionController.Admission> aNewcomerAtTheBoundAndAYoungerStep(Recorder f, Recorder a) throws Exception {
+        controller = controllerWith(settings.withWaitBound(5 * SECOND), AdmissionObserver.NONE);
+        List<AdmissionController.Admission> running = fill();
+        Recorder e = new Recorder("e");
+        submit("e", 40, e);
+        running.get(0).ticket().close();
+        assertThat(e.admission).isNotNull();   // e took a's place
+        assertThat(submit("f", 40, f)).isEmpty();
+        clock.addAndGet(5 * SECOND);
+        controller.pump();
+        assertThat(f.admission).isNull();
+        assertThat(submit("a", 45, a)).isEmpty();
+        return running;
+    }
+
+    @Test
+    void aNewcomerThatWaitedTheBoundIsAdmittedBeforeAYoungerStepOfASessionInProgress() throws Exception {
+        Recorder f = new Recorder("f");
+        Recorder a = new Recorder("a");
+        List<AdmissionController.Admission> running = aNewcomerAtTheBoundAndAYoungerStep(f, a);
+        // The next room (c's) goes to f, which has waited the bound, not to a (under the bound, a would go first:
+        // aSessionInProgressQueuesBeforeNewcomers).
+        running.get(2).ticket().close();
+        assertThat(f.admission).isNotNull();
+        assertThat(a.admission).isNull();
+        assertThat(controller.totals()).containsEntry("admittedOverBudget", 0L);
+        running.get(3).ticket().close();
+        assertThat(a.admission).isNotNull();
+    }
+
+    @Test
+    void newcomersThatWaitedTheBoundNeverKeepAStepOfASessionInProgressPastTheBound() throws Exception {
+        Recorder f = new Recorder("f");
+        Recorder a = new Recorder("a");
+        List<AdmissionController.Admission> running = aNewcomerAtTheBoundAndAYoungerStep(f, a);
+        Recorder g = new Recorder("g");
+        assertThat(submit("g", 40, g)).isEmpty();
+        // f and g both past the bound, ahead of a: the one room that frees goes to f, then none frees.
+        clock.addAndGet(5 * SECOND - 1);
+        running.get(2).ticket().close();
+        assertThat(f.admission).isNotNull();
+        assertThat(a.admission).isNull();
+        assertThat(g.admission).isNull();
+        // At its bound a goes over the budget, although g, a newcomer that waited longer, is still ahead of it.
+        clock.addAndGet(1);
+        controller.pump();
+        assertThat(a.admission).isNotNull();
+        assertThat(a.admission.waitedNanos()).isEqualTo(5 * SECOND);
+        assertThat(g.admission).isNull();
+        assertThat(g.rejection).isNull();
+        assertThat(controller.totals()).containsEntry("admittedAtWaitBound", 1L);
+    }
+
     @Test
     void aNewcomerBehindASessionWaitingForItsWarmHomeIsAdmittedWhereThereIsRoom() throws Exception {
         // Two sessions running on each replica: a and its neighbour on a's home, two on the other.
