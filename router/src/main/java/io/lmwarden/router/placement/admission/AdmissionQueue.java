@@ -13,12 +13,9 @@ import java.util.TreeSet;
  * the least served session first (least attained service, {@link AttainedService#orderKey}) with aging: every
  * {@code bound / }{@value #AGING_DOUBLINGS} a step waits counts as its session's service halving, so a step that has
  * waited most of the bound goes before a step just queued of a session with up to 2^{@value #AGING_DOUBLINGS} times
- * less service (arrival order among equals); newcomers first come first served. A newcomer that has waited the bound
- * leaves its lane and competes in that aged order with the steps of sessions in progress, with its own service (none,
- * for a session never served) and aged from its arrival: newcomers' waits are bounded by the same bound as everyone's
- * order, not by how long sessions in progress keep coming. A newcomer waits at most the queue timeout; a step of a
- * session in progress at most the bound, and is never turned away ({@link #overdue} says who has waited that long, for
- * the controller to admit). Not thread-safe: {@link AdmissionController} guards it.
+ * less service (arrival order among equals); newcomers first come first served. A newcomer waits at most the queue
+ * timeout; a step of a session in progress at most the bound, and is never turned away ({@link #overdue} says who has
+ * waited that long, for the controller to admit). Not thread-safe: {@link AdmissionController} guards it.
  *
  * @param <T> what waits (the controller's waiter)
  */
@@ -32,15 +29,15 @@ public final class AdmissionQueue<T> {
      */
     static final int AGING_DOUBLINGS = 8;
 
-    /** One waiting request, when it arrived, and its place in the aged order (lower first; newcomers' counts past the bound). */
+    /** One waiting request, when it arrived, and its place in its lane (lower first). */
     public record Entry<T>(T waiter, long enqueuedAtNanos, double priority, long seq) {
     }
 
     private final int maxLength;
     private final long timeoutNanos;
     private final long boundNanos;
-    private static final Comparator<Entry<?>> AGED = Comparator.<Entry<?>>comparingDouble(Entry::priority).thenComparingLong(Entry::seq);
-    private final TreeSet<Entry<T>> returning = new TreeSet<>(AGED);
+    private final TreeSet<Entry<T>> returning = new TreeSet<>(
+            Comparator.<Entry<T>>comparingDouble(Entry::priority).thenComparingLong(Entry::seq));
     private final LinkedHashSet<Entry<T>> entries = new LinkedHashSet<>();
     private long seq;
 
@@ -71,14 +68,14 @@ public final class AdmissionQueue<T> {
     }
 
     /**
-     * Adds to the lane of sessions in progress ({@code returningSession}) or the newcomers', aged from now with its
-     * session's {@code serviceKey} (a newcomer's counts once it has waited the bound); empty when full.
+     * Adds to the lane of sessions in progress ({@code returningSession}, its session's {@code serviceKey}) or the
+     * newcomers'; empty when full.
      */
     public Optional<Entry<T>> offer(T waiter, long nowNanos, boolean returningSession, double serviceKey) {
         if (size() >= maxLength) {
             return Optional.empty();
         }
-        Entry<T> e = new Entry<>(waiter, nowNanos, agedKey(serviceKey, nowNanos), seq++);
+        Entry<T> e = new Entry<>(waiter, nowNanos, returningSession ? agedKey(serviceKey, nowNanos) : 0, seq++);
         (returningSession ? returning : entries).add(e);
         return Optional.of(e);
     }
@@ -92,39 +89,17 @@ public final class AdmissionQueue<T> {
         return serviceKey + AGING_DOUBLINGS * ((double) enqueuedAtNanos / boundNanos);
     }
 
-    /**
-     * Everyone waiting at {@code nowNanos}, in the order they are admitted: sessions in progress and the newcomers that
-     * have waited the bound by aged priority, then the other newcomers by arrival.
-     */
-    public List<Entry<T>> inOrder(long nowNanos) {
+    /** Everyone waiting, in the order they are admitted: sessions in progress by priority, then newcomers by arrival. */
+    public List<Entry<T>> inOrder() {
         List<Entry<T>> out = new ArrayList<>(size());
         out.addAll(returning);
-        int merged = 0;
-        for (Entry<T> e : entries) {
-            // FIFO: arrival order is wait order, so the first one under the bound ends the overdue prefix.
-            if (nowNanos - e.enqueuedAtNanos() < boundNanos) {
-                break;
-            }
-            out.add(e);
-            merged++;
-        }
-        if (merged > 0) {
-            out.sort(AGED);
-        }
-        Iterator<Entry<T>> rest = entries.iterator();
-        for (int i = 0; i < merged; i++) {
-            rest.next();
-        }
-        rest.forEachRemaining(out::add);
+        out.addAll(entries);
         return out;
     }
 
-    /**
-     * Whether anyone waits that a step of a session in progress arriving now queues behind: a step of a session in
-     * progress, or a newcomer that has waited the bound (never served, it is ahead of any served session's new step).
-     */
-    public boolean hasAheadOfReturning(long nowNanos) {
-        return !returning.isEmpty() || (!entries.isEmpty() && nowNanos - entries.iterator().next().enqueuedAtNanos() >= boundNanos);
+    /** Whether sessions in progress are waiting (a returning session queues behind those only). */
+    public boolean hasReturning() {
+        return !returning.isEmpty();
     }
 
     /** Takes an entry out (admitted, or its client left); false when it was not queued. */

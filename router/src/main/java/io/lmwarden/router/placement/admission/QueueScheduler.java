@@ -22,8 +22,8 @@ import java.util.function.Supplier;
  * steps of sessions in progress that waited the bound are admitted over the budget, and the rest are admitted in queue
  * order wherever they fit, a waiting request keeping the replica it waits for from those behind it (backfill); a
  * newcomer that waited the bound is budgeted for a reply as long as the pool's recent ones ({@link ReplyLengths})
- * rather than its {@code max_tokens}, and competes from then on with the steps of sessions in progress in their aged
- * order ({@link AdmissionQueue#inOrder}). It also forecasts a newcomer's wait and settles each queued newcomer's forecast
+ * rather than its {@code max_tokens}. While steps of sessions in progress wait, the head of the newcomers' lane gets a
+ * share of the admissions ({@link NewcomerShare}). It also forecasts a newcomer's wait and settles each queued newcomer's forecast
  * when it leaves ({@link WaitForecast}), and splits every wait by what it waited behind ({@link WaitCauses}). Not
  * thread-safe: the controller's lock guards it; waiters are told through the {@code tell} list, outside the lock.
  */
@@ -45,6 +45,7 @@ final class QueueScheduler {
     private final Map<Waiter, AdmissionQueue.Entry<PendingAttempt>> waiting = new HashMap<>();
     private final WaitForecast forecast = new WaitForecast();
     private final WaitCauses causes = new WaitCauses();
+    private final NewcomerShare share = new NewcomerShare();
     private final ReplyLengths replies;
 
     QueueScheduler(Supplier<AdmissionRules> rules, Placer placer, LongFunction<PoolSnapshot> snapshot, RoomFinder rooms, EngagementGate gate, Tickets tickets,
@@ -123,10 +124,10 @@ final class QueueScheduler {
 
     /**
      * Whether a step of a session in progress arriving now would queue behind someone: a step of a session in progress,
-     * or a newcomer that has waited the bound (a newcomer arriving queues behind anyone).
+     * or the head of the newcomers' lane when its turn has come ({@link NewcomerShare}; a newcomer queues behind anyone).
      */
-    boolean aheadOfInProgress(long now) {
-        return queue.hasAheadOfReturning(now);
+    boolean aheadOfInProgress() {
+        return queue.hasReturning() || (queue.newcomers() > 0 && share.newcomersTurn());
     }
 
     int size() {
@@ -158,8 +159,8 @@ final class QueueScheduler {
 
     /**
      * Times out newcomers, admits steps of sessions in progress that waited the bound over the budget, and admits in
-     * queue order whoever fits ({@code applies}: the budget applies; newcomers that waited the bound in the aged order
-     * of the sessions in progress), a waiting request keeping the replica it waits for from those behind it.
+     * queue order whoever fits ({@code applies}: the budget applies; the head of the newcomers' lane first when its
+     * share says so), a waiting request keeping the replica it waits for from those behind it.
      */
     void admitWaiting(PoolSnapshot snap, boolean applies, long now, List<Runnable> tell) {
         for (AdmissionQueue.Entry<PendingAttempt> e : queue.removeExpired(now)) {
@@ -187,15 +188,14 @@ final class QueueScheduler {
         // In queue order; one that must wait holds the replica it waits for, and those behind it may take room
         // only elsewhere (backfill): a session waiting for its warm home does not keep a newcomer from a replica
         // with room, and no one behind takes the room it waits for. Newcomers stay first come, first served among
-        // themselves: the first that must wait keeps every newcomer behind it waiting. A newcomer that has waited the
-        // bound is in the aged order with the sessions in progress (AdmissionQueue.inOrder), so the room it waits for
-        // is held from the steps of sessions in progress behind it; they still go elsewhere, and at the bound over the
-        // budget (above), so neither lane waits past the bound for the other's order.
+        // themselves: the first that must wait keeps every newcomer behind it waiting. When the newcomers' turn has come
+        // (NewcomerShare), the head of their lane goes first: the room it waits for is held from the steps of sessions
+        // in progress, which go elsewhere, and at the bound over the budget (above).
         HeldRooms heldFor = new HeldRooms();
         long ready = snap.replicas().stream().filter(ReplicaView::ready).count();
         WaitCause scanEnded = null;
         boolean newcomerWaits = false;
-        for (AdmissionQueue.Entry<PendingAttempt> e : queue.inOrder(now)) {
+        for (AdmissionQueue.Entry<PendingAttempt> e : order()) {
             if (scanEnded == null && heldFor.size() >= ready) {
                 scanEnded = heldFor.holdersOfAll();
             }
@@ -213,6 +213,16 @@ final class QueueScheduler {
                 newcomerWaits |= newcomer;
             }
         }
+    }
+
+    /** The queue's order, the head of the newcomers' lane first when its turn has come while sessions in progress wait. */
+    private List<AdmissionQueue.Entry<PendingAttempt>> order() {
+        List<AdmissionQueue.Entry<PendingAttempt>> order = queue.inOrder();
+        int returning = order.size() - queue.newcomers();
+        if (returning > 0 && returning < order.size() && share.newcomersTurn()) {
+            order.add(0, order.remove(returning));
+        }
+        return order;
     }
 
     /**
@@ -247,6 +257,7 @@ final class QueueScheduler {
         queue.remove(e);
         waiting.remove(pending.waiter());
         left(e, now, tell);
+        share.admitted(pending.inProgress(), queue.newcomers() > 0);
         totals.admittedFromQueue.incrementAndGet();
         if (!withinBudget && gate.appliesAt(now)) {
             totals.admittedOverBudget.incrementAndGet();

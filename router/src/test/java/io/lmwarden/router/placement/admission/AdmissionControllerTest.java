@@ -333,58 +333,77 @@ class AdmissionControllerTest {
         assertThat(f.admission).isNotNull();
     }
 
-    /**
-     * Newcomer {@code f} queued 5 s ago with a 5 s bound; {@code a}, a session in progress that lost its room to
-     * newcomer {@code e}, comes back now; every replica's budget held by steps running (b, c, d, e).
-     */
-    private List<AdmissionController.Admission> aNewcomerAtTheBoundAndAYoungerStep(Recorder f, Recorder a) throws Exception {
+    @Test
+    void whileSessionsInProgressWaitTheHeadOfTheNewcomersGetsEveryThirdRoom() throws Exception {
+        List<AdmissionController.Admission> running = fill();
+        // e and f take the rooms of a and b, whose pauses are likely long.
+        Recorder e = new Recorder("e");
+        submit("e", 40, e);
+        running.get(0).ticket().close();
+        Recorder f = new Recorder("f");
+        submit("f", 40, f);
+        running.get(1).ticket().close();
+        assertThat(e.admission).isNotNull();
+        assertThat(f.admission).isNotNull();
+        Recorder g = new Recorder("g");
+        assertThat(submit("g", 40, g)).isEmpty();
+        // a and b come back after pauses like the prior's: sessions in progress, ahead of g.
+        clock.addAndGet(5 * SECOND);
+        Recorder a = new Recorder("a");
+        Recorder b = new Recorder("b");
+        assertThat(submit("a", 45, a)).isEmpty();
+        assertThat(submit("b", 45, b)).isEmpty();
+        running.get(2).ticket().close();
+        running.get(3).ticket().close();
+        assertThat(a.admission).isNotNull();
+        assertThat(b.admission).isNotNull();
+        assertThat(g.admission).isNull();
+        // Two steps of sessions in progress went while g waited: the next room is g's, though c, a session in progress
+        // that lost its room to a, comes back before it frees.
+        clock.addAndGet(5 * SECOND);
+        Recorder c = new Recorder("c");
+        assertThat(submit("c", 45, c)).isEmpty();
+        e.admission.ticket().close();
+        assertThat(g.admission).isNotNull();
+        assertThat(c.admission).isNull();
+        // Then the sessions in progress go first again.
+        Recorder h = new Recorder("h");
+        assertThat(submit("h", 40, h)).isEmpty();
+        f.admission.ticket().close();
+        assertThat(c.admission).isNotNull();
+        assertThat(h.admission).isNull();
+    }
+
+    @Test
+    void theNewcomersShareNeverKeepsAStepOfASessionInProgressPastTheBound() throws Exception {
         controller = controllerWith(settings.withWaitBound(5 * SECOND), AdmissionObserver.NONE);
         List<AdmissionController.Admission> running = fill();
         Recorder e = new Recorder("e");
         submit("e", 40, e);
         running.get(0).ticket().close();
-        assertThat(e.admission).isNotNull();   // e took a's place
-        assertThat(submit("f", 40, f)).isEmpty();
-        clock.addAndGet(5 * SECOND);
-        controller.pump();
-        assertThat(f.admission).isNull();
-        assertThat(submit("a", 45, a)).isEmpty();
-        return running;
-    }
-
-    @Test
-    void aNewcomerThatWaitedTheBoundIsAdmittedBeforeAYoungerStepOfASessionInProgress() throws Exception {
         Recorder f = new Recorder("f");
-        Recorder a = new Recorder("a");
-        List<AdmissionController.Admission> running = aNewcomerAtTheBoundAndAYoungerStep(f, a);
-        // The next room (c's) goes to f, which has waited the bound, not to a (under the bound, a would go first:
-        // aSessionInProgressQueuesBeforeNewcomers).
-        running.get(2).ticket().close();
-        assertThat(f.admission).isNotNull();
-        assertThat(a.admission).isNull();
-        assertThat(controller.totals()).containsEntry("admittedOverBudget", 0L);
-        running.get(3).ticket().close();
-        assertThat(a.admission).isNotNull();
-    }
-
-    @Test
-    void newcomersThatWaitedTheBoundNeverKeepAStepOfASessionInProgressPastTheBound() throws Exception {
-        Recorder f = new Recorder("f");
-        Recorder a = new Recorder("a");
-        List<AdmissionController.Admission> running = aNewcomerAtTheBoundAndAYoungerStep(f, a);
+        submit("f", 40, f);
+        running.get(1).ticket().close();
         Recorder g = new Recorder("g");
         assertThat(submit("g", 40, g)).isEmpty();
-        // f and g both past the bound, ahead of a: the one room that frees goes to f, then none frees.
-        clock.addAndGet(5 * SECOND - 1);
+        clock.addAndGet(4 * SECOND);
+        Recorder a = new Recorder("a");
+        Recorder b = new Recorder("b");
+        assertThat(submit("a", 45, a)).isEmpty();
+        assertThat(submit("b", 45, b)).isEmpty();
         running.get(2).ticket().close();
-        assertThat(f.admission).isNotNull();
-        assertThat(a.admission).isNull();
-        assertThat(g.admission).isNull();
-        // At its bound a goes over the budget, although g, a newcomer that waited longer, is still ahead of it.
+        running.get(3).ticket().close();
+        clock.addAndGet(SECOND);
+        Recorder c = new Recorder("c");
+        assertThat(submit("c", 45, c)).isEmpty();
+        // g's turn: it waits ahead of c for the next room, which does not free; c goes over the budget at its bound.
+        clock.addAndGet(5 * SECOND - 1);
+        controller.pump();
+        assertThat(c.admission).isNull();
         clock.addAndGet(1);
         controller.pump();
-        assertThat(a.admission).isNotNull();
-        assertThat(a.admission.waitedNanos()).isEqualTo(5 * SECOND);
+        assertThat(c.admission).isNotNull();
+        assertThat(c.admission.waitedNanos()).isEqualTo(5 * SECOND);
         assertThat(g.admission).isNull();
         assertThat(g.rejection).isNull();
         assertThat(controller.totals()).containsEntry("admittedAtWaitBound", 1L);

@@ -12,10 +12,10 @@ class AdmissionQueueTest {
         q.offer("a", 1);
         q.offer("b", 2);
         q.offer("c", 3);
-        var head = q.inOrder(3).get(0);
+        var head = q.inOrder().get(0);
         assertThat(head.waiter()).isEqualTo("a");
         q.remove(head);
-        assertThat(q.inOrder(3).get(0).waiter()).isEqualTo("b");
+        assertThat(q.inOrder().get(0).waiter()).isEqualTo("b");
     }
 
     @Test
@@ -25,7 +25,13 @@ class AdmissionQueueTest {
         q.offer("back2", 2, true, 7.5);
         q.offer("new2", 3);
         q.offer("back1", 4, true, 3.0);
-        assertThat(drain(q, 4)).isEqualTo("back1 back2 new1 new2");
+        StringBuilder order = new StringBuilder();
+        while (!q.isEmpty()) {
+            var h = q.inOrder().get(0);
+            order.append(h.waiter()).append(' ');
+            q.remove(h);
+        }
+        assertThat(order.toString().trim()).isEqualTo("back1 back2 new1 new2");
     }
 
     @Test
@@ -46,7 +52,7 @@ class AdmissionQueueTest {
         q.offer("c", 90);
         assertThat(q.removeExpired(99)).isEmpty();
         assertThat(q.removeExpired(150).stream().map(AdmissionQueue.Entry::waiter)).containsExactly("a", "b");
-        assertThat(q.inOrder(150).get(0).waiter()).isEqualTo("c");
+        assertThat(q.inOrder().get(0).waiter()).isEqualTo("c");
         assertThat(q.oldestWaitNanos(150)).isEqualTo(60);
     }
 
@@ -70,15 +76,15 @@ class AdmissionQueueTest {
         q.offer("c", 2);
         assertThat(q.remove(b)).isTrue();
         assertThat(q.remove(b)).isFalse();
-        q.remove(q.inOrder(2).get(0));
-        assertThat(q.inOrder(2).get(0).waiter()).isEqualTo("c");
+        q.remove(q.inOrder().get(0));
+        assertThat(q.inOrder().get(0).waiter()).isEqualTo("c");
     }
 
-    /** Drains the queue in its order at {@code now}. */
-    private static String drain(AdmissionQueue<String> q, long now) {
+    /** Drains the queue in order. */
+    private static String drain(AdmissionQueue<String> q) {
         StringBuilder order = new StringBuilder();
         while (!q.isEmpty()) {
-            var h = q.inOrder(now).get(0);
+            var h = q.inOrder().get(0);
             order.append(h.waiter()).append(' ');
             q.remove(h);
         }
@@ -91,11 +97,11 @@ class AdmissionQueueTest {
         AdmissionQueue<String> early = new AdmissionQueue<>(10, 10_000, 800);
         early.offer("heavy", 0, true, 5.0);        // 2^5 times the light session's service, queued first
         early.offer("light", 300, true, 0.0);      // queued 3 doublings later: 5 - 0 > 3, still served first
-        assertThat(drain(early, 300)).isEqualTo("light heavy");
+        assertThat(drain(early)).isEqualTo("light heavy");
         AdmissionQueue<String> late = new AdmissionQueue<>(10, 10_000, 800);
         late.offer("heavy", 0, true, 5.0);
         late.offer("light", 600, true, 0.0);       // 6 doublings later: the heavy step's wait outweighs its service
-        assertThat(drain(late, 600)).isEqualTo("heavy light");
+        assertThat(drain(late)).isEqualTo("heavy light");
     }
 
     @Test
@@ -104,7 +110,7 @@ class AdmissionQueueTest {
         q.offer("first", 10, true, 2.0);
         q.offer("second", 11, true, 2.0);
         q.offer("third", 11, true, 2.0);
-        assertThat(drain(q, 11)).isEqualTo("first second third");
+        assertThat(drain(q)).isEqualTo("first second third");
     }
 
     @Test
@@ -118,12 +124,12 @@ class AdmissionQueueTest {
         // Queued together: the less served first.
         q.offer("heavy", 20 * second, true, service.orderKey("heavy", 20 * second));
         q.offer("light", 20 * second, true, service.orderKey("light", 20 * second));
-        assertThat(q.inOrder(20 * second).get(0).waiter()).isEqualTo("light");
+        assertThat(q.inOrder().get(0).waiter()).isEqualTo("light");
         // 8x the service is 3 doublings: a step of the heavy session that waited 31 s goes before the light one's new step.
         AdmissionQueue<String> aged = new AdmissionQueue<>(10, 300 * second, 80 * second);
         aged.offer("heavy", 20 * second, true, service.orderKey("heavy", 20 * second));
         aged.offer("light", 51 * second, true, service.orderKey("light", 51 * second));
-        assertThat(drain(aged, 51 * second)).isEqualTo("heavy light");
+        assertThat(drain(aged)).isEqualTo("heavy light");
         // A session never served counts as one token now: before both, and aging still applies to it.
         assertThat(service.orderKey("new", 20 * second)).isLessThan(service.orderKey("light", 20 * second));
         assertThat(Double.isFinite(service.orderKey("new", 20 * second))).isTrue();
@@ -138,36 +144,5 @@ class AdmissionQueueTest {
         assertThat(q.overdue(100).stream().map(AdmissionQueue.Entry::waiter)).containsExactly("back");
         assertThat(q.removeExpired(100)).isEmpty();
         assertThat(q.removeExpired(1_000).stream().map(AdmissionQueue.Entry::waiter)).containsExactly("new");
-    }
-
-    @Test
-    void aNewcomerThatWaitedTheBoundCompetesInTheAgedOrderAheadOfYoungerStepsOfServedSessions() {
-        // Bound 800 (one doubling of service per 100 waited), timeout 10,000; keys are service in doublings at t = 0.
-        AdmissionQueue<String> q = new AdmissionQueue<>(10, 10_000, 800);
-        q.offer("new1", 0, false, 0.0);            // never served
-        q.offer("new2", 100, false, 0.0);
-        q.offer("back", 500, true, 3.0);           // a session in progress served 2^3 tokens, queued later
-        // Under the bound newcomers wait behind every session in progress, first come first served.
-        assertThat(q.inOrder(799).stream().map(AdmissionQueue.Entry::waiter)).containsExactly("back", "new1", "new2");
-        assertThat(q.hasAheadOfReturning(799)).isTrue();
-        // At the bound new1 is in the aged order: less served and waiting longer, it goes before back; new2 still waits
-        // in its lane.
-        assertThat(q.inOrder(800).stream().map(AdmissionQueue.Entry::waiter)).containsExactly("new1", "back", "new2");
-        // A step of a session in progress that has waited longer than its service weighs goes before it still.
-        AdmissionQueue<String> old = new AdmissionQueue<>(10, 10_000, 800);
-        old.offer("back", 0, true, 3.0);
-        old.offer("new", 400, false, 0.0);         // 4 doublings later: 3 - 0 < 4
-        assertThat(old.inOrder(1_200).stream().map(AdmissionQueue.Entry::waiter)).containsExactly("back", "new");
-    }
-
-    @Test
-    void onlyANewcomerThatWaitedTheBoundKeepsAStepOfASessionInProgressFromGoingAtOnce() {
-        AdmissionQueue<String> q = new AdmissionQueue<>(10, 10_000, 800);
-        assertThat(q.hasAheadOfReturning(0)).isFalse();
-        q.offer("new", 0, false, 0.0);
-        assertThat(q.hasAheadOfReturning(799)).isFalse();
-        assertThat(q.hasAheadOfReturning(800)).isTrue();
-        // It is never overdue itself: the bound admits only sessions in progress over the budget.
-        assertThat(q.overdue(5_000)).isEmpty();
     }
 }
