@@ -7,8 +7,10 @@ package io.lmwarden.router.placement.admission;
  * progress keep queueing, and every newcomer behind its head inherits that wait (issue 37: 88-92 % of the newcomers'
  * tail was waited behind other newcomers). Why 2 to 1: steps of sessions in progress are about 60 % of the steps that
  * queue on the reference workload (127 of 216 at 32 sessions), so two admissions in three keep their lane draining
- * (their waits, bounded by {@code queueWaitBound} and admitted over the budget there, do not grow into the bound),
- * while the newcomers' lane moves at a third of the pace at the worst. Not thread-safe: the controller's lock guards it.
+ * and their bound ({@code queueWaitBound}, over the budget there) is reached little more often (18-27 steps per run
+ * against 13-16, bench/results/2026-12-08-newcomer-share), while the newcomers' lane moves at a third of the pace at
+ * the worst. Letting a newcomer past the bound go before every one of them instead sent seven times as many over the
+ * budget and the engines thrashed. Not thread-safe: the controller's lock guards it.
  */
 final class NewcomerShare {
 

@@ -23,9 +23,10 @@ import java.util.function.Supplier;
  * order wherever they fit, a waiting request keeping the replica it waits for from those behind it (backfill); a
  * newcomer that waited the bound is budgeted for a reply as long as the pool's recent ones ({@link ReplyLengths})
  * rather than its {@code max_tokens}. While steps of sessions in progress wait, the head of the newcomers' lane gets a
- * share of the admissions ({@link NewcomerShare}). It also forecasts a newcomer's wait and settles each queued newcomer's forecast
- * when it leaves ({@link WaitForecast}), and splits every wait by what it waited behind ({@link WaitCauses}). Not
- * thread-safe: the controller's lock guards it; waiters are told through the {@code tell} list, outside the lock.
+ * share of the admissions ({@link NewcomerShare}). It also forecasts a newcomer's wait and settles each queued
+ * newcomer's forecast when it leaves ({@link WaitForecast}), and splits every wait by what it waited behind
+ * ({@link WaitCauses}). Not thread-safe: the controller's lock guards it; waiters are told through the {@code tell}
+ * list, outside the lock.
  */
 final class QueueScheduler {
 
