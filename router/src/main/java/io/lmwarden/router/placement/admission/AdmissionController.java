@@ -193,7 +193,7 @@ public final class AdmissionController {
             FirstChoice first = new FirstChoice();
             HeldRooms held = new HeldRooms();
             // What it waits behind if it must: whoever waits ahead in its lane, or why a look found no room.
-            WaitCause cause = !scheduler.hasReturning() ? WaitCause.NEWCOMERS_AHEAD : WaitCause.SESSIONS_AHEAD;
+            WaitCause cause = !scheduler.aheadOfInProgress() ? WaitCause.NEWCOMERS_AHEAD : WaitCause.SESSIONS_AHEAD;
             if (again) {
                 // Its step is under way already: it moves within the budget, or waits for room ahead of newcomers.
                 Optional<Placement> p = engaged ? rooms.placeWithinBudget(facts, session, ws, alreadyTried, true, snap, now, first, held, true)
@@ -209,9 +209,9 @@ public final class AdmissionController {
                 totals.admittedAtOnce.incrementAndGet();
                 return Optional.of(new Admission(p, tickets.open(facts, session), 0));
             }
-            // A session in progress queues before newcomers; so does a retry.
+            // A session in progress queues before newcomers (but behind their head when its turn has come); so does a retry.
             boolean inProgress = again || returnTimes.knows(session);
-            if (!again && (inProgress ? !scheduler.hasReturning() : scheduler.isEmpty())) {
+            if (!again && (inProgress ? !scheduler.aheadOfInProgress() : scheduler.isEmpty())) {
                 Optional<Placement> p = rooms.placeWithinBudget(facts, session, ws, Set.of(), false, snap, now, first, held, inProgress);
                 if (p.isPresent()) {
                     totals.admittedAtOnce.incrementAndGet();

@@ -22,9 +22,11 @@ import java.util.function.Supplier;
  * steps of sessions in progress that waited the bound are admitted over the budget, and the rest are admitted in queue
  * order wherever they fit, a waiting request keeping the replica it waits for from those behind it (backfill); a
  * newcomer that waited the bound is budgeted for a reply as long as the pool's recent ones ({@link ReplyLengths})
- * rather than its {@code max_tokens}. It also forecasts a newcomer's wait and settles each queued newcomer's forecast
- * when it leaves ({@link WaitForecast}), and splits every wait by what it waited behind ({@link WaitCauses}). Not
- * thread-safe: the controller's lock guards it; waiters are told through the {@code tell} list, outside the lock.
+ * rather than its {@code max_tokens}. While steps of sessions in progress wait, the head of the newcomers' lane gets a
+ * share of the admissions ({@link NewcomerShare}). It also forecasts a newcomer's wait and settles each queued
+ * newcomer's forecast when it leaves ({@link WaitForecast}), and splits every wait by what it waited behind
+ * ({@link WaitCauses}). Not thread-safe: the controller's lock guards it; waiters are told through the {@code tell}
+ * list, outside the lock.
  */
 final class QueueScheduler {
 
@@ -44,6 +46,7 @@ final class QueueScheduler {
     private final Map<Waiter, AdmissionQueue.Entry<PendingAttempt>> waiting = new HashMap<>();
     private final WaitForecast forecast = new WaitForecast();
     private final WaitCauses causes = new WaitCauses();
+    private final NewcomerShare share = new NewcomerShare();
     private final ReplyLengths replies;
 
     QueueScheduler(Supplier<AdmissionRules> rules, Placer placer, LongFunction<PoolSnapshot> snapshot, RoomFinder rooms, EngagementGate gate, Tickets tickets,
@@ -120,9 +123,12 @@ final class QueueScheduler {
         return queue.isEmpty();
     }
 
-    /** Whether a session in progress waits (a step of one goes behind it, a newcomer behind anyone). */
-    boolean hasReturning() {
-        return queue.hasReturning();
+    /**
+     * Whether a step of a session in progress arriving now would queue behind someone: a step of a session in progress,
+     * or the head of the newcomers' lane when its turn has come ({@link NewcomerShare}; a newcomer queues behind anyone).
+     */
+    boolean aheadOfInProgress() {
+        return queue.hasReturning() || (queue.newcomers() > 0 && share.newcomersTurn());
     }
 
     int size() {
@@ -154,8 +160,8 @@ final class QueueScheduler {
 
     /**
      * Times out newcomers, admits steps of sessions in progress that waited the bound over the budget, and admits in
-     * queue order whoever fits ({@code applies}: the budget applies), a waiting request keeping the replica it waits
-     * for from those behind it.
+     * queue order whoever fits ({@code applies}: the budget applies; the head of the newcomers' lane first when its
+     * share says so), a waiting request keeping the replica it waits for from those behind it.
      */
     void admitWaiting(PoolSnapshot snap, boolean applies, long now, List<Runnable> tell) {
         for (AdmissionQueue.Entry<PendingAttempt> e : queue.removeExpired(now)) {
@@ -182,12 +188,15 @@ final class QueueScheduler {
         }
         // In queue order; one that must wait holds the replica it waits for, and those behind it may take room
         // only elsewhere (backfill): a session waiting for its warm home does not keep a newcomer from a replica
-        // with room, and no one behind takes the room it waits for. Newcomers stay first come, first served: the
-        // first that must wait ends the scan.
+        // with room, and no one behind takes the room it waits for. Newcomers stay first come, first served among
+        // themselves: the first that must wait keeps every newcomer behind it waiting. When the newcomers' turn has come
+        // (NewcomerShare), the head of their lane goes first: the room it waits for is held from the steps of sessions
+        // in progress, which go elsewhere, and at the bound over the budget (above).
         HeldRooms heldFor = new HeldRooms();
         long ready = snap.replicas().stream().filter(ReplicaView::ready).count();
         WaitCause scanEnded = null;
-        for (AdmissionQueue.Entry<PendingAttempt> e : queue.inOrder()) {
+        boolean newcomerWaits = false;
+        for (AdmissionQueue.Entry<PendingAttempt> e : order()) {
             if (scanEnded == null && heldFor.size() >= ready) {
                 scanEnded = heldFor.holdersOfAll();
             }
@@ -196,13 +205,25 @@ final class QueueScheduler {
                 continue;
             }
             boolean newcomer = !e.waiter().inProgress();
+            if (newcomer && newcomerWaits) {
+                causes.looked(e.seq(), WaitCause.NEWCOMERS_AHEAD, now);
+                continue;
+            }
             if (!admit(e, applies, now, tell, heldFor)) {
                 causes.looked(e.seq(), heldFor.lastMiss(), now);
-                if (newcomer) {
-                    scanEnded = WaitCause.NEWCOMERS_AHEAD;
-                }
+                newcomerWaits |= newcomer;
             }
         }
+    }
+
+    /** The queue's order, the head of the newcomers' lane first when its turn has come while sessions in progress wait. */
+    private List<AdmissionQueue.Entry<PendingAttempt>> order() {
+        List<AdmissionQueue.Entry<PendingAttempt>> order = queue.inOrder();
+        int returning = order.size() - queue.newcomers();
+        if (returning > 0 && returning < order.size() && share.newcomersTurn()) {
+            order.add(0, order.remove(returning));
+        }
+        return order;
     }
 
     /**
@@ -237,6 +258,7 @@ final class QueueScheduler {
         queue.remove(e);
         waiting.remove(pending.waiter());
         left(e, now, tell);
+        share.admitted(pending.inProgress(), queue.newcomers() > 0);
         totals.admittedFromQueue.incrementAndGet();
         if (!withinBudget && gate.appliesAt(now)) {
             totals.admittedOverBudget.incrementAndGet();

@@ -334,6 +334,82 @@ class AdmissionControllerTest {
     }
 
     @Test
+    void whileSessionsInProgressWaitTheHeadOfTheNewcomersGetsEveryThirdRoom() throws Exception {
+        List<AdmissionController.Admission> running = fill();
+        // e and f take the rooms of a and b, whose pauses are likely long.
+        Recorder e = new Recorder("e");
+        submit("e", 40, e);
+        running.get(0).ticket().close();
+        Recorder f = new Recorder("f");
+        submit("f", 40, f);
+        running.get(1).ticket().close();
+        assertThat(e.admission).isNotNull();
+        assertThat(f.admission).isNotNull();
+        Recorder g = new Recorder("g");
+        assertThat(submit("g", 40, g)).isEmpty();
+        // a and b come back after pauses like the prior's: sessions in progress, ahead of g.
+        clock.addAndGet(5 * SECOND);
+        Recorder a = new Recorder("a");
+        Recorder b = new Recorder("b");
+        assertThat(submit("a", 45, a)).isEmpty();
+        assertThat(submit("b", 45, b)).isEmpty();
+        running.get(2).ticket().close();
+        running.get(3).ticket().close();
+        assertThat(a.admission).isNotNull();
+        assertThat(b.admission).isNotNull();
+        assertThat(g.admission).isNull();
+        // Two steps of sessions in progress went while g waited: the next room is g's, though c, a session in progress
+        // that lost its room to a, comes back before it frees.
+        clock.addAndGet(5 * SECOND);
+        Recorder c = new Recorder("c");
+        assertThat(submit("c", 45, c)).isEmpty();
+        e.admission.ticket().close();
+        assertThat(g.admission).isNotNull();
+        assertThat(c.admission).isNull();
+        // Then the sessions in progress go first again.
+        Recorder h = new Recorder("h");
+        assertThat(submit("h", 40, h)).isEmpty();
+        f.admission.ticket().close();
+        assertThat(c.admission).isNotNull();
+        assertThat(h.admission).isNull();
+    }
+
+    @Test
+    void theNewcomersShareNeverKeepsAStepOfASessionInProgressPastTheBound() throws Exception {
+        controller = controllerWith(settings.withWaitBound(5 * SECOND), AdmissionObserver.NONE);
+        List<AdmissionController.Admission> running = fill();
+        Recorder e = new Recorder("e");
+        submit("e", 40, e);
+        running.get(0).ticket().close();
+        Recorder f = new Recorder("f");
+        submit("f", 40, f);
+        running.get(1).ticket().close();
+        Recorder g = new Recorder("g");
+        assertThat(submit("g", 40, g)).isEmpty();
+        clock.addAndGet(4 * SECOND);
+        Recorder a = new Recorder("a");
+        Recorder b = new Recorder("b");
+        assertThat(submit("a", 45, a)).isEmpty();
+        assertThat(submit("b", 45, b)).isEmpty();
+        running.get(2).ticket().close();
+        running.get(3).ticket().close();
+        clock.addAndGet(SECOND);
+        Recorder c = new Recorder("c");
+        assertThat(submit("c", 45, c)).isEmpty();
+        // g's turn: it waits ahead of c for the next room, which does not free; c goes over the budget at its bound.
+        clock.addAndGet(5 * SECOND - 1);
+        controller.pump();
+        assertThat(c.admission).isNull();
+        clock.addAndGet(1);
+        controller.pump();
+        assertThat(c.admission).isNotNull();
+        assertThat(c.admission.waitedNanos()).isEqualTo(5 * SECOND);
+        assertThat(g.admission).isNull();
+        assertThat(g.rejection).isNull();
+        assertThat(controller.totals()).containsEntry("admittedAtWaitBound", 1L);
+    }
+
+    @Test
     void aNewcomerBehindASessionWaitingForItsWarmHomeIsAdmittedWhereThereIsRoom() throws Exception {
         // Two sessions running on each replica: a and its neighbour on a's home, two on the other.
         List<AdmissionController.Admission> running = fill();
