@@ -186,8 +186,13 @@ public final class ChildProcess implements AutoCloseable {
             while (System.nanoTime() < deadline) {
                 String line = lines.poll(100, TimeUnit.MILLISECONDS);
                 if (line == null) {
-                    if (!process.isAlive() && lines.isEmpty()) {
-                        throw new IllegalStateException(name + " exited with " + process.exitValue() + ":\n" + tail());
+                    if (!process.isAlive()) {
+                        // Ended: its last lines may still be on their way through the reader thread (a loaded machine
+                        // runs it late). Only once the reader reached the end of the output is a missing line missing.
+                        reader.join(STOP_GRACE.toMillis());
+                        if (lines.isEmpty()) {
+                            throw new IllegalStateException(name + " exited with " + process.exitValue() + ":\n" + tail());
+                        }
                     }
                     continue;
                 }

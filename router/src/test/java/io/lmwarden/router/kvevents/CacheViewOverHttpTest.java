@@ -251,8 +251,11 @@ class CacheViewOverHttpTest {
     void aStepAfterAnEvictionSaysWhenItsPrefixWasEvicted() throws Exception {
         // 260 blocks of 16 tokens: room for one of these sessions at a time.
         SimProfile small = SimProfile.named("a4000-qwen3-4b").withKvBlocks(260);
+        // The view is never let go stale here (a loaded machine can hold a 11k-token prefill's first event past the
+        // 10 s default): the step must be judged from the events, and staleness has its own test above.
         try (SimPool sims = SimPool.startWithKvEvents(small, TIME_SCALE, true);
-             RouterUnderTest router = RouterUnderTest.start(sims, c -> c.with(PlacementSettings.POLICY, "cost").withTimeScale(TIME_SCALE))) {
+             RouterUnderTest router = RouterUnderTest.start(sims, c -> c.with(PlacementSettings.POLICY, "cost").withTimeScale(TIME_SCALE)
+                     .with(CacheViewSettings.KV_EVENTS_STALE_AFTER, Duration.ofMinutes(10)))) {
             Http http = new Http();
             awaitEveryView(http, router, "events", Duration.ofSeconds(20));
             ChatSession a = new ChatSession(words(new Random(21), 3000), words(new Random(22), 8000), 23).keyed("evict-a");
