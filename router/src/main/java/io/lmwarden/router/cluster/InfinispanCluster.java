@@ -197,6 +197,11 @@ public final class InfinispanCluster implements RouterCluster {
             public boolean holds(String session) {
                 return peerResidency.sessions().contains(session);
             }
+
+            @Override
+            public boolean runsElsewhere(String session) {
+                return peerResidency.running().contains(session);
+            }
         };
     }
 

@@ -24,6 +24,21 @@ class PeerResidencyTest {
     }
 
     @Test
+    void aSessionWithAStepInFlightThroughAnyPeerIsRunningAndTheFlagTravelsInTheReport() {
+        MemberLoad b = new MemberLoad(Map.of("sim-0", 1), Map.of("sim-0", 500L), 0, 3,
+                List.of(new PeerResident("m\u0000s1", "sim-0", 500, new long[]{7}, true)));
+        MemberLoad c = new MemberLoad(Map.of(), Map.of("sim-0", 1100L), 0, 3,
+                List.of(new PeerResident("m\u0000s1", "sim-0", 600, new long[]{7, 8}, false), new PeerResident("m\u0000s2", "sim-0", 500, new long[]{7})));
+        PeerResidency merged = PeerResidency.of(List.of(MemberLoad.fromJson(b.toJson()), MemberLoad.fromJson(c.toJson())));
+        assertThat(merged.running()).containsExactly("m\u0000s1");
+        // A report from a router that predates the flag: nothing of it is running.
+        MemberLoad old = MemberLoad.fromJson("{\"inFlight\":{},\"residentBlocks\":{\"sim-0\":500},\"pins\":1,\"viewId\":2,"
+                + "\"residents\":[{\"session\":\"m\\u0000s3\",\"replica\":\"sim-0\",\"blocks\":500,\"checkpoints\":[7]}]}");
+        assertThat(PeerResidency.of(List.of(old)).running()).isEmpty();
+        assertThat(PeerResidency.of(List.of(old)).sessions()).containsExactly("m\u0000s3");
+    }
+
+    @Test
     void aPeerThatReportsNoSessionsCountsWithItsBlocksPerReplica() {
         MemberLoad old = MemberLoad.fromJson("{\"inFlight\":{\"sim-1\":2},\"residentBlocks\":{\"sim-1\":700},\"pins\":4,\"viewId\":2}");
         PeerResidency merged = PeerResidency.of(List.of(old));

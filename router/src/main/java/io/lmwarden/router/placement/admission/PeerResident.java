@@ -12,8 +12,10 @@ import java.util.function.LongPredicate;
  * @param session     the session (model and key, as admission names it); empty for a peer's whole share on the
  *                    replica when it reports no sessions (an older router during a rolling upgrade)
  * @param checkpoints the prompt's chained hashes at blocks STRIDE−1, 2·STRIDE−1, …
+ * @param running     a step of the session is in flight through that router: the session is not paused, wherever
+ *                    else it is resident (absent from an older router's report: false)
  */
-public record PeerResident(String session, String replica, long blocks, long[] checkpoints) {
+public record PeerResident(String session, String replica, long blocks, long[] checkpoints, boolean running) {
 
     /**
      * 64 blocks = 1,024 tokens: a 12k-token working set travels as 11 hashes, and a shared prefix is found to
@@ -25,13 +27,22 @@ public record PeerResident(String session, String replica, long blocks, long[] c
         checkpoints = checkpoints == null ? new long[0] : checkpoints;
     }
 
+    /** A resident with no step in flight. */
+    public PeerResident(String session, String replica, long blocks, long[] checkpoints) {
+        this(session, replica, blocks, checkpoints, false);
+    }
+
     static PeerResident of(String session, String replica, WorkingSet ws) {
+        return of(session, replica, ws, false);
+    }
+
+    static PeerResident of(String session, String replica, WorkingSet ws, boolean running) {
         long[] hashes = ws.blockHashes();
         long[] cp = new long[hashes.length / CHECKPOINT_STRIDE];
         for (int j = 0; j < cp.length; j++) {
             cp[j] = hashes[(j + 1) * CHECKPOINT_STRIDE - 1];
         }
-        return new PeerResident(session, replica, ws.blocks(), cp);
+        return new PeerResident(session, replica, ws.blocks(), cp, running);
     }
 
     /** A peer's share of the replica without per-session detail: nothing in it is known to be shared. */

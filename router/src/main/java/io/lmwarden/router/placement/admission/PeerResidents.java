@@ -14,6 +14,14 @@ public interface PeerResidents {
     /** Whether another router holds the session resident: its blocks are counted already and it is not a newcomer. */
     boolean holds(String session);
 
+    /**
+     * Whether a step of the session is in flight through another router. Such a session is not paused, though this
+     * router, which sees only every other step of it, has none of its steps running.
+     */
+    default boolean runsElsewhere(String session) {
+        return false;
+    }
+
     PeerResidents NONE = new PeerResidents() {
         @Override
         public List<PeerResident> on(String replicaId) {

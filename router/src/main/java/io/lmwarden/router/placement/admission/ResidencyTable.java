@@ -26,6 +26,7 @@ public final class ResidencyTable {
 
     private final Map<String, Residency> sessions = new HashMap<>();
     private final KvLedger ledger;
+    private final PeerResidents peers;
     /**
      * Per replica, its residents, and those with nothing in flight in the order they went idle (oldest idle first):
      * the pump and every placement read one replica's, so none of them scans every session.
@@ -45,6 +46,7 @@ public final class ResidencyTable {
      */
     public ResidencyTable(double budgetShare, int defaultCapacityTokens, PeerResidents peers) {
         this.ledger = new KvLedger(budgetShare, defaultCapacityTokens, peers, sessions::get);
+        this.peers = peers;
     }
 
     /** No peers, and each replica's whole capacity as its budget (the reference capacity until an engine reports one). */
@@ -210,7 +212,13 @@ public final class ResidencyTable {
         dropIfEmpty(r.replica, residents);
     }
 
-    /** The residents of the replica with nothing in flight, and since when. */
+    /**
+     * The residents of the replica with nothing in flight, here or through another router, and since when. A session
+     * whose steps go to the routers in turn has none running here every other step while one runs elsewhere: counting
+     * it paused made it the first victim of every revocation (its idle time here spans two pauses and a step), and a
+     * pod revoked nearly every session its peers were serving (429 of 432 admissions in a two-router run,
+     * bench/results/2026-12-08-cluster-parity).
+     */
     public synchronized List<Victims.Paused> pausedOn(String replica) {
         ReplicaResidents residents = byReplica.get(replica);
         if (residents == null) {
@@ -218,7 +226,9 @@ public final class ResidencyTable {
         }
         List<Victims.Paused> out = new ArrayList<>(residents.idleOldestFirst.size());
         for (Residency r : residents.idleOldestFirst.values()) {
-            out.add(new Victims.Paused(r.session, r.idleSinceNanos));
+            if (!peers.runsElsewhere(r.session)) {
+                out.add(new Victims.Paused(r.session, r.idleSinceNanos));
+            }
         }
         return out;
     }
@@ -236,7 +246,7 @@ public final class ResidencyTable {
     /** This router's residents as its peers see them. */
     public synchronized List<PeerResident> residents() {
         List<PeerResident> out = new ArrayList<>(sessions.size());
-        sessions.values().forEach(r -> out.add(PeerResident.of(r.session, r.replica, r.workingSet)));
+        sessions.values().forEach(r -> out.add(PeerResident.of(r.session, r.replica, r.workingSet, r.inFlight > 0)));
         return out;
     }
 

@@ -34,6 +34,48 @@ class ResidencyTableTest {
     }
 
     @Test
+    void aSessionWithAStepInFlightThroughAnotherRouterIsNotPausedHere() {
+        // Two routers take a's and b's steps in turn: both ended their last step here, a's next one runs through the peer.
+        java.util.Set<String> runningAtPeer = new java.util.HashSet<>(java.util.Set.of("a"));
+        PeerResidents peers = new PeerResidents() {
+            @Override
+            public java.util.List<PeerResident> on(String replicaId) {
+                return java.util.List.of();
+            }
+
+            @Override
+            public boolean holds(String session) {
+                return true;
+            }
+
+            @Override
+            public boolean runsElsewhere(String session) {
+                return runningAtPeer.contains(session);
+            }
+        };
+        ResidencyTable t = new ResidencyTable(1.0, 38_400, peers);
+        t.stepStarted("a", "r0", ws(0, 10, 100, 16), 0);
+        t.stepStarted("b", "r0", ws(1, 10, 100, 16), 0);
+        t.stepEnded("a", 1);
+        t.stepEnded("b", 2);
+        assertThat(t.pausedOn("r0")).extracting(Victims.Paused::session).containsExactly("b");
+        // Its step through the peer ended: paused again, since its last step here (the cluster's later end is not
+        // known to this table).
+        runningAtPeer.clear();
+        assertThat(t.pausedOn("r0")).extracting(Victims.Paused::session).containsExactly("a", "b");
+    }
+
+    @Test
+    void theResidentsReportSaysWhichHaveAStepInFlight() {
+        ResidencyTable t = new ResidencyTable();
+        t.stepStarted("a", "r0", ws(0, 10, 100, 16), 0);
+        t.stepStarted("b", "r0", ws(1, 10, 100, 16), 0);
+        t.stepEnded("b", 1);
+        assertThat(t.residents()).extracting(PeerResident::session, PeerResident::running)
+                .containsExactlyInAnyOrder(org.assertj.core.groups.Tuple.tuple("a", true), org.assertj.core.groups.Tuple.tuple("b", false));
+    }
+
+    @Test
     void aGrowingWorkingSetReplacesTheOldOneAndAMoveReturnsTheBlocks() {
         ResidencyTable t = new ResidencyTable();
         t.stepStarted("a", "r0", ws(0, 10, 100, 16), 0);
