@@ -27,6 +27,7 @@ public final class ResidencyTable {
     private final Map<String, Residency> sessions = new HashMap<>();
     private final KvLedger ledger;
     private final PeerResidents peers;
+    private long handedOverToPeers;
     /**
      * Per replica, its residents, and those with nothing in flight in the order they went idle (oldest idle first):
      * the pump and every placement read one replica's, so none of them scans every session.
@@ -213,24 +214,36 @@ public final class ResidencyTable {
     }
 
     /**
-     * The residents of the replica with nothing in flight, here or through another router, and since when. A session
-     * whose steps go to the routers in turn has none running here every other step while one runs elsewhere: counting
-     * it paused made it the first victim of every revocation (its idle time here spans two pauses and a step), and a
-     * pod revoked nearly every session its peers were serving (429 of 432 admissions in a two-router run,
-     * bench/results/2026-12-08-cluster-parity).
+     * The residents of the replica with nothing in flight, and since when. A paused resident here whose step now runs
+     * through another router is handed over to it first (dropped here, not counted as a revocation): the session's
+     * residency follows its latest step. Both routers holding it made every revocation here futile — revoking a session
+     * a peer still holds frees nothing, since the peer's report then counts its blocks — so the loop went on to revoke
+     * every paused resident: 429 of 432 admissions on one pod of a two-router run, against 324 of 1,055 on one router
+     * (bench/results/2026-12-08-cluster-parity). The next step of a handed-over session that comes back here is
+     * admitted at once (a peer holds it) and takes its residency back.
      */
     public synchronized List<Victims.Paused> pausedOn(String replica) {
         ReplicaResidents residents = byReplica.get(replica);
         if (residents == null) {
             return List.of();
         }
+        List<String> handedOver = new ArrayList<>();
         List<Victims.Paused> out = new ArrayList<>(residents.idleOldestFirst.size());
         for (Residency r : residents.idleOldestFirst.values()) {
-            if (!peers.runsElsewhere(r.session)) {
+            if (peers.runsElsewhere(r.session)) {
+                handedOver.add(r.session);
+            } else {
                 out.add(new Victims.Paused(r.session, r.idleSinceNanos));
             }
         }
+        handedOver.forEach(this::drop);
+        handedOverToPeers += handedOver.size();
         return out;
+    }
+
+    /** Paused residents dropped here because their latest step runs through another router ({@link #pausedOn}). */
+    public synchronized long handedOverToPeers() {
+        return handedOverToPeers;
     }
 
     /** What the other routers' residents hold on the replica beyond this router's residents ({@link KvLedger#peerBlocks}). */

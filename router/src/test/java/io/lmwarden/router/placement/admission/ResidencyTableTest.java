@@ -34,7 +34,7 @@ class ResidencyTableTest {
     }
 
     @Test
-    void aSessionWithAStepInFlightThroughAnotherRouterIsNotPausedHere() {
+    void aPausedResidentWhoseStepRunsThroughAnotherRouterIsHandedOverNotPausedHere() {
         // Two routers take a's and b's steps in turn: both ended their last step here, a's next one runs through the peer.
         java.util.Set<String> runningAtPeer = new java.util.HashSet<>(java.util.Set.of("a"));
         PeerResidents peers = new PeerResidents() {
@@ -58,11 +58,18 @@ class ResidencyTableTest {
         t.stepStarted("b", "r0", ws(1, 10, 100, 16), 0);
         t.stepEnded("a", 1);
         t.stepEnded("b", 2);
+        long bothHeld = t.usedBlocks("r0");
         assertThat(t.pausedOn("r0")).extracting(Victims.Paused::session).containsExactly("b");
-        // Its step through the peer ended: paused again, since its last step here (the cluster's later end is not
-        // known to this table).
+        // a's residency is the peer's now: not here, its blocks off this router's ledger (the peer reports them).
+        assertThat(t.isResident("a")).isFalse();
+        assertThat(t.usedBlocks("r0")).as("a's own 100 blocks and its 16-block reply").isEqualTo(bothHeld - 116);
+        assertThat(t.handedOverToPeers()).isEqualTo(1);
+        // a's step came back here: resident here again, and paused here once it ends.
         runningAtPeer.clear();
-        assertThat(t.pausedOn("r0")).extracting(Victims.Paused::session).containsExactly("a", "b");
+        t.stepStarted("a", "r0", ws(0, 10, 120, 16), 3);
+        t.stepEnded("a", 4);
+        assertThat(t.pausedOn("r0")).extracting(Victims.Paused::session).containsExactly("b", "a");
+        assertThat(t.handedOverToPeers()).isEqualTo(1);
     }
 
     @Test
