@@ -214,34 +214,40 @@ public final class ResidencyTable {
     }
 
     /**
-     * The residents of the replica with nothing in flight, and since when. A paused resident here whose step now runs
-     * through another router is handed over to it first (dropped here, not counted as a revocation): the session's
-     * residency follows its latest step. Both routers holding it made every revocation here futile — revoking a session
-     * a peer still holds frees nothing, since the peer's report then counts its blocks — so the loop went on to revoke
-     * every paused resident: 429 of 432 admissions on one pod of a two-router run, against 324 of 1,055 on one router
-     * (bench/results/2026-12-08-cluster-parity). The next step of a handed-over session that comes back here is
-     * admitted at once (a peer holds it) and takes its residency back.
+     * Hands the replica's paused residents whose step now runs through another router over to it: dropped here, not
+     * counted as a revocation, so that a session's residency follows its latest step. Both routers holding it made every
+     * revocation here futile — revoking a session a peer still holds frees nothing, since the peer's report then counts
+     * its blocks — so the loop went on to revoke every paused resident: 429 of 432 admissions on one pod of a two-router
+     * run, against 324 of 1,055 on one router (bench/results/2026-12-08-cluster-parity). The next step of a handed-over
+     * session that comes back here is admitted at once (a peer holds it) and takes its residency back. Returns how many.
      */
+    public synchronized int handOverRunningElsewhere(String replica) {
+        ReplicaResidents residents = byReplica.get(replica);
+        if (residents == null) {
+            return 0;
+        }
+        List<String> handedOver = residents.idleOldestFirst.values().stream().map(r -> r.session).filter(peers::runsElsewhere).toList();
+        handedOver.forEach(this::drop);
+        handedOverToPeers += handedOver.size();
+        return handedOver.size();
+    }
+
+    /** The residents of the replica with nothing in flight, here or through another router, and since when. */
     public synchronized List<Victims.Paused> pausedOn(String replica) {
         ReplicaResidents residents = byReplica.get(replica);
         if (residents == null) {
             return List.of();
         }
-        List<String> handedOver = new ArrayList<>();
         List<Victims.Paused> out = new ArrayList<>(residents.idleOldestFirst.size());
         for (Residency r : residents.idleOldestFirst.values()) {
-            if (peers.runsElsewhere(r.session)) {
-                handedOver.add(r.session);
-            } else {
+            if (!peers.runsElsewhere(r.session)) {
                 out.add(new Victims.Paused(r.session, r.idleSinceNanos));
             }
         }
-        handedOver.forEach(this::drop);
-        handedOverToPeers += handedOver.size();
         return out;
     }
 
-    /** Paused residents dropped here because their latest step runs through another router ({@link #pausedOn}). */
+    /** Paused residents handed over to the router their latest step runs through ({@link #handOverRunningElsewhere}). */
     public synchronized long handedOverToPeers() {
         return handedOverToPeers;
     }

@@ -28,6 +28,7 @@ final class Revocations {
      * residents paused half their usual pause go too). Returns how many were revoked.
      */
     int makeRoom(ReplicaView r, WorkingSet ws, boolean workConserving, long now) {
+        residencies.handOverRunningElsewhere(r.id());
         int n = 0;
         long available = residencies.availableBlocks(r);
         Victims.Eligible eligible = workConserving ? Victims.Eligible.WORK_CONSERVING : Victims.Eligible.COSTLY;
@@ -47,6 +48,7 @@ final class Revocations {
      * more to hold than to recompute give up their residency, down to the lower mark. {@code keep}: never this one.
      */
     void relievePressure(ReplicaView r, String keep, long now) {
+        residencies.handOverRunningElsewhere(r.id());
         long available = residencies.availableBlocks(r);
         if (!Pressure.DEFAULT.acts(residencies.usedBlocks(r.id()), available)) {
             return;

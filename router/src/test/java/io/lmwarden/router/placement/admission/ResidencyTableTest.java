@@ -59,6 +59,9 @@ class ResidencyTableTest {
         t.stepEnded("a", 1);
         t.stepEnded("b", 2);
         long bothHeld = t.usedBlocks("r0");
+        assertThat(t.pausedOn("r0")).as("running through the peer: not paused").extracting(Victims.Paused::session).containsExactly("b");
+        assertThat(t.isResident("a")).as("reading who is paused changes nothing").isTrue();
+        assertThat(t.handOverRunningElsewhere("r0")).isEqualTo(1);
         assertThat(t.pausedOn("r0")).extracting(Victims.Paused::session).containsExactly("b");
         // a's residency is the peer's now: not here, its blocks off this router's ledger (the peer reports them).
         assertThat(t.isResident("a")).isFalse();
@@ -68,6 +71,7 @@ class ResidencyTableTest {
         runningAtPeer.clear();
         t.stepStarted("a", "r0", ws(0, 10, 120, 16), 3);
         t.stepEnded("a", 4);
+        assertThat(t.handOverRunningElsewhere("r0")).isZero();
         assertThat(t.pausedOn("r0")).extracting(Victims.Paused::session).containsExactly("b", "a");
         assertThat(t.handedOverToPeers()).isEqualTo(1);
     }
